@@ -1,0 +1,104 @@
+// Package cmd is kycd's command line (kong) and the only place where the
+// program's parts are constructed and wired together.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/alecthomas/kong"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// CLI is the command-line interface of the kycd binary.
+type CLI struct {
+	Serve   ServeCmd   `cmd:"" help:"Run the HTTP API."`
+	Orgs    OrgsCmd    `cmd:"" help:"Manage organizations."`
+	Keys    KeysCmd    `cmd:"" help:"Create, list and revoke API keys."`
+	Version VersionCmd `cmd:"" help:"Print the version."`
+}
+
+// dbFlag is the database flag of every command that opens the file.
+type dbFlag struct {
+	DB string `name:"db" required:"" env:"KYCD_DB" type:"path" help:"SQLite database file (created if missing)."`
+}
+
+// env carries what commands need besides their flags.
+type env struct {
+	ctx     context.Context
+	version string
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+// Main parses args, runs the selected command and returns the exit code:
+// 0 on success, 1 when the command failed, 2 for a usage error.
+func Main(ctx context.Context, version string, args []string, stdout, stderr io.Writer) int {
+	if version == "" {
+		version = buildVersion()
+	}
+	var cli CLI
+	exit := -1
+	parser, err := kong.New(&cli,
+		kong.Name("kycd"),
+		kong.Description("Self-hosted identity verification (KYC) and AML screening. Every flag can also be set with its KYCD_* environment variable."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exit = code }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "kycd:", err)
+		return 2
+	}
+	kctx, err := parser.Parse(args)
+	if exit >= 0 {
+		return exit // --help
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "kycd:", err)
+		return 2
+	}
+	e := &env{ctx: ctx, version: version, stdout: stdout, stderr: stderr}
+	if err := kctx.Run(e); err != nil {
+		fmt.Fprintln(stderr, "kycd:", userMessage(err))
+		return 1
+	}
+	return 0
+}
+
+// userMessage shows a domain error's message without the internal chain.
+func userMessage(err error) string {
+	var e *kyc.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// openStore opens the database for a short CLI command: no background
+// checkpointer, SQLite checkpoints on commit as usual.
+func openStore(ctx context.Context, path string) (*store.Store, error) {
+	return store.Open(ctx, path, store.Options{CheckpointEvery: -1, Logger: slog.New(slog.DiscardHandler)})
+}
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run prints "kycd <version>".
+func (c *VersionCmd) Run(e *env) error {
+	fmt.Fprintf(e.stdout, "kycd %s (schema %d)\n", e.version, store.SchemaVersion())
+	return nil
+}

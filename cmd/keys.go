@@ -1,0 +1,174 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// OrgsCmd groups the organization commands.
+type OrgsCmd struct {
+	Create OrgsCreateCmd `cmd:"" help:"Create an organization and print its id."`
+	List   OrgsListCmd   `cmd:"" help:"List organizations."`
+}
+
+// OrgsCreateCmd creates an organization.
+type OrgsCreateCmd struct {
+	dbFlag
+	Name  string `required:"" env:"KYCD_ORG_NAME" help:"Organization name."`
+	Email string `env:"KYCD_ORG_EMAIL" help:"Compliance contact e-mail (receives operational notices)."`
+}
+
+// Run creates the organization and prints org_<ulid> alone on a line.
+func (c *OrgsCreateCmd) Run(e *env) error {
+	if strings.TrimSpace(c.Name) == "" {
+		return fmt.Errorf("--name must not be empty")
+	}
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var org *kyc.Organization
+	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
+		org, err = tx.CreateOrganization(strings.TrimSpace(c.Name), c.Email)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, org.ID)
+	return nil
+}
+
+// OrgsListCmd lists organizations.
+type OrgsListCmd struct {
+	dbFlag
+}
+
+// Run prints one organization per line.
+func (c *OrgsListCmd) Run(e *env) error {
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	orgs, err := s.FindOrganizations(e.ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCONTACT\tCREATED")
+	for _, o := range orgs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.ID, o.Name, o.ContactEmail, kyc.FormatTime(o.CreatedAt))
+	}
+	return tw.Flush()
+}
+
+// KeysCmd groups the API key commands.
+type KeysCmd struct {
+	Create KeysCreateCmd `cmd:"" help:"Create an API key and print it (the only time it is shown)."`
+	List   KeysListCmd   `cmd:"" help:"List API keys (never their secrets)."`
+	Revoke KeysRevokeCmd `cmd:"" help:"Revoke an API key; it fails on its next request."`
+}
+
+// KeysCreateCmd creates an API key.
+type KeysCreateCmd struct {
+	dbFlag
+	Org  string `required:"" env:"KYCD_ORG" help:"Organization id (org_<ulid>)."`
+	Env  string `required:"" enum:"sandbox,live" env:"KYCD_ENV" help:"Environment the key is bound to: sandbox or live."`
+	Tier string `enum:"free,starter,pro" default:"free" env:"KYCD_TIER" help:"Tier of a live key: free (60/min), starter (300/min), pro (1000/min). Sandbox keys get 60/min."`
+	RPM  *int   `name:"rpm" env:"KYCD_RPM" help:"Override the per-minute request limit (0 = unlimited), for on-prem operators."`
+	Name string `env:"KYCD_KEY_NAME" help:"A label, e.g. the service that uses the key."`
+}
+
+// Run creates the key and prints the full key alone on a line.
+func (c *KeysCreateCmd) Run(e *env) error {
+	if c.Env == string(kyc.Sandbox) && c.Tier != string(kyc.TierFree) {
+		return fmt.Errorf("--tier applies to live keys only; sandbox keys are limited to 60 requests per minute (use --rpm to override)")
+	}
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var token string
+	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
+		_, token, err = tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: c.Org, Environment: kyc.Environment(c.Env),
+			Tier: kyc.Tier(c.Tier), RPMOverride: c.RPM, Name: c.Name})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, token)
+	return nil
+}
+
+// KeysListCmd lists keys.
+type KeysListCmd struct {
+	dbFlag
+	Org string `env:"KYCD_ORG" help:"Only this organization's keys."`
+}
+
+// Run prints one key per line, without secrets.
+func (c *KeysListCmd) Run(e *env) error {
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	keys, err := s.FindAPIKeys(e.ctx, c.Org)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY ID\tPREFIX\tORG\tENV\tTIER\tLIMIT/MIN\tNAME\tCREATED\tREVOKED")
+	for _, k := range keys {
+		limit := fmt.Sprint(k.RequestsPerMinute())
+		if limit == "0" {
+			limit = "unlimited"
+		}
+		revoked := "-"
+		if k.RevokedAt != nil {
+			revoked = kyc.FormatTime(*k.RevokedAt)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix(), k.OrganizationID, k.Environment, k.Tier,
+			limit, k.Name, kyc.FormatTime(k.CreatedAt), revoked)
+	}
+	return tw.Flush()
+}
+
+// KeysRevokeCmd revokes a key.
+type KeysRevokeCmd struct {
+	dbFlag
+	KeyID string `arg:"" name:"KEY_ID" help:"The key's id (the <ulid> part; a svc_test_/svc_live_ prefix or a whole key is accepted too)."`
+}
+
+// Run revokes the key.
+func (c *KeysRevokeCmd) Run(e *env) error {
+	id := c.KeyID
+	id = strings.TrimPrefix(strings.TrimPrefix(id, kyc.SandboxKeyPrefix), kyc.LiveKeyPrefix)
+	id, _, _ = strings.Cut(id, ".") // never echo a secret someone pasted
+	if !kyc.ValidULID(id) {
+		return fmt.Errorf("%q is not a key id: give the <ulid> part of svc_test_<ulid>.<secret>", id)
+	}
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var k *kyc.APIKey
+	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
+		k, err = tx.RevokeAPIKey(id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "revoked %s (%s) at %s\n", k.ID, k.Prefix(), kyc.FormatTime(*k.RevokedAt))
+	return nil
+}

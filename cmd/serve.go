@@ -1,0 +1,185 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"kycd/kyc"
+	"kycd/server"
+	"kycd/store"
+)
+
+// ServeCmd runs the API.
+type ServeCmd struct {
+	dbFlag
+	Addr      string `default:"127.0.0.1:8080" env:"KYCD_ADDR" help:"Address to listen on."`
+	BaseURL   string `name:"base-url" env:"KYCD_BASE_URL" help:"Public URL of the API (default http://<addr>)."`
+	PortalURL string `name:"portal-url" env:"KYCD_PORTAL_URL" help:"Public URL of the applicant portal (default <base-url>/portal)."`
+	Dev       bool   `env:"KYCD_DEV" help:"Development mode: serve the Swagger UI at /swagger-ui/index.html."`
+	LogLevel  string `name:"log-level" default:"info" enum:"debug,info,warn,error" env:"KYCD_LOG_LEVEL" help:"Log level."`
+	LogFormat string `name:"log-format" default:"json" enum:"json,text" env:"KYCD_LOG_FORMAT" help:"Log format."`
+
+	// listening, when set (tests), receives the bound address.
+	listening chan<- string
+}
+
+// shutdownGrace bounds how long in-flight requests may run after SIGTERM.
+const shutdownGrace = 30 * time.Second
+
+// Run serves until ctx is cancelled (SIGINT/SIGTERM), then lets in-flight
+// requests finish and closes the database cleanly.
+func (c *ServeCmd) Run(e *env) error {
+	log := newLogger(e.stderr, c.LogLevel, c.LogFormat)
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.Addr, err)
+	}
+	defer ln.Close()
+	baseURL, portalURL, err := c.urls(ln.Addr().String())
+	if err != nil {
+		return err
+	}
+
+	st, err := store.Open(e.ctx, c.DB, store.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Error("close database", "err", err)
+		}
+	}()
+	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version})
+	if err != nil {
+		return err
+	}
+	// Last of the steps that can fail, so that a key is never printed by a
+	// server that then refuses to start.
+	if err := bootstrap(e, st); err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go purgeIdempotencyKeys(e.ctx, st, log)
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("kycd serving", "addr", ln.Addr().String(), "base_url", baseURL, "portal_url", portalURL,
+		"db", c.DB, "version", e.version, "dev", c.Dev)
+	if c.listening != nil {
+		c.listening <- ln.Addr().String()
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-e.ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests", "grace", shutdownGrace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func (c *ServeCmd) urls(bound string) (base, portal string, err error) {
+	base = c.BaseURL
+	if base == "" {
+		base = "http://" + bound
+	}
+	portal = c.PortalURL
+	if portal == "" {
+		portal = base + "/portal"
+	}
+	for flag, v := range map[string]string{"--base-url": base, "--portal-url": portal} {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "", "", fmt.Errorf("%s %q must be an absolute http(s) URL", flag, v)
+		}
+	}
+	return base, portal, nil
+}
+
+// bootstrap gives a new database an organization and a sandbox key, and
+// prints the key once, so that a new user can call the API at once.
+func bootstrap(e *env, st *store.Store) error {
+	var org *kyc.Organization
+	var token string
+	err := st.InTx(e.ctx, func(tx *store.Tx) error {
+		n, err := tx.CountOrganizations()
+		if err != nil || n > 0 {
+			return err
+		}
+		if org, err = tx.CreateOrganization("Default organization", ""); err != nil {
+			return err
+		}
+		_, token, err = tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: org.ID, Environment: kyc.Sandbox, Name: "bootstrap"})
+		return err
+	})
+	if err != nil || org == nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "\nkycd: this database had no organization, so I created %s and a sandbox API key.\n"+
+		"The key is shown only this once; store it now (a lost key is revoked and replaced with 'kycd keys create'):\n\n    %s\n\n",
+		org.ID, token)
+	return nil
+}
+
+// purgeIdempotencyKeys deletes expired idempotency entries hourly, in
+// small batches so that requests are never held up behind it.
+func purgeIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		for {
+			var n int
+			err := st.InTx(ctx, func(tx *store.Tx) (err error) {
+				n, err = tx.PurgeIdempotencyKeys(500)
+				return err
+			})
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Warn("purge idempotency keys", "err", err)
+				}
+				break
+			}
+			if n < 500 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func newLogger(w io.Writer, level, format string) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(level)) // kong's enum already checked it
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

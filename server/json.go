@@ -1,0 +1,212 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+	"strings"
+
+	"kycd/kyc"
+)
+
+// maxJSONBody bounds every JSON request body. Applicant records are a few
+// KiB at most; uploads (later) have their own limits.
+const maxJSONBody = 1 << 20
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := marshal(v)
+	if err != nil {
+		// Our own response types always marshal; this is a programming error.
+		http.Error(w, `{"error":{"type":"internal","message":"Internal error.","code":"INTERNAL_ERROR","details":[]}}`, http.StatusInternalServerError)
+		return
+	}
+	writeRaw(w, status, b)
+}
+
+// marshal is json.Marshal without HTML escaping: this is an API, and
+// "Bearer <API_KEY>" should read as such in a terminal.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	_, _ = w.Write([]byte{'\n'})
+}
+
+// readBody reads a bounded request body. A body over the limit is 413.
+// Content-Type is not enforced: the body is always parsed as JSON, so that
+// curl -d (which sends a form content type) works; parse errors mention the
+// header when it was not JSON.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, &statusError{err: &kyc.Error{Code: kyc.EValidation, Message: fmt.Sprintf("The request body is larger than %d bytes.", maxJSONBody),
+			Details: []kyc.FieldError{{Field: "body", Message: fmt.Sprintf("must be at most %d bytes", maxJSONBody)}}}, status: http.StatusRequestEntityTooLarge}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	return b, nil
+}
+
+// object is a JSON object read field by field, so that every problem (a
+// wrong type, an unknown field, a missing one) is reported at once instead
+// of the first one only, which is all encoding/json would tell.
+type object struct {
+	prefix string
+	raw    map[string]json.RawMessage
+	seen   map[string]bool
+	errs   *[]kyc.FieldError
+}
+
+// readObject reads the body as one JSON object.
+func readObject(w http.ResponseWriter, r *http.Request) (*object, error) {
+	b, err := readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	o, err := parseObject(b)
+	if e, ok := err.(*kyc.Error); ok && !jsonContentType(r) {
+		for i := range e.Details {
+			e.Details[i].Message += " (and send Content-Type: application/json)"
+		}
+	}
+	return o, err
+}
+
+func jsonContentType(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+func parseObject(b []byte) (*object, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "is required: send a JSON object"})
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	var raw map[string]json.RawMessage
+	if err := d.Decode(&raw); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "must be a JSON object"})
+		}
+		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "is not valid JSON: " + jsonSyntaxMessage(err)})
+	}
+	if raw == nil {
+		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "must be a JSON object"})
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "must hold exactly one JSON object"})
+	}
+	var errs []kyc.FieldError
+	return &object{raw: raw, seen: map[string]bool{}, errs: &errs}, nil
+}
+
+func jsonSyntaxMessage(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input"
+	}
+	return "malformed"
+}
+
+func (o *object) fail(name, msg string) {
+	*o.errs = append(*o.errs, kyc.FieldError{Field: o.prefix + name, Message: msg})
+}
+
+// value returns the raw field, or nil when absent or null.
+func (o *object) value(name string) json.RawMessage {
+	o.seen[name] = true
+	v, ok := o.raw[name]
+	if !ok || string(v) == "null" {
+		return nil
+	}
+	return v
+}
+
+// str reads a string field; absent and null both give nil.
+func (o *object) str(name string) *string {
+	v := o.value(name)
+	if v == nil {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		o.fail(name, "must be a string")
+		return nil
+	}
+	return &s
+}
+
+// boolean reads a boolean field; absent and null both give nil.
+func (o *object) boolean(name string) *bool {
+	v := o.value(name)
+	if v == nil {
+		return nil
+	}
+	var b bool
+	if err := json.Unmarshal(v, &b); err != nil {
+		o.fail(name, "must be true or false")
+		return nil
+	}
+	return &b
+}
+
+// anyObject reads a JSON object field, keeping numbers exact.
+func (o *object) anyObject(name string) map[string]any {
+	v := o.value(name)
+	if v == nil {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil || m == nil {
+		o.fail(name, "must be a JSON object")
+		return nil
+	}
+	return m
+}
+
+// check adds the domain's field errors, then errors for unknown fields, and
+// returns a VALIDATION_ERROR naming every field once (the first problem
+// found for it), in field order; nil if there is none.
+func (o *object) check(domain []kyc.FieldError) error {
+	for name := range o.raw {
+		if !o.seen[name] {
+			o.fail(name, "is not a known field")
+		}
+	}
+	all := append(*o.errs, domain...)
+	if len(all) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []kyc.FieldError
+	for _, fe := range all {
+		if !seen[fe.Field] {
+			seen[fe.Field] = true
+			out = append(out, fe)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return kyc.Invalid(out...)
+}

@@ -1,0 +1,47 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+)
+
+// routes is the entire route table.
+func (s *Server) routes() {
+	s.handle("POST /v1/applicants", s.handleApplicantCreate)
+	s.handle("GET /v1/applicants", s.handleApplicantList)
+	s.handle("GET /v1/applicants/{id}", s.handleApplicantGet)
+	s.handle("PATCH /v1/applicants/{id}", s.handleApplicantUpdate)
+	s.handle("POST /v1/applicants/{id}/archive", s.handleApplicantArchive)
+	s.handle("POST /v1/applicants/{id}/unarchive", s.handleApplicantUnarchive)
+
+	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
+	s.handlePublic("GET /healthz", s.handleHealth)
+	if s.dev {
+		s.handlePublic("GET /swagger-ui/", s.handleSwaggerUI)
+	}
+}
+
+// handlerFunc is a handler that returns its error instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle registers an API route: authenticated, rate limited, and for POST
+// idempotent.
+func (s *Server) handle(pattern string, h handlerFunc) {
+	if method, _, _ := strings.Cut(pattern, " "); method == http.MethodPost {
+		h = s.idempotent(h)
+	}
+	s.mux.Handle(pattern, s.adapt(s.authenticate(s.rateLimit(h))))
+}
+
+// handlePublic registers a route that needs no API key.
+func (s *Server) handlePublic(pattern string, h handlerFunc) {
+	s.mux.Handle(pattern, s.adapt(h))
+}
+
+func (s *Server) adapt(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}

@@ -1,0 +1,117 @@
+// Package server is kycd's HTTP API: the route table, middleware, handlers
+// and the §7.1 error envelope. Handlers return errors; writeError turns them
+// into responses.
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// Options are the dependencies and settings of a Server.
+type Options struct {
+	Store  *store.Store // required
+	Logger *slog.Logger
+	// BaseURL is where clients reach the API, e.g. https://kyc.example.com;
+	// it is written into the OpenAPI description's servers list.
+	BaseURL string
+	// PortalURL is where applicants reach the portal.
+	PortalURL string
+	// Dev serves the Swagger UI at /swagger-ui/index.html.
+	Dev bool
+	// Now is the clock for rate limits and validation; default time.Now.
+	Now func() time.Time
+	// Version is reported in the OpenAPI description and /healthz.
+	Version string
+}
+
+// Server handles the API's requests.
+type Server struct {
+	store     *store.Store
+	log       *slog.Logger
+	baseURL   string
+	portalURL string
+	dev       bool
+	now       func() time.Time
+	version   string
+
+	mux      *http.ServeMux
+	limits   *rateLimiter
+	inflight *inflightKeys
+	apiDocs  []byte // the OpenAPI description as JSON
+}
+
+// New builds a Server. It panics when opts.Store is nil and fails when the
+// embedded OpenAPI description does not parse.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil {
+		panic("server: nil Store")
+	}
+	s := &Server{
+		store:     opts.Store,
+		log:       opts.Logger,
+		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
+		portalURL: strings.TrimRight(opts.PortalURL, "/"),
+		dev:       opts.Dev,
+		now:       opts.Now,
+		version:   opts.Version,
+		mux:       http.NewServeMux(),
+		inflight:  newInflightKeys(),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.limits = newRateLimiter(s.now)
+	docs, err := apiDocsJSON(s.baseURL, s.version)
+	if err != nil {
+		return nil, err
+	}
+	s.apiDocs = docs
+	s.routes()
+	return s, nil
+}
+
+// Handler returns the server's root handler with its middleware, applied in
+// this order: request id → access log → panic recovery → security headers →
+// routing (404/405 in the envelope). Authentication, rate limiting and
+// idempotency wrap each API route (see handle).
+func (s *Server) Handler() http.Handler {
+	return s.requestID(s.accessLog(s.recoverPanic(securityHeaders(http.HandlerFunc(s.route)))))
+}
+
+// route dispatches to the mux, answering unknown routes and wrong methods
+// with the error envelope instead of the mux's plain-text replies.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	// Ask the mux what it would have said (404, or 405 with Allow).
+	probe := &headerProbe{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		s.writeError(w, r, kyc.Errorf(kyc.EMethodNotAllowed, "Method %s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, probe.header.Get("Allow")))
+		return
+	}
+	s.writeError(w, r, kyc.Errorf(kyc.ENotFound, "No route %s %s. See /v3/api-docs for the API.", r.Method, r.URL.Path))
+}
+
+// headerProbe records what the mux's fallback handler would write.
+type headerProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(status int)      { p.status = status }

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// migrations are numbered SQL files applied in order, each in its own
+// transaction. PRAGMA user_version records how many are applied, so a file
+// written by a newer kycd (more migrations than this binary knows) is
+// refused instead of being half-understood.
+//
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and _", e.Name())
+		}
+		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected number %04d", m.name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the number of migrations this binary knows.
+func SchemaVersion() int {
+	ms, err := loadMigrations()
+	if err != nil {
+		panic(err) // embedded files: a broken build, caught by every test
+	}
+	return len(ms)
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", s.path, err)
+	}
+	defer conn.Close()
+	var current int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
+		return fmt.Errorf("open database %s: %w", s.path, err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("database %s has schema version %d but this kycd knows only up to %d: it was written by a newer kycd; upgrade kycd (never downgrade a database)", s.path, current, len(ms))
+	}
+	for _, m := range ms[current:] {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		// user_version is not a parameterisable pragma; the value is ours.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}

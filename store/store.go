@@ -1,0 +1,194 @@
+// Package store keeps everything kycd knows in one SQLite file: the only
+// package that speaks SQL. Writes go through one writer goroutine that groups
+// concurrent transactions into one commit (see tx.go); reads use a separate
+// read-only pool.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"runtime"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver, pure Go
+)
+
+// pragmas apply to every connection. Each is there for a reason:
+//   - busy_timeout first, so a connection waits (10 s) instead of failing
+//     while another process — the CLI, Litestream — holds a lock;
+//   - WAL, so readers never block the writer and vice versa;
+//   - synchronous FULL: in WAL mode every commit fsyncs the WAL, so a 2xx
+//     response survives kill -9 AND a power cut (live decisions are final).
+//     Group commit (tx.go) pays that fsync once per batch, not per request;
+//   - foreign_keys, off by default in SQLite;
+//   - journal_size_limit truncates the WAL file back to 64 MiB whenever it is
+//     reset, so a burst does not leave a huge file behind.
+const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
+	"&_pragma=foreign_keys(ON)&_pragma=journal_size_limit(67108864)&_pragma=temp_store(MEMORY)"
+
+// Store is the handle on the database file.
+type Store struct {
+	path   string
+	writer *sql.DB // one connection; only the commit loop uses it
+	reader *sql.DB // query_only pool for single-statement reads
+	ckpt   *sql.DB // one connection for background checkpoints
+	log    *slog.Logger
+
+	// Now is the clock every write transaction reads once; tests replace it.
+	Now func() time.Time
+
+	writes  chan *writeReq
+	closing chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+}
+
+// Options tune Open. The zero value is fine.
+type Options struct {
+	Logger *slog.Logger
+	// CheckpointEvery is how often the background checkpointer runs;
+	// default 1s. Negative disables it (the CLI, which writes little).
+	CheckpointEvery time.Duration
+}
+
+// Open opens (creating if needed) the database at path, applies pending
+// migrations and starts the commit loop and the checkpointer. It fails if
+// the file was written by a newer kycd.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store: no database path given")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
+	// The writer turns off automatic checkpoints: SQLite would run them
+	// inside a commit, stalling every request queued behind it. The
+	// checkpointer goroutine does that work on its own connection instead.
+	// _txlock=immediate takes the write lock at BEGIN, so a transaction that
+	// reads then writes cannot fail with SQLITE_BUSY on lock upgrade.
+	writer, err := sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
+	if err != nil {
+		return nil, fmt.Errorf("open writer: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+
+	s := &Store{path: path, writer: writer, log: log, Now: time.Now,
+		writes: make(chan *writeReq, 256), closing: make(chan struct{})}
+	if err := s.migrate(ctx); err != nil {
+		writer.Close()
+		return nil, err
+	}
+
+	s.reader, err = sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open reader: %w", err)
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	s.reader.SetMaxOpenConns(n)
+	s.reader.SetMaxIdleConns(n)
+	s.reader.SetConnMaxIdleTime(0)
+	s.reader.SetConnMaxLifetime(0)
+
+	s.wg.Add(1)
+	go s.commitLoop()
+
+	every := opts.CheckpointEvery
+	if every == 0 {
+		every = time.Second
+	}
+	if every > 0 {
+		s.ckpt, err = sql.Open("sqlite", base)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open checkpointer: %w", err)
+		}
+		s.ckpt.SetMaxOpenConns(1)
+		s.wg.Add(1)
+		go s.checkpointLoop(every)
+	} else {
+		// Without the checkpointer (short-lived CLI commands) let SQLite
+		// checkpoint on commit as usual.
+		if _, err := writer.ExecContext(ctx, "PRAGMA wal_autocheckpoint=1000"); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("enable autocheckpoint: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close stops the commit loop after the queued transactions, checkpoints and
+// closes the file.
+func (s *Store) Close() error {
+	var err error
+	s.once.Do(func() {
+		close(s.closing)
+		s.wg.Wait()
+		if s.ckpt != nil {
+			// A last full checkpoint leaves a small WAL behind on a clean stop.
+			if _, e := s.ckpt.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); e != nil {
+				s.log.Warn("final checkpoint", "err", e)
+			}
+			err = errors.Join(err, s.ckpt.Close())
+		}
+		if s.reader != nil {
+			err = errors.Join(err, s.reader.Close())
+		}
+		err = errors.Join(err, s.writer.Close())
+	})
+	return err
+}
+
+// checkpointLoop copies WAL frames back into the database file in the
+// background. PASSIVE never waits for locks, so it neither blocks the writer
+// nor readers; once a pass has copied every frame the next writer restarts
+// the WAL from the beginning and journal_size_limit trims the file. That is
+// what keeps the WAL bounded under constant load.
+func (s *Store) checkpointLoop(every time.Duration) {
+	defer s.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.closing:
+			return
+		case <-t.C:
+			var busy, logFrames, done int
+			err := s.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &done)
+			if err != nil {
+				s.log.Warn("checkpoint", "err", err)
+			}
+		}
+	}
+}
+
+// WALStats reports the WAL file's size in frames and how many are copied
+// back, by running a PASSIVE checkpoint. Benchmarks use it.
+func (s *Store) WALStats(ctx context.Context) (logFrames, checkpointed int, err error) {
+	db := s.ckpt
+	if db == nil {
+		db = s.reader
+	}
+	var busy int
+	err = db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &checkpointed)
+	return
+}
+
+// Ping checks that the database can be read.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}

@@ -1,0 +1,75 @@
+// Package storetest opens real SQLite databases for tests: a fresh file in
+// the test's temporary directory, migrated, closed when the test ends.
+package storetest
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// Open returns a migrated store on a new file in t.TempDir().
+func Open(t testing.TB) *store.Store {
+	t.Helper()
+	s, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "kyc.db"), store.Options{})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return s
+}
+
+// Org is an organization with one key per environment, for tests.
+type Org struct {
+	ID         string
+	SandboxKey string
+	LiveKey    string
+	SandboxID  string
+	LiveID     string
+}
+
+// MustOrg creates an organization with a sandbox and a live key (live on
+// the pro tier). rpm, when not nil, overrides both keys' limits.
+func MustOrg(t testing.TB, s *store.Store, name string, rpm *int) Org {
+	t.Helper()
+	var o Org
+	err := s.InTx(t.Context(), func(tx *store.Tx) error {
+		org, err := tx.CreateOrganization(name, "compliance@"+name+".example")
+		if err != nil {
+			return err
+		}
+		o.ID = org.ID
+		sk, stoken, err := tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: org.ID, Environment: kyc.Sandbox, RPMOverride: rpm, Name: "test"})
+		if err != nil {
+			return err
+		}
+		lk, ltoken, err := tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: org.ID, Environment: kyc.Live, Tier: kyc.TierPro, RPMOverride: rpm, Name: "test"})
+		if err != nil {
+			return err
+		}
+		o.SandboxKey, o.LiveKey, o.SandboxID, o.LiveID = stoken, ltoken, sk.ID, lk.ID
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("create org: %v", err)
+	}
+	return o
+}
+
+// Clock is a settable clock for tests; its zero value starts at a fixed time.
+type Clock struct{ T time.Time }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	if c.T.IsZero() {
+		c.T = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	}
+	return c.T
+}

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Tx is one use case's share of a write transaction. Every row it writes
+// takes its timestamp from Now, read once when the use case starts.
+//
+// Its methods take no context on purpose: cancelling a statement interrupts
+// SQLite, which may roll back the whole batch this Tx shares with other
+// requests. A use case runs to completion once it has started.
+type Tx struct {
+	tx  *sql.Tx
+	now time.Time
+}
+
+// Now is the single timestamp of this transaction.
+func (tx *Tx) Now() time.Time { return tx.now }
+
+func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
+	res, err := tx.tx.Exec(query, args...)
+	return res, formatError(err)
+}
+
+func (tx *Tx) query(query string, args ...any) (*sql.Rows, error) {
+	return tx.tx.Query(query, args...)
+}
+
+func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
+	return tx.tx.QueryRow(query, args...)
+}
+
+// writeReq is one InTx call waiting for the commit loop.
+type writeReq struct {
+	ctx  context.Context
+	fn   func(*Tx) error
+	done chan writeRes
+}
+
+type writeRes struct {
+	err      error
+	panicked bool
+	panicVal any
+}
+
+// maxBatch bounds how many use cases share one commit, so that one batch
+// holds the write lock for a few milliseconds at most.
+const maxBatch = 128
+
+// ErrClosed is returned by InTx after Close.
+var ErrClosed = errors.New("store: closed")
+
+// InTx runs fn in a write transaction and returns once that transaction is
+// durably committed (or fn's error, in which case nothing fn wrote is kept).
+// A panic in fn is re-raised here after its writes are rolled back.
+//
+// Concurrent calls are grouped: the commit loop runs each fn inside its own
+// SAVEPOINT of one shared transaction and commits them together, so the
+// fsync of synchronous=FULL is paid once per batch. Isolation is as if the
+// calls ran one after the other; each call's outcome is independent except
+// that a failed COMMIT fails the whole batch.
+func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	req := &writeReq{ctx: ctx, fn: fn, done: make(chan writeRes, 1)}
+	select {
+	case s.writes <- req:
+	case <-s.closing:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once queued, wait for the outcome even if ctx ends: the caller must
+	// know whether its writes were committed.
+	res := <-req.done
+	if res.panicked {
+		panic(res.panicVal)
+	}
+	return res.err
+}
+
+func (s *Store) commitLoop() {
+	defer s.wg.Done()
+	batch := make([]*writeReq, 0, maxBatch)
+	for {
+		select {
+		case req := <-s.writes:
+			batch = append(batch[:0], req)
+		case <-s.closing:
+			s.drainOnClose()
+			return
+		}
+		// Take whatever queued while the previous batch committed; never
+		// wait for more, so a lone request pays no extra latency.
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case req := <-s.writes:
+				batch = append(batch, req)
+			default:
+				break fill
+			}
+		}
+		s.runBatch(batch)
+	}
+}
+
+// drainOnClose runs the requests that were queued before Close, so callers
+// already waiting get a real outcome.
+func (s *Store) drainOnClose() {
+	for {
+		select {
+		case req := <-s.writes:
+			s.runBatch([]*writeReq{req})
+		default:
+			return
+		}
+	}
+}
+
+func (s *Store) runBatch(batch []*writeReq) {
+	results := make([]writeRes, len(batch))
+	ok := make([]bool, len(batch))
+	err := s.runBatchTx(batch, results, ok)
+	for i, req := range batch {
+		if ok[i] {
+			results[i].err = err
+		}
+		req.done <- results[i]
+	}
+}
+
+// runBatchTx runs every request of the batch in its own savepoint and
+// commits. It returns the error that applies to every request whose own fn
+// succeeded (marked in ok): nil when the commit succeeded.
+func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (err error) {
+	sqlTx, err := s.writer.Begin()
+	if err != nil {
+		for i := range batch {
+			results[i].err = fmt.Errorf("begin: %w", formatError(err))
+		}
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			_ = sqlTx.Rollback()
+		}
+	}()
+	for i, req := range batch {
+		if e := req.ctx.Err(); e != nil {
+			results[i].err = e // the caller gave up before we started
+			continue
+		}
+		if _, err := sqlTx.Exec("SAVEPOINT usecase"); err != nil {
+			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", err))
+		}
+		res := runOne(req.fn, &Tx{tx: sqlTx, now: s.Now().UTC().Truncate(time.Millisecond)})
+		if res.err != nil || res.panicked {
+			results[i] = res
+			if _, err := sqlTx.Exec("ROLLBACK TO usecase"); err != nil {
+				// SQLite already rolled the whole transaction back (an
+				// I/O error, a full disk): nobody in this batch committed.
+				return s.failBatch(batch, results, ok, i+1, fmt.Errorf("rollback to savepoint: %w", err))
+			}
+		}
+		if _, err := sqlTx.Exec("RELEASE usecase"); err != nil {
+			return s.failBatch(batch, results, ok, i+1, fmt.Errorf("release savepoint: %w", err))
+		}
+		ok[i] = res.err == nil && !res.panicked
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", formatError(err))
+	}
+	return nil
+}
+
+// failBatch marks every request from index from on as failed with err (the
+// ones before keep their ok flag and get err through the return value).
+func (s *Store) failBatch(batch []*writeReq, results []writeRes, ok []bool, from int, err error) error {
+	s.log.Error("write batch aborted", "err", err, "size", len(batch))
+	for j := from; j < len(batch); j++ {
+		if results[j].err == nil && !results[j].panicked {
+			results[j].err = err
+		}
+	}
+	return err
+}
+
+func runOne(fn func(*Tx) error, tx *Tx) (res writeRes) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = writeRes{panicked: true, panicVal: p}
+		}
+	}()
+	return writeRes{err: fn(tx)}
+}
