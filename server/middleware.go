@@ -46,7 +46,7 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if !clientRequestID.MatchString(id) {
-			id = "req_" + store.NewULID(time.Now())
+			id = "req_" + store.NewRandomULID(time.Now())
 		}
 		w.Header().Set("X-Request-Id", id)
 		info := &requestInfo{id: id}

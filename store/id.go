@@ -12,20 +12,33 @@ import (
 	"kycd/kyc"
 )
 
-// ids hands out monotonic ULIDs from crypto/rand: ulid.Make uses a
-// non-cryptographic source, and ids must not be predictable.
+// ids hands out strictly increasing ULIDs from crypto/rand (ulid.Make uses
+// a non-cryptographic source, and ids must not be predictable). Lists are
+// ordered by id, so the order must be creation order: the timestamp never
+// goes back, even if the wall clock does, and ids within one millisecond
+// increase by the monotonic entropy.
 type ids struct {
 	mu      sync.Mutex
+	lastMs  uint64
 	entropy *ulid.MonotonicEntropy
 }
 
 var idSource = &ids{entropy: ulid.Monotonic(rand.Reader, 0)}
 
-// NewULID returns a new canonical (upper-case) ULID for time t.
+// NewULID returns a new canonical (upper-case) ULID for time t, greater
+// than every ULID it returned before.
 func NewULID(t time.Time) string {
 	idSource.mu.Lock()
 	defer idSource.mu.Unlock()
-	return ulid.MustNew(ulid.Timestamp(t), idSource.entropy).String()
+	ms := max(ulid.Timestamp(t), idSource.lastMs)
+	idSource.lastMs = ms
+	return ulid.MustNew(ms, idSource.entropy).String()
+}
+
+// NewRandomULID returns a ULID with fresh random bits, for ids that need no
+// order (request ids); it leaves NewULID's sequence alone.
+func NewRandomULID(t time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(t), rand.Reader).String()
 }
 
 // crockford is Crockford's base32 alphabet in lower case: no i, l, o, u, so

@@ -4,6 +4,7 @@ package storetest
 
 import (
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,13 +64,27 @@ func MustOrg(t testing.TB, s *store.Store, name string, rpm *int) Org {
 	return o
 }
 
-// Clock is a settable clock for tests; its zero value starts at a fixed time.
-type Clock struct{ T time.Time }
+// Clock is a settable clock for tests, safe for concurrent use. Its zero
+// value starts at 2026-01-02T03:04:05Z.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {
-	if c.T.IsZero() {
-		c.T = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.t.IsZero() {
+		c.t = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}
-	return c.T
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.Now()
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }

@@ -1,0 +1,178 @@
+package server_test
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+func TestAuthentication(t *testing.T) {
+	e := newAPIEnv(t)
+	valid := e.A.SandboxKey
+	id, secret, _ := strings.Cut(strings.TrimPrefix(valid, "svc_test_"), ".")
+	otherSecret := strings.Repeat("A", len(secret))
+	for _, tt := range []struct {
+		name, header   string
+		status         int
+		code, reason   string
+		withoutHeaders bool
+	}{
+		{"no header", "", 401, "MISSING_API_KEY", "missing_api_key", true},
+		{"blank header", "   ", 401, "MISSING_API_KEY", "missing_api_key", true},
+		{"basic scheme", "Basic " + valid, 401, "INVALID_API_KEY", "invalid_api_key", true},
+		{"malformed", "Bearer svc_test_nope", 401, "INVALID_API_KEY", "invalid_api_key", true},
+		{"no secret", "Bearer svc_test_" + id, 401, "INVALID_API_KEY", "invalid_api_key", true},
+		{"unknown id", "Bearer svc_test_01JCXW6Y0Q4H3T2V5N7M8K9P0R." + secret, 401, "INVALID_API_KEY", "invalid_api_key", true},
+		{"wrong secret", "Bearer svc_test_" + id + "." + otherSecret, 401, "INVALID_API_KEY", "invalid_api_key", true},
+		{"sandbox id under live prefix", "Bearer svc_live_" + id + "." + secret, 401, "INVALID_API_KEY", "invalid_api_key", true},
+		{"valid, lower-case scheme", "bearer " + valid, 200, "", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.call("GET", "/v1/applicants", "", "", "Authorization", tt.header)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
+			}
+			if tt.code == "" {
+				return
+			}
+			errObj := r.json(t)["error"].(map[string]any)
+			if errObj["code"] != tt.code || errObj["reason"] != tt.reason || errObj["type"] != "authentication" {
+				t.Errorf("error = %v, want code %s reason %s", errObj, tt.code, tt.reason)
+			}
+			if strings.Contains(string(r.body), secret) {
+				t.Errorf("the secret is echoed in the error")
+			}
+		})
+	}
+}
+
+// TestRevocationIsImmediate revokes a key through a second handle on the
+// database file, as the CLI does, while the server runs.
+func TestRevocationIsImmediate(t *testing.T) {
+	e := newAPIEnv(t)
+	if r := e.call("GET", "/v1/applicants", e.A.SandboxKey, ""); r.status != 200 {
+		t.Fatalf("before: %d", r.status)
+	}
+	cli, err := store.Open(t.Context(), e.store.Path(), store.Options{CheckpointEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.InTx(t.Context(), func(tx *store.Tx) error { _, err := tx.RevokeAPIKey(e.A.SandboxID); return err }); err != nil {
+		t.Fatal(err)
+	}
+	cli.Close()
+	r := e.call("GET", "/v1/applicants", e.A.SandboxKey, "")
+	if r.status != 401 || r.errCode(t) != "INVALID_API_KEY" || r.json(t)["error"].(map[string]any)["reason"] != "revoked_api_key" {
+		t.Fatalf("after revoke: %d %s", r.status, r.body)
+	}
+	// The organization's other key still works.
+	if r := e.call("GET", "/v1/applicants", e.A.LiveKey, ""); r.status != 200 {
+		t.Errorf("other key: %d", r.status)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	e := newAPIEnv(t)
+	var sandbox, starter, unlimited string
+	zero := 0
+	err := e.store.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		if _, sandbox, err = tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: e.A.ID, Environment: kyc.Sandbox}); err != nil {
+			return err
+		}
+		if _, starter, err = tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: e.A.ID, Environment: kyc.Live, Tier: kyc.TierStarter}); err != nil {
+			return err
+		}
+		_, unlimited, err = tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: e.A.ID, Environment: kyc.Live, RPMOverride: &zero})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		key   string
+		limit int
+	}{{"sandbox", sandbox, 60}, {"live starter", starter, 300}} {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range tt.limit {
+				r := e.call("GET", "/v1/applicants", tt.key, "")
+				if r.status != 200 {
+					t.Fatalf("request %d: %d %s", i+1, r.status, r.body)
+				}
+				if got := r.header.Get("RateLimit-Limit"); got != strconv.Itoa(tt.limit) {
+					t.Fatalf("RateLimit-Limit %s, want %d", got, tt.limit)
+				}
+				if got := r.header.Get("RateLimit-Remaining"); got != strconv.Itoa(tt.limit-i-1) {
+					t.Fatalf("request %d: RateLimit-Remaining %s, want %d", i+1, got, tt.limit-i-1)
+				}
+			}
+			// Over the limit: 429 with Retry-After = the time one request's
+			// allowance takes to come back (60 s / limit, rounded up).
+			r := e.call("GET", "/v1/applicants", tt.key, "")
+			if r.status != http.StatusTooManyRequests || r.errCode(t) != "RATE_LIMITED" || r.json(t)["error"].(map[string]any)["reason"] != "rate_limited" {
+				t.Fatalf("over the limit: %d %s", r.status, r.body)
+			}
+			if got := r.header.Get("Retry-After"); got != "1" {
+				t.Errorf("Retry-After %q, want 1", got)
+			}
+			if got := r.header.Get("RateLimit-Reset"); got != "60" {
+				t.Errorf("RateLimit-Reset %q, want 60", got)
+			}
+			// A refused request costs nothing; one request's refill time
+			// (60 s / limit) later exactly one more passes.
+			e.clock.Advance(time.Minute / time.Duration(tt.limit))
+			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.status != 200 {
+				t.Errorf("after Retry-After: %d", r.status)
+			}
+			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.status != 429 {
+				t.Errorf("and then: %d", r.status)
+			}
+			// A minute restores the whole allowance.
+			e.clock.Advance(time.Minute)
+			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.header.Get("RateLimit-Remaining") != strconv.Itoa(tt.limit-1) {
+				t.Errorf("after a minute: remaining %s", r.header.Get("RateLimit-Remaining"))
+			}
+		})
+	}
+	t.Run("POST counts too and is not executed", func(t *testing.T) {
+		e.clock.Advance(time.Hour)
+		for range 60 {
+			e.call("GET", "/v1/applicants", sandbox, "")
+		}
+		if r := e.call("POST", "/v1/applicants", sandbox, `{"firstName":"A","lastName":"B"}`); r.status != 429 {
+			t.Fatalf("POST over the limit: %d", r.status)
+		}
+		e.clock.Advance(time.Hour)
+		if r := e.call("GET", "/v1/applicants", sandbox, ""); r.json(t)["pagination"].(map[string]any)["totalItems"] != float64(0) {
+			t.Errorf("a refused POST created something: %s", r.body)
+		}
+	})
+	t.Run("unlimited override", func(t *testing.T) {
+		for range 1100 {
+			if r := e.call("GET", "/v1/applicants?size=1", unlimited, ""); r.status != 200 || r.header.Get("RateLimit-Limit") != "" {
+				t.Fatalf("unlimited key: %d limit %q", r.status, r.header.Get("RateLimit-Limit"))
+			}
+		}
+	})
+}
+
+func TestRequestID(t *testing.T) {
+	e := newAPIEnv(t)
+	if r := e.call("GET", "/v1/applicants", e.A.SandboxKey, "", "X-Request-Id", "trace-123.abc"); r.header.Get("X-Request-Id") != "trace-123.abc" {
+		t.Errorf("client id not echoed: %q", r.header.Get("X-Request-Id"))
+	}
+	r := e.call("GET", "/v1/applicants", e.A.SandboxKey, "", "X-Request-Id", "bad id\twith spaces")
+	if got := r.header.Get("X-Request-Id"); !strings.HasPrefix(got, "req_") {
+		t.Errorf("unsafe client id accepted: %q", got)
+	}
+	a := e.call("GET", "/nowhere", "", "").header.Get("X-Request-Id")
+	b := e.call("GET", "/nowhere", "", "").header.Get("X-Request-Id")
+	if a == b || !strings.HasPrefix(a, "req_") {
+		t.Errorf("generated ids %q and %q", a, b)
+	}
+}
