@@ -44,6 +44,8 @@ type Store struct {
 
 	writes  chan *writeReq
 	closing chan struct{}
+	closeMu sync.RWMutex
+	closed  bool
 	wg      sync.WaitGroup
 	once    sync.Once
 }
@@ -135,6 +137,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
+		s.closeMu.Lock()
+		s.closed = true
+		s.closeMu.Unlock()
 		close(s.closing)
 		s.wg.Wait()
 		if s.ckpt != nil {

@@ -69,11 +69,18 @@ func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	req := &writeReq{ctx: ctx, fn: fn, done: make(chan writeRes, 1)}
+	// The read lock keeps Close from finishing while a request is being
+	// handed over, so that nothing is queued after the loop has drained.
+	s.closeMu.RLock()
+	if s.closed {
+		s.closeMu.RUnlock()
+		return ErrClosed
+	}
 	select {
 	case s.writes <- req:
-	case <-s.closing:
-		return ErrClosed
+		s.closeMu.RUnlock()
 	case <-ctx.Done():
+		s.closeMu.RUnlock()
 		return ctx.Err()
 	}
 	// Once queued, wait for the outcome even if ctx ends: the caller must
