@@ -25,9 +25,6 @@ type ServeCmd struct {
 	Dev       bool   `env:"KYCD_DEV" help:"Development mode: serve the Swagger UI at /swagger-ui/index.html."`
 	LogLevel  string `name:"log-level" default:"info" enum:"debug,info,warn,error" env:"KYCD_LOG_LEVEL" help:"Log level."`
 	LogFormat string `name:"log-format" default:"json" enum:"json,text" env:"KYCD_LOG_FORMAT" help:"Log format."`
-
-	// listening, when set (tests), receives the bound address.
-	listening chan<- string
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
@@ -80,9 +77,6 @@ func (c *ServeCmd) Run(e *env) error {
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("kycd serving", "addr", ln.Addr().String(), "base_url", baseURL, "portal_url", portalURL,
 		"db", c.DB, "version", e.version, "dev", c.Dev)
-	if c.listening != nil {
-		c.listening <- ln.Addr().String()
-	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)

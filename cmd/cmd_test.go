@@ -1,0 +1,109 @@
+package cmd_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"kycd/cmd"
+)
+
+// TestMain lets the tests run this test binary as the kycd program
+// (KYCD_TEST_EXEC=1), so that signals and kill -9 hit a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("KYCD_TEST_EXEC") == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cmd.Main(ctx, "test", os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// run runs kycd in-process and returns its exit code and output.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = cmd.Main(t.Context(), "test", args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+var (
+	orgLine = regexp.MustCompile(`^org_[0-7][0-9A-HJKMNP-TV-Z]{25}\n$`)
+	keyLine = regexp.MustCompile(`^svc_(test|live)_([0-7][0-9A-HJKMNP-TV-Z]{25})\.[0-9A-Za-z]{43}\n$`)
+)
+
+func TestCLI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "kyc.db")
+	code, out, errOut := run(t, "orgs", "create", "--db", db, "--name", "Acme Ltd", "--email", "kyc@acme.example")
+	if code != 0 || !orgLine.MatchString(out) {
+		t.Fatalf("orgs create: %d %q %q", code, out, errOut)
+	}
+	org := strings.TrimSpace(out)
+
+	code, out, _ = run(t, "keys", "create", "--db", db, "--org", org, "--env", "live", "--tier", "pro", "--name", "billing")
+	m := keyLine.FindStringSubmatch(out)
+	if code != 0 || m == nil || m[1] != "live" {
+		t.Fatalf("keys create: %d %q", code, out)
+	}
+	liveKey, liveID := strings.TrimSpace(out), m[2]
+
+	// Every flag can come from the environment.
+	t.Setenv("KYCD_DB", db)
+	t.Setenv("KYCD_RPM", "0")
+	code, out, _ = run(t, "keys", "create", "--org", org, "--env", "sandbox")
+	if code != 0 || !keyLine.MatchString(out) || !strings.HasPrefix(out, "svc_test_") {
+		t.Fatalf("keys create from env: %d %q", code, out)
+	}
+	os.Unsetenv("KYCD_RPM")
+
+	code, out, _ = run(t, "keys", "list", "--org", org)
+	secret := liveKey[strings.Index(liveKey, ".")+1:]
+	if code != 0 || !strings.Contains(out, liveID) || !strings.Contains(out, "unlimited") || !strings.Contains(out, "1000") || strings.Contains(out, secret) {
+		t.Fatalf("keys list: %d\n%s", code, out)
+	}
+	if code, out, _ = run(t, "orgs", "list"); code != 0 || !strings.Contains(out, "Acme Ltd") {
+		t.Fatalf("orgs list: %d %s", code, out)
+	}
+
+	// Revoking accepts the id, the prefix or the whole key, and never echoes a secret.
+	code, out, _ = run(t, "keys", "revoke", liveKey)
+	if code != 0 || !strings.Contains(out, "revoked "+liveID) || strings.Contains(out, secret) {
+		t.Fatalf("keys revoke: %d %q", code, out)
+	}
+	if _, out, _ = run(t, "keys", "list"); !strings.Contains(out, "revoked") && !regexp.MustCompile(`\d{4}-\d\d-\d\dT.*Z\s*\n`).MatchString(out) {
+		t.Errorf("revocation not listed:\n%s", out)
+	}
+
+	for _, tt := range []struct {
+		args    []string
+		code    int
+		wantErr string
+	}{
+		{[]string{"keys", "create", "--org", "org_01JCXW6Y0Q4H3T2V5N7M8K9P0R", "--env", "live"}, 1, "not found"},
+		{[]string{"keys", "create", "--org", org, "--env", "sandbox", "--tier", "pro"}, 1, "live keys only"},
+		{[]string{"keys", "create", "--org", org, "--env", "staging"}, 2, "staging"},
+		{[]string{"keys", "create", "--org", org, "--env", "live", "--rpm=-5"}, 1, "0 (unlimited) or more"},
+		{[]string{"keys", "revoke", "01JCXW6Y0Q4H3T2V5N7M8K9P0R"}, 1, "not found"},
+		{[]string{"keys", "revoke", "nonsense"}, 1, "not a key id"},
+		{[]string{"orgs", "create", "--name", " "}, 1, "must not be empty"},
+		{[]string{"frobnicate"}, 2, "unexpected argument"},
+	} {
+		code, _, errOut := run(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.wantErr) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.code, tt.wantErr)
+		}
+	}
+	if code, out, _ := run(t, "version"); code != 0 || !strings.HasPrefix(out, "kycd test") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	if code, out, _ := run(t, "--help"); code != 0 || !strings.Contains(out, "serve") {
+		t.Errorf("--help: %d %q", code, out)
+	}
+}

@@ -1,0 +1,310 @@
+package cmd_test
+
+import (
+	"bufio"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// proc is kycd serve running as a child process.
+type proc struct {
+	cmd    *exec.Cmd
+	addr   string
+	mu     sync.Mutex
+	stderr strings.Builder
+	done   chan error
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// startServe starts kycd serve on a free port and waits until it listens.
+func startServe(t *testing.T, db string, args ...string) *proc {
+	t.Helper()
+	c := exec.Command(os.Args[0], append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, args...)...)
+	c.Env = append(os.Environ(), "KYCD_TEST_EXEC=1")
+	errPipe, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: c, done: make(chan error, 1)}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.stderr.WriteString(line + "\n")
+			p.mu.Unlock()
+			var rec struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "kycd serving" {
+				ready <- rec.Addr
+			}
+		}
+		p.done <- c.Wait()
+	}()
+	t.Cleanup(func() {
+		if c.ProcessState == nil {
+			c.Process.Kill()
+		}
+	})
+	select {
+	case p.addr = <-ready:
+	case err := <-p.done:
+		t.Fatalf("kycd serve exited early: %v\n%s", err, p.log())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("kycd serve did not start:\n%s", p.log())
+	}
+	return p
+}
+
+func (p *proc) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		return err
+	case <-time.After(40 * time.Second):
+		t.Fatalf("kycd serve did not stop:\n%s", p.log())
+		return nil
+	}
+}
+
+var bootstrapKey = regexp.MustCompile(`svc_test_[0-9A-Z]{26}\.[0-9A-Za-z]{43}`)
+
+func post(t *testing.T, addr, key, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	json.NewDecoder(res.Body).Decode(&m)
+	return res.StatusCode, m
+}
+
+// TestServe covers the life of a server: the bootstrap key on a new file,
+// a key revoked by the CLI while it runs, SIGTERM letting an in-flight
+// request finish, and no second bootstrap on restart.
+func TestServe(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "kyc.db")
+	p := startServe(t, db)
+	key := bootstrapKey.FindString(p.log())
+	if key == "" || !strings.Contains(p.log(), "shown only this once") {
+		t.Fatalf("no bootstrap key on stderr:\n%s", p.log())
+	}
+	status, a := post(t, p.addr, key, "/v1/applicants", `{"firstName":"Ada","lastName":"Lovelace"}`)
+	if status != 201 {
+		t.Fatalf("create: %d %v", status, a)
+	}
+	if strings.Contains(p.log(), key[strings.Index(key, "."):]+"\"") || strings.Count(p.log(), key) != 1 {
+		t.Errorf("the key appears in the log beyond its one-time display")
+	}
+	// The request id of a response is in the server's log line for it.
+	res, err := http.Get("http://" + p.addr + "/v1/applicants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	time.Sleep(50 * time.Millisecond) // the log line is written after the response
+	if id := res.Header.Get("X-Request-Id"); id == "" || !strings.Contains(p.log(), `"request_id":"`+id+`"`) {
+		t.Errorf("request id %q not in the log", id)
+	}
+
+	// A second key made by the CLI works at once; revoked by the CLI, it
+	// fails on its very next request.
+	org := regexp.MustCompile(`org_[0-9A-Z]{26}`).FindString(p.log())
+	code, out, _ := run(t, "keys", "create", "--db", db, "--org", org, "--env", "sandbox")
+	if code != 0 {
+		t.Fatal("keys create failed")
+	}
+	k2 := strings.TrimSpace(out)
+	if status, _ := post(t, p.addr, k2, "/v1/applicants", `{"firstName":"B","lastName":"C"}`); status != 201 {
+		t.Fatalf("new key: %d", status)
+	}
+	if code, _, errOut := run(t, "keys", "revoke", "--db", db, k2[9:35]); code != 0 {
+		t.Fatalf("revoke: %s", errOut)
+	}
+	if status, body := post(t, p.addr, k2, "/v1/applicants", `{"firstName":"B","lastName":"C"}`); status != 401 || body["error"].(map[string]any)["reason"] != "revoked_api_key" {
+		t.Fatalf("revoked key: %d %v", status, body)
+	}
+
+	// SIGTERM while a request is half sent: the request completes, then
+	// the process exits cleanly.
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest("POST", "http://"+p.addr+"/v1/applicants", pr)
+	req.Header.Set("Authorization", "Bearer "+key)
+	type result struct {
+		status int
+		err    error
+	}
+	resc := make(chan result, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			resc <- result{0, err}
+			return
+		}
+		res.Body.Close()
+		resc <- result{res.StatusCode, nil}
+	}()
+	fmt.Fprint(pw, `{"firstName":"In","lastName":`)
+	time.Sleep(200 * time.Millisecond) // let the server start reading the body
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	fmt.Fprint(pw, `"Flight"}`)
+	pw.Close()
+	if r := <-resc; r.err != nil || r.status != 201 {
+		t.Fatalf("in-flight request during shutdown: %d %v", r.status, r.err)
+	}
+	if err := p.wait(t); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, p.log())
+	}
+	if !strings.Contains(p.log(), `"msg":"stopped"`) {
+		t.Errorf("no clean stop in the log:\n%s", p.log())
+	}
+	// The in-flight applicant is in the file, and a restart prints no new key.
+	if n := countApplicants(t, db); n != 3 {
+		t.Errorf("%d applicants on disk, want 3", n)
+	}
+	p2 := startServe(t, db)
+	if bootstrapKey.MatchString(p2.log()) {
+		t.Errorf("restart printed a new key:\n%s", p2.log())
+	}
+	if status, _ := post(t, p2.addr, key, "/v1/applicants", `{"firstName":"D","lastName":"E"}`); status != 201 {
+		t.Errorf("bootstrap key after restart: %d", status)
+	}
+	p2.cmd.Process.Signal(syscall.SIGINT)
+	if err := p2.wait(t); err != nil {
+		t.Errorf("exit after SIGINT: %v", err)
+	}
+}
+
+// TestKill9KeepsAcknowledgedWrites: every applicant whose 201 reached the
+// client is in the file after the process is killed without warning.
+func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "kyc.db")
+	code, out, _ := run(t, "orgs", "create", "--db", db, "--name", "k9")
+	org := strings.TrimSpace(out)
+	code2, out2, _ := run(t, "keys", "create", "--db", db, "--org", org, "--env", "sandbox", "--rpm", "0")
+	if code != 0 || code2 != 0 {
+		t.Fatal("setup failed")
+	}
+	key := strings.TrimSpace(out2)
+	p := startServe(t, db)
+
+	var mu sync.Mutex
+	var acked []string
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				body := fmt.Sprintf(`{"firstName":"W%d","lastName":"N%d"}`, w, i)
+				req, _ := http.NewRequest("POST", "http://"+p.addr+"/v1/applicants", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+key)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return // the server is gone
+				}
+				var a struct{ ID string }
+				json.NewDecoder(res.Body).Decode(&a)
+				res.Body.Close()
+				if res.StatusCode == 201 {
+					mu.Lock()
+					acked = append(acked, a.ID)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	time.Sleep(700 * time.Millisecond)
+	p.cmd.Process.Kill() // SIGKILL: no shutdown, no final checkpoint
+	p.wait(t)
+	close(stop)
+	wg.Wait()
+	if len(acked) < 50 {
+		t.Fatalf("only %d writes acknowledged before the kill", len(acked))
+	}
+	conn, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	missing := 0
+	for _, id := range acked {
+		var n int
+		if err := conn.QueryRow(`SELECT count(*) FROM applicants WHERE id = ?`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			missing++
+		}
+	}
+	var integrity string
+	conn.QueryRow(`PRAGMA integrity_check`).Scan(&integrity)
+	if missing > 0 || integrity != "ok" {
+		t.Fatalf("%d of %d acknowledged applicants lost; integrity %q", missing, len(acked), integrity)
+	}
+	t.Logf("%d acknowledged writes, all present after kill -9", len(acked))
+}
+
+func countApplicants(t *testing.T, db string) int {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRow(`SELECT count(*) FROM applicants`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestServeRefusesNewerDatabase: a file from a newer kycd is refused with
+// a message that says so, and no key is printed.
+func TestServeRefusesNewerDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "kyc.db")
+	if code, _, _ := run(t, "orgs", "create", "--db", db, "--name", "x"); code != 0 {
+		t.Fatal("setup")
+	}
+	conn, _ := sql.Open("sqlite", "file:"+db)
+	conn.Exec(`PRAGMA user_version = 999`)
+	conn.Close()
+	code, _, errOut := run(t, "serve", "--db", db, "--addr", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(errOut, "newer kycd") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
