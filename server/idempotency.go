@@ -75,12 +75,19 @@ func (s *Server) idempotent(next handlerFunc) handlerFunc {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		apiKey := keyFrom(r.Context())
+		ik := &idempotencyKey{key: key, hash: requestHash(r.Method, r.URL.Path, body)}
+		// An answered key replays without taking the in-flight lock, so that
+		// retries of a finished request never see 409.
+		if replayed, err := s.replay(w, r, ik); replayed || err != nil {
+			return err
+		}
 		scope := apiKey.OrganizationID + "\x00" + string(apiKey.Environment) + "\x00" + key
 		if !s.inflight.acquire(scope) {
 			return kyc.Errorf(kyc.EConflict, "A request with this Idempotency-Key is still being processed. Retry after it completes.")
 		}
 		defer s.inflight.release(scope)
-		ik := &idempotencyKey{key: key, hash: requestHash(r.Method, r.URL.Path, body)}
+		// Look again under the lock: the first request may have finished
+		// between the look above and the lock.
 		if replayed, err := s.replay(w, r, ik); replayed || err != nil {
 			return err
 		}

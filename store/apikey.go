@@ -114,7 +114,7 @@ const apiKeyColumns = `id, organization_id, environment, tier, rpm_override, nam
 // not, or NOT_FOUND. The auth middleware calls it on every request, on the
 // read pool, so a revocation by another process is seen at once.
 func (s *Store) FindAPIKey(ctx context.Context, id string) (*kyc.APIKey, error) {
-	return scanAPIKey(s.reader.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = ?`, id))
+	return scanAPIKey(readPool{s.readStmts}.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = ?`, id))
 }
 
 // FindAPIKeys lists keys, of one organization when orgID is not empty,

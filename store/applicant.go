@@ -137,14 +137,14 @@ func applyApplicantInput(a *kyc.Applicant, in *kyc.ApplicantInput) {
 // FindApplicant looks an applicant up by internal or public id inside the
 // write transaction. See Store.FindApplicant for the errors.
 func (tx *Tx) FindApplicant(orgID string, env kyc.Environment, idParam string) (*kyc.Applicant, error) {
-	return findApplicant(context.Background(), tx.tx, orgID, env, idParam)
+	return findApplicant(context.Background(), tx.q, orgID, env, idParam)
 }
 
 // FindApplicant looks an applicant up by internal or public id. It returns
 // NOT_FOUND when no applicant of the organization has that id, and
 // wrong_environment when it exists in the organization's other environment.
 func (s *Store) FindApplicant(ctx context.Context, orgID string, env kyc.Environment, idParam string) (*kyc.Applicant, error) {
-	return findApplicant(ctx, s.reader, orgID, env, idParam)
+	return findApplicant(ctx, readPool{s.readStmts}, orgID, env, idParam)
 }
 
 type queryer interface {

@@ -31,7 +31,7 @@ var ErrIdempotencyRace = errors.New("store: idempotency key used concurrently")
 func (s *Store) FindIdempotentResponse(ctx context.Context, orgID string, env kyc.Environment, key string, now time.Time) (*IdempotentResponse, error) {
 	var r IdempotentResponse
 	var created string
-	err := s.reader.QueryRowContext(ctx, `SELECT request_hash, status_code, response_body, created_at FROM idempotency_keys
+	err := readPool{s.readStmts}.QueryRowContext(ctx, `SELECT request_hash, status_code, response_body, created_at FROM idempotency_keys
 		WHERE organization_id = ? AND environment = ? AND key = ? AND expires_at > ?`,
 		orgID, string(env), key, kyc.FormatTime(now)).Scan(&r.RequestHash, &r.StatusCode, &r.Body, &created)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver, pure Go
@@ -37,6 +38,8 @@ type Store struct {
 	writer *sql.DB // one connection; only the commit loop uses it
 	reader *sql.DB // query_only pool for single-statement reads
 	ckpt   *sql.DB // one connection for background checkpoints
+	// Prepared statements, per pool.
+	readStmts, writeStmts *stmtCache
 	log    *slog.Logger
 
 	// Now is the clock every write transaction reads once; tests replace it.
@@ -48,6 +51,7 @@ type Store struct {
 	closed  bool
 	wg      sync.WaitGroup
 	once    sync.Once
+	stats   struct{ commits, useCases atomic.Uint64 }
 }
 
 // Options tune Open. The zero value is fine.
@@ -96,6 +100,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open reader: %w", err)
 	}
+	s.readStmts, s.writeStmts = &stmtCache{db: s.reader}, &stmtCache{db: writer}
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	s.reader.SetMaxOpenConns(n)
 	s.reader.SetMaxIdleConns(n)
@@ -150,6 +155,8 @@ func (s *Store) Close() error {
 			err = errors.Join(err, s.ckpt.Close())
 		}
 		if s.reader != nil {
+			s.readStmts.close()
+			s.writeStmts.close()
 			err = errors.Join(err, s.reader.Close())
 		}
 		err = errors.Join(err, s.writer.Close())

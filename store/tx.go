@@ -16,6 +16,7 @@ import (
 // requests. A use case runs to completion once it has started.
 type Tx struct {
 	tx  *sql.Tx
+	q   txPool
 	now time.Time
 }
 
@@ -23,16 +24,12 @@ type Tx struct {
 func (tx *Tx) Now() time.Time { return tx.now }
 
 func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
-	res, err := tx.tx.Exec(query, args...)
+	res, err := tx.q.ExecContext(context.Background(), query, args...)
 	return res, formatError(err)
 }
 
-func (tx *Tx) query(query string, args ...any) (*sql.Rows, error) {
-	return tx.tx.Query(query, args...)
-}
-
 func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
-	return tx.tx.QueryRow(query, args...)
+	return tx.q.QueryRowContext(context.Background(), query, args...)
 }
 
 // writeReq is one InTx call waiting for the commit loop.
@@ -115,6 +112,9 @@ func (s *Store) commitLoop() {
 			}
 		}
 		s.runBatch(batch)
+		if err := s.writeStmts.prepareWanted(); err != nil {
+			s.log.Warn("prepare statement", "err", err)
+		}
 	}
 }
 
@@ -167,7 +167,7 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 		if _, err := sqlTx.Exec("SAVEPOINT usecase"); err != nil {
 			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", err))
 		}
-		res := runOne(req.fn, &Tx{tx: sqlTx, now: s.Now().UTC().Truncate(time.Millisecond)})
+		res := runOne(req.fn, &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond)})
 		if res.err != nil || res.panicked {
 			results[i] = res
 			if _, err := sqlTx.Exec("ROLLBACK TO usecase"); err != nil {
@@ -184,7 +184,20 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", formatError(err))
 	}
+	s.stats.commits.Add(1)
+	s.stats.useCases.Add(uint64(len(batch)))
 	return nil
+}
+
+// Stats counts the commit loop's work since Open.
+type Stats struct {
+	Commits  uint64 // transactions committed (one fsync each)
+	UseCases uint64 // InTx calls they carried
+}
+
+// Stats reports how well group commit is batching.
+func (s *Store) Stats() Stats {
+	return Stats{Commits: s.stats.commits.Load(), UseCases: s.stats.useCases.Load()}
 }
 
 // failBatch marks every request from index from on as failed with err (the
