@@ -51,7 +51,9 @@ type Store struct {
 	closed  bool
 	wg      sync.WaitGroup
 	once    sync.Once
-	stats   struct{ commits, useCases atomic.Uint64 }
+	stats   struct{ commits, useCases, walRestarts atomic.Uint64 }
+	// restartDue is set by the checkpointer when the WAL should restart.
+	restartDue atomic.Bool
 }
 
 // Options tune Open. The zero value is fine.
@@ -164,11 +166,23 @@ func (s *Store) Close() error {
 	return err
 }
 
+// walRestartFrames is the WAL length (frames of 4 KiB pages, so 16 MiB)
+// past which the commit loop is asked to finish a checkpoint itself.
+const walRestartFrames = 4096
+
 // checkpointLoop copies WAL frames back into the database file in the
-// background. PASSIVE never waits for locks, so it neither blocks the writer
-// nor readers; once a pass has copied every frame the next writer restarts
-// the WAL from the beginning and journal_size_limit trims the file. That is
-// what keeps the WAL bounded under constant load.
+// background. PASSIVE takes no locks, so this heavy part (copying pages,
+// fsyncing the database file) never blocks the writer or readers.
+//
+// That alone does not bound the WAL under steady writes: SQLite restarts
+// the WAL from its beginning only when a write transaction starts and
+// finds every frame already copied, and with a commit every few
+// milliseconds another connection's checkpoint never finishes before the
+// next commit appends more. So once the WAL is longer than walRestartFrames
+// this loop asks the commit loop (finishCheckpoint) to run one more PASSIVE
+// pass between two batches: it only has the frames of the last interval to
+// copy, and the commit after it restarts the WAL, whose file
+// journal_size_limit then trims to 64 MiB.
 func (s *Store) checkpointLoop(every time.Duration) {
 	defer s.wg.Done()
 	t := time.NewTicker(every)
@@ -182,9 +196,27 @@ func (s *Store) checkpointLoop(every time.Duration) {
 			err := s.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &done)
 			if err != nil {
 				s.log.Warn("checkpoint", "err", err)
+				continue
+			}
+			if logFrames >= walRestartFrames {
+				s.restartDue.Store(true)
 			}
 		}
 	}
+}
+
+// finishCheckpoint runs on the commit loop between batches, when the
+// background checkpointer asked for it (see checkpointLoop).
+func (s *Store) finishCheckpoint() {
+	if !s.restartDue.CompareAndSwap(true, false) {
+		return
+	}
+	var busy, logFrames, done int
+	if err := s.writer.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &done); err != nil {
+		s.log.Warn("finish checkpoint", "err", err)
+		return
+	}
+	s.stats.walRestarts.Add(1)
 }
 
 // WALStats reports the WAL file's size in frames and how many are copied

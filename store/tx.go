@@ -115,6 +115,7 @@ func (s *Store) commitLoop() {
 		if err := s.writeStmts.prepareWanted(); err != nil {
 			s.log.Warn("prepare statement", "err", err)
 		}
+		s.finishCheckpoint()
 	}
 }
 
@@ -191,13 +192,14 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 
 // Stats counts the commit loop's work since Open.
 type Stats struct {
-	Commits  uint64 // transactions committed (one fsync each)
-	UseCases uint64 // InTx calls they carried
+	Commits     uint64 // transactions committed (one fsync each)
+	UseCases    uint64 // InTx calls they carried
+	WALRestarts uint64 // checkpoints finished on the commit loop
 }
 
 // Stats reports how well group commit is batching.
 func (s *Store) Stats() Stats {
-	return Stats{Commits: s.stats.commits.Load(), UseCases: s.stats.useCases.Load()}
+	return Stats{Commits: s.stats.commits.Load(), UseCases: s.stats.useCases.Load(), WALRestarts: s.stats.walRestarts.Load()}
 }
 
 // failBatch marks every request from index from on as failed with err (the

@@ -364,6 +364,7 @@ func (b *bench) soak(mk func() *http.Request, rate int, d time.Duration) {
 	}
 	fmt.Printf("requests %d (%.0f/s), p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms, errors %d\n",
 		len(res.lat), res.rps, res.p(50), res.p(99), res.p(99.9), res.max(), res.errors)
+	fmt.Printf("checkpoints finished on the commit loop: %d\n", b.store.Stats().WALRestarts)
 	fmt.Printf("WAL: max %.1f MiB, last %.1f MiB over %d samples; database file %.1f MiB\n",
 		float64(maxWAL)/(1<<20), float64(last)/(1<<20), len(samples), float64(db.Size())/(1<<20))
 }
