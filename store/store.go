@@ -40,7 +40,7 @@ type Store struct {
 	ckpt   *sql.DB // one connection for background checkpoints
 	// Prepared statements, per pool.
 	readStmts, writeStmts *stmtCache
-	log    *slog.Logger
+	log                   *slog.Logger
 
 	// Now is the clock every write transaction reads once; tests replace it.
 	Now func() time.Time
