@@ -59,11 +59,15 @@ func (s *Server) handleApplicantCreate(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	key := keyFrom(r.Context())
+	envErr := checkEnvironment(o, key)
 	in := readApplicantInput(o)
 	if err := o.check(in.Validate(true, s.now(), "")); err != nil {
 		return err
 	}
-	key := keyFrom(r.Context())
+	if envErr != nil {
+		return envErr
+	}
 	return s.commit(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
 		a, err := tx.CreateApplicant(key.OrganizationID, key.Environment, in)
 		if err != nil {

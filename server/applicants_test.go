@@ -286,3 +286,32 @@ func TestRoutingErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestApplicantEnvironmentField(t *testing.T) {
+	e := newAPIEnv(t)
+	for _, tt := range []struct {
+		key, body string
+		status    int
+		code      string
+	}{
+		{e.A.SandboxKey, `{"firstName":"A","lastName":"B","environment":"sandbox"}`, 201, ""},
+		{e.A.SandboxKey, `{"firstName":"A","lastName":"B","environment":"live"}`, 403, "wrong_environment"},
+		{e.A.LiveKey, `{"firstName":"A","lastName":"B","environment":"sandbox"}`, 403, "wrong_environment"},
+		{e.A.SandboxKey, `{"firstName":"A","lastName":"B","environment":"prod"}`, 400, "VALIDATION_ERROR"},
+		{e.A.SandboxKey, `{"firstName":"A","environment":"live"}`, 400, "VALIDATION_ERROR"}, // field errors first
+	} {
+		if r := e.call("POST", "/v1/applicants", tt.key, tt.body); r.status != tt.status || (tt.code != "" && r.errCode(t) != tt.code) {
+			t.Errorf("%s: %d %s", tt.body, r.status, r.body)
+		}
+	}
+	if n := e.count(e.A.LiveKey); n != 0 {
+		t.Errorf("a refused create wrote %d applicants", n)
+	}
+	// Deep pages are refused, not an overflow.
+	if r := e.call("GET", "/v1/applicants?page=9223372036854775807", e.A.SandboxKey, ""); r.status != 400 {
+		t.Errorf("huge page: %d %s", r.status, r.body)
+	}
+	if r := e.call("GET", "/v1/applicants?page=1000000", e.A.SandboxKey, ""); r.status != 200 {
+		t.Errorf("last allowed page: %d %s", r.status, r.body)
+	}
+}

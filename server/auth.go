@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -134,4 +135,25 @@ func ceilSeconds(d time.Duration) int {
 		return 0
 	}
 	return int(math.Ceil(d.Seconds()))
+}
+
+// checkEnvironment reads the optional body field "environment": it must be
+// sandbox or live (else a validation detail) and the key's own environment
+// (else 403 wrong_environment, as spec §5.3 says for a mismatch).
+func checkEnvironment(o *object, key *kyc.APIKey) error {
+	v := o.str("environment")
+	if v == nil {
+		return nil
+	}
+	env := kyc.Environment(*v)
+	if !env.Valid() {
+		o.fail("environment", "must be sandbox or live")
+		return nil
+	}
+	if env != key.Environment {
+		return &kyc.Error{Code: kyc.EWrongEnvironment, Reason: kyc.ReasonWrongEnvironment,
+			Message: fmt.Sprintf("The body says environment %s but this API key is for %s.", env, key.Environment),
+			Details: []kyc.FieldError{{Field: "environment", Message: "must be the API key's environment, " + string(key.Environment)}}}
+	}
+	return nil
 }
