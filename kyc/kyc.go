@@ -4,10 +4,7 @@
 // it without depending on each other.
 package kyc
 
-import (
-	"regexp"
-	"time"
-)
+import "time"
 
 // Environment isolates data: a key of one environment never sees the other's.
 type Environment string
@@ -28,12 +25,29 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // FormatTime renders t in TimeFormat.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
-// ulidPattern matches a canonical ULID: 26 Crockford base32 characters whose
-// first character keeps the value within 128 bits.
-var ulidPattern = regexp.MustCompile(`^[0-7][0-9A-HJKMNP-TV-Z]{25}$`)
+// crockfordUpper marks the characters of Crockford's base32 alphabet in
+// upper case (no I, L, O, U). Ids are checked on every request, so this is
+// a table lookup rather than a regular expression.
+var crockfordUpper = func() (t [256]bool) {
+	for _, c := range "0123456789ABCDEFGHJKMNPQRSTVWXYZ" {
+		t[c] = true
+	}
+	return t
+}()
 
-// publicCodePattern matches the short public code of a resource.
-var publicCodePattern = regexp.MustCompile(`^[0-9a-hjkmnp-tv-z]{12}$`)
+// isULID reports whether s is a canonical ULID: 26 upper-case Crockford
+// base32 characters whose first keeps the value within 128 bits.
+func isULID(s string) bool {
+	if len(s) != 26 || s[0] < '0' || s[0] > '7' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !crockfordUpper[s[i]] {
+			return false
+		}
+	}
+	return true
+}
 
 // PublicCodeLen is the length of the short code of a public id: 12 Crockford
 // base32 characters carry 60 random bits, too many to enumerate.
@@ -57,22 +71,26 @@ func ClassifyID(prefix, s string) (IDKind, string) {
 		return IDInvalid, ""
 	}
 	rest := s[len(prefix):]
-	if ulidPattern.MatchString(rest) {
+	if isULID(rest) {
 		return IDInternal, s
 	}
-	if len(rest) == PublicCodeLen {
-		lower := []byte(rest)
-		for i, c := range lower {
-			if c >= 'A' && c <= 'Z' {
-				lower[i] = c + 'a' - 'A'
-			}
+	if len(rest) != PublicCodeLen {
+		return IDInvalid, ""
+	}
+	// Public codes are lower case; accept them typed in upper case too.
+	lower := []byte(rest)
+	for i, c := range lower {
+		if c >= 'A' && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		} else if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
 		}
-		if publicCodePattern.Match(lower) {
-			return IDPublic, prefix + string(lower)
+		if !crockfordUpper[c] {
+			return IDInvalid, ""
 		}
 	}
-	return IDInvalid, ""
+	return IDPublic, prefix + string(lower)
 }
 
 // ValidULID reports whether s is a canonical upper-case ULID.
-func ValidULID(s string) bool { return ulidPattern.MatchString(s) }
+func ValidULID(s string) bool { return isULID(s) }

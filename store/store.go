@@ -219,18 +219,6 @@ func (s *Store) finishCheckpoint() {
 	s.stats.walRestarts.Add(1)
 }
 
-// WALStats reports the WAL file's size in frames and how many are copied
-// back, by running a PASSIVE checkpoint. Benchmarks use it.
-func (s *Store) WALStats(ctx context.Context) (logFrames, checkpointed int, err error) {
-	db := s.ckpt
-	if db == nil {
-		db = s.reader
-	}
-	var busy int
-	err = db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &checkpointed)
-	return
-}
-
 // Ping checks that the database can be read.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
