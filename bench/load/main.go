@@ -54,6 +54,7 @@ func main() {
 	logTo := flag.String("log", "file", "server access log: file (JSON lines in the temp dir, as in production) or discard")
 	keep := flag.Bool("keep", false, "keep the temporary database")
 	only := flag.String("only", "", "run only the saturation run whose name contains this (e.g. GET) and skip the rest")
+	ckptEvery := flag.Duration("checkpoint-every", 0, "background checkpoint interval (0: the store's default)")
 	skipSat := flag.Bool("skip-saturation", false, "run only the constant-rate (and soak) runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the saturation runs to this file")
 	flag.Parse()
@@ -73,7 +74,7 @@ func main() {
 	if !*keep {
 		defer os.RemoveAll(dir)
 	}
-	b, err := newBench(dir, *logTo)
+	b, err := newBench(dir, *logTo, *ckptEvery)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -150,7 +151,7 @@ type bench struct {
 	logFile     *os.File
 }
 
-func newBench(dir, logTo string) (*bench, error) {
+func newBench(dir, logTo string, ckptEvery time.Duration) (*bench, error) {
 	b := &bench{dir: dir, dbPath: filepath.Join(dir, "kyc.db")}
 	logger := slog.New(slog.DiscardHandler)
 	if logTo == "file" {
@@ -161,7 +162,7 @@ func newBench(dir, logTo string) (*bench, error) {
 		b.logFile = f
 		logger = slog.New(slog.NewJSONHandler(f, nil))
 	}
-	st, err := store.Open(context.Background(), b.dbPath, store.Options{Logger: logger})
+	st, err := store.Open(context.Background(), b.dbPath, store.Options{Logger: logger, CheckpointEvery: ckptEvery})
 	if err != nil {
 		return nil, err
 	}
