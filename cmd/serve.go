@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"kycd/jobs"
 	"kycd/kyc"
 	"kycd/server"
 	"kycd/store"
@@ -71,7 +72,13 @@ func (c *ServeCmd) Run(e *env) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	go purgeIdempotencyKeys(e.ctx, st, log)
+	runner := jobs.New(jobs.Options{Store: st, Logger: log})
+	registerMaintenance(runner, st)
+	if err := scheduleMaintenance(e.ctx, st); err != nil {
+		return err
+	}
+	runnerDone := make(chan error, 1)
+	go func() { runnerDone <- runner.Start(e.ctx) }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -90,6 +97,9 @@ func (c *ServeCmd) Run(e *env) error {
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if err := <-runnerDone; err != nil {
+		return fmt.Errorf("jobs: %w", err)
 	}
 	log.Info("stopped")
 	return nil
@@ -136,36 +146,6 @@ func bootstrap(e *env, st *store.Store) error {
 		"The key is shown only this once; store it now (a lost key is revoked and replaced with 'kycd keys create'):\n\n    %s\n\n",
 		org.ID, token)
 	return nil
-}
-
-// purgeIdempotencyKeys deletes expired idempotency entries hourly, in
-// small batches so that requests are never held up behind it.
-func purgeIdempotencyKeys(ctx context.Context, st *store.Store, log *slog.Logger) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		for {
-			var n int
-			err := st.InTx(ctx, func(tx *store.Tx) (err error) {
-				n, err = tx.PurgeIdempotencyKeys(500)
-				return err
-			})
-			if err != nil {
-				if ctx.Err() == nil {
-					log.Warn("purge idempotency keys", "err", err)
-				}
-				break
-			}
-			if n < 500 {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 func newLogger(w io.Writer, level, format string) *slog.Logger {

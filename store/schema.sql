@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 1
+-- PRAGMA user_version = 2
 
 CREATE TABLE api_keys (
   id              TEXT PRIMARY KEY,          -- the <ulid> part of svc_test_<ulid>.<secret>
@@ -45,6 +45,20 @@ CREATE TABLE idempotency_keys (
   PRIMARY KEY (organization_id, environment, key)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE jobs (
+  id           INTEGER PRIMARY KEY,
+  kind         TEXT NOT NULL,
+  payload      BLOB NOT NULL,                -- JSON, owned by the kind's handler
+  state        TEXT NOT NULL CHECK (state IN ('pending', 'running', 'done', 'dead')),
+  run_at       TEXT NOT NULL,                -- due time (pending) or lease expiry (running)
+  attempts     INTEGER NOT NULL DEFAULT 0,   -- claims so far; also the lease token
+  max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),
+  last_error   TEXT,
+  dedupe_key   TEXT UNIQUE,                  -- e.g. 'aml.rescreen/2026-11-22': scheduled once
+  created_at   TEXT NOT NULL,
+  updated_at   TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE organizations (
   id            TEXT PRIMARY KEY,            -- org_<ulid>
   name          TEXT NOT NULL,
@@ -62,4 +76,6 @@ CREATE INDEX applicants_org_env_id_idx ON applicants (organization_id, environme
 CREATE INDEX applicants_org_env_status_id_idx ON applicants (organization_id, environment, status, id);
 
 CREATE INDEX idempotency_keys_expires_at_idx ON idempotency_keys (expires_at);
+
+CREATE INDEX jobs_state_run_at_idx ON jobs (state, run_at);
 

@@ -54,6 +54,7 @@ type Store struct {
 	stats   struct{ commits, useCases, walRestarts atomic.Uint64 }
 	// restartDue is set by the checkpointer when the WAL should restart.
 	restartDue atomic.Bool
+	jobSignal  chan struct{}
 }
 
 // Options tune Open. The zero value is fine.
@@ -93,7 +94,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	writer.SetConnMaxIdleTime(0)
 
 	s := &Store{path: path, writer: writer, log: log, Now: time.Now,
-		writes: make(chan *writeReq, 256), closing: make(chan struct{})}
+		writes: make(chan *writeReq, 256), closing: make(chan struct{}), jobSignal: make(chan struct{}, 1)}
 	if err := s.migrate(ctx); err != nil {
 		writer.Close()
 		return nil, err

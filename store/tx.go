@@ -15,9 +15,10 @@ import (
 // SQLite, which may roll back the whole batch this Tx shares with other
 // requests. A use case runs to completion once it has started.
 type Tx struct {
-	tx  *sql.Tx
-	q   txPool
-	now time.Time
+	tx       *sql.Tx
+	q        txPool
+	now      time.Time
+	enqueued bool // a job was enqueued: wake the runner after commit
 }
 
 // Now is the single timestamp of this transaction.
@@ -148,6 +149,7 @@ func (s *Store) runBatch(batch []*writeReq) {
 // commits. It returns the error that applies to every request whose own fn
 // succeeded (marked in ok): nil when the commit succeeded.
 func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (err error) {
+	enqueued := false
 	sqlTx, err := s.writer.Begin()
 	if err != nil {
 		for i := range batch {
@@ -168,7 +170,9 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 		if _, err := sqlTx.Exec("SAVEPOINT usecase"); err != nil {
 			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", err))
 		}
-		res := runOne(req.fn, &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond)})
+		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond)}
+		res := runOne(req.fn, tx)
+		enqueued = enqueued || (tx.enqueued && res.err == nil && !res.panicked)
 		if res.err != nil || res.panicked {
 			results[i] = res
 			if _, err := sqlTx.Exec("ROLLBACK TO usecase"); err != nil {
@@ -187,6 +191,12 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 	}
 	s.stats.commits.Add(1)
 	s.stats.useCases.Add(uint64(len(batch)))
+	if enqueued {
+		select {
+		case s.jobSignal <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
 	return nil
 }
 

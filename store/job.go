@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"kycd/kyc"
+)
+
+// NewJob is a job to enqueue.
+type NewJob struct {
+	Kind        string
+	Payload     []byte // JSON
+	RunAt       time.Time
+	MaxAttempts int
+	// DedupeKey, when set, makes the enqueue a no-op if a job with the same
+	// key exists in any state: a daily job is scheduled once, whatever the
+	// number of restarts.
+	DedupeKey string
+}
+
+// Job is a claimed job.
+type Job struct {
+	ID          int64
+	Kind        string
+	Payload     []byte
+	Attempt     int // 1 for the first run; also the lease token
+	MaxAttempts int
+	DedupeKey   string
+}
+
+// EnqueueJob adds a job in the caller's transaction. It reports false when
+// the dedupe key already exists.
+func (tx *Tx) EnqueueJob(j NewJob) (bool, error) {
+	if j.MaxAttempts < 1 {
+		j.MaxAttempts = 1
+	}
+	if j.Payload == nil {
+		j.Payload = []byte("{}")
+	}
+	runAt := j.RunAt
+	if runAt.IsZero() || runAt.Before(tx.now) {
+		runAt = tx.now
+	}
+	now := kyc.FormatTime(tx.now)
+	res, err := tx.exec(`INSERT INTO jobs (kind, payload, state, run_at, max_attempts, dedupe_key, created_at, updated_at)
+		VALUES (?, ?, 'pending', ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING`,
+		j.Kind, j.Payload, kyc.FormatTime(runAt), j.MaxAttempts, nullString(j.DedupeKey), now, now)
+	if err != nil {
+		return false, fmt.Errorf("enqueue %s: %w", j.Kind, err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		tx.enqueued = true
+	}
+	return n > 0, nil
+}
+
+// JobsEnqueued delivers a signal after a commit that enqueued jobs, so the
+// runner can start them at once instead of at its next poll.
+func (s *Store) JobsEnqueued() <-chan struct{} { return s.jobSignal }
+
+// ClaimJobs leases up to limit jobs of the given kinds that are due at now:
+// pending jobs whose run_at has come, and running jobs whose lease expired
+// (their worker died). Each claim counts as an attempt.
+func (s *Store) ClaimJobs(ctx context.Context, now time.Time, lease time.Duration, limit int, kinds []string) ([]Job, error) {
+	if limit <= 0 || len(kinds) == 0 {
+		return nil, nil
+	}
+	var jobs []Job
+	err := s.InTx(ctx, func(tx *Tx) error {
+		jobs = jobs[:0]
+		args := []any{kyc.FormatTime(now.Add(lease)), kyc.FormatTime(now)}
+		in := ""
+		for i, k := range kinds {
+			if i > 0 {
+				in += ", "
+			}
+			in += "?"
+			args = append(args, k)
+		}
+		args = append(args, limit)
+		rows, err := tx.tx.Query(`UPDATE jobs SET state = 'running', run_at = ?1, attempts = attempts + 1, updated_at = ?2
+			WHERE id IN (SELECT id FROM jobs WHERE state IN ('pending', 'running') AND run_at <= ?2 AND kind IN (`+in+`)
+				ORDER BY run_at, id LIMIT ?)
+			RETURNING id, kind, payload, attempts, max_attempts, coalesce(dedupe_key, '')`, args...)
+		if err != nil {
+			return fmt.Errorf("claim jobs: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var j Job
+			if err := rows.Scan(&j.ID, &j.Kind, &j.Payload, &j.Attempt, &j.MaxAttempts, &j.DedupeKey); err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+		}
+		return rows.Err()
+	})
+	return jobs, err
+}
+
+// ErrLeaseLost means the job was claimed again by another worker after this
+// one's lease ran out; the outcome of the old attempt is discarded.
+var ErrLeaseLost = errors.New("store: job lease lost")
+
+// FinishJob records a successful run. Jobs with a dedupe key are kept as
+// done, so that the key keeps preventing duplicates; others are deleted.
+func (tx *Tx) FinishJob(j Job) error {
+	var res sql.Result
+	var err error
+	if j.DedupeKey != "" {
+		res, err = tx.exec(`UPDATE jobs SET state = 'done', last_error = NULL, updated_at = ? WHERE id = ? AND attempts = ? AND state = 'running'`,
+			kyc.FormatTime(tx.now), j.ID, j.Attempt)
+	} else {
+		res, err = tx.exec(`DELETE FROM jobs WHERE id = ? AND attempts = ? AND state = 'running'`, j.ID, j.Attempt)
+	}
+	return leaseResult(res, err)
+}
+
+// RetryJob reschedules a failed attempt at runAt, or marks the job dead when
+// dead is set (its attempts are used up or the failure is permanent).
+func (tx *Tx) RetryJob(j Job, runAt time.Time, dead bool, errText string) error {
+	state := "pending"
+	if dead {
+		state = "dead"
+	}
+	res, err := tx.exec(`UPDATE jobs SET state = ?, run_at = ?, last_error = ?, updated_at = ? WHERE id = ? AND attempts = ? AND state = 'running'`,
+		state, kyc.FormatTime(runAt), errText, kyc.FormatTime(tx.now), j.ID, j.Attempt)
+	return leaseResult(res, err)
+}
+
+func leaseResult(res sql.Result, err error) error {
+	if err != nil {
+		return fmt.Errorf("update job: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// JobInfo is a job as the operator sees it.
+type JobInfo struct {
+	ID          int64
+	Kind        string
+	State       string
+	RunAt       time.Time
+	Attempts    int
+	MaxAttempts int
+	LastError   string
+	DedupeKey   string
+}
+
+// FindJobs lists jobs of a kind ('' for all) in a state ('' for all), by id.
+func (s *Store) FindJobs(ctx context.Context, kind, state string) ([]JobInfo, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, state, run_at, attempts, max_attempts, coalesce(last_error, ''), coalesce(dedupe_key, '')
+		FROM jobs WHERE (?1 = '' OR kind = ?1) AND (?2 = '' OR state = ?2) ORDER BY id`, kind, state)
+	if err != nil {
+		return nil, fmt.Errorf("find jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []JobInfo
+	for rows.Next() {
+		var j JobInfo
+		var runAt string
+		if err := rows.Scan(&j.ID, &j.Kind, &j.State, &runAt, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.DedupeKey); err != nil {
+			return nil, err
+		}
+		j.RunAt = parseTime(runAt)
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// PurgeFinishedJobs deletes done jobs (kept only for their dedupe keys)
+// finished more than age ago, and returns how many.
+func (tx *Tx) PurgeFinishedJobs(age time.Duration) (int, error) {
+	res, err := tx.exec(`DELETE FROM jobs WHERE state = 'done' AND updated_at < ?`, kyc.FormatTime(tx.now.Add(-age)))
+	if err != nil {
+		return 0, fmt.Errorf("purge jobs: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
