@@ -155,7 +155,8 @@ type JobInfo struct {
 	DedupeKey   string
 }
 
-// FindJobs lists jobs of a kind (” for all) in a state (” for all), by id.
+// FindJobs lists jobs of a kind in a state, by id; an empty kind or state
+// matches all.
 func (s *Store) FindJobs(ctx context.Context, kind, state string) ([]JobInfo, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, state, run_at, attempts, max_attempts, coalesce(last_error, ''), coalesce(dedupe_key, '')
 		FROM jobs WHERE (?1 = '' OR kind = ?1) AND (?2 = '' OR state = ?2) ORDER BY id`, kind, state)
