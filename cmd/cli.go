@@ -18,10 +18,11 @@ import (
 
 // CLI is the command-line interface of the kycd binary.
 type CLI struct {
-	Serve   ServeCmd   `cmd:"" help:"Run the HTTP API."`
-	Orgs    OrgsCmd    `cmd:"" help:"Manage organizations."`
-	Keys    KeysCmd    `cmd:"" help:"Create, list and revoke API keys."`
-	Version VersionCmd `cmd:"" help:"Print the version."`
+	Serve    ServeCmd    `cmd:"" help:"Run the HTTP API."`
+	Orgs     OrgsCmd     `cmd:"" help:"Manage organizations."`
+	Keys     KeysCmd     `cmd:"" help:"Create, list and revoke API keys."`
+	Webhooks WebhooksCmd `cmd:"" help:"Webhook tools."`
+	Version  VersionCmd  `cmd:"" help:"Print the version."`
 }
 
 // dbFlag is the database flag of every command that opens the file.

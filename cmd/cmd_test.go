@@ -10,8 +10,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"kycd/cmd"
+	"kycd/webhook"
 )
 
 // TestMain lets the tests run this test binary as the kycd program
@@ -105,5 +107,24 @@ func TestCLI(t *testing.T) {
 	}
 	if code, out, _ := run(t, "--help"); code != 0 || !strings.Contains(out, "serve") {
 		t.Errorf("--help: %d %q", code, out)
+	}
+}
+
+func TestWebhooksVerify(t *testing.T) {
+	body := []byte(`{"eventId":"kev_01JCXW6Y0Q4H3T2V5N7M8K9P0R"}`)
+	f := filepath.Join(t.TempDir(), "body.json")
+	if err := os.WriteFile(f, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Unix(1767323045, 0)
+	header := webhook.Sign("whsec_test", at, body)
+	if code, out, errOut := run(t, "webhooks", "verify", "--secret", "whsec_test", "--header", header, "--body-file", f, "--now", "1767323045"); code != 0 || out != "valid\n" {
+		t.Fatalf("good signature: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "webhooks", "verify", "--secret", "whsec_wrong", "--header", header, "--body-file", f, "--now", "1767323045"); code != 1 || !strings.Contains(errOut, "does not match") {
+		t.Fatalf("wrong secret: %d %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "webhooks", "verify", "--secret", "whsec_test", "--header", header, "--body-file", f); code != 1 || !strings.Contains(errOut, "in the past") {
+		t.Fatalf("old delivery: %d %q", code, errOut)
 	}
 }
