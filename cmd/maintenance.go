@@ -17,8 +17,19 @@ const kindPurge = "maintenance.purge"
 const purgeBatch = 500
 
 func registerMaintenance(r *jobs.Runner, st *store.Store) {
-	r.Register(jobs.Kind{Name: kindPurge, MaxAttempts: 3, Backoff: jobs.Schedule(time.Minute),
+	r.Register(jobs.Kind{Name: kindPurge, MaxAttempts: 3, Backoff: jobs.Schedule(time.Minute), Timeout: 10 * time.Minute,
 		Run: func(ctx context.Context, j store.Job) error {
+			// Schedule the next run first, in its own transaction, so that a
+			// run that fails for good never ends the hourly chain.
+			err := st.InTx(ctx, func(tx *store.Tx) error {
+				next := tx.Now().Truncate(time.Hour).Add(time.Hour)
+				_, err := tx.EnqueueJob(store.NewJob{Kind: kindPurge, RunAt: next, MaxAttempts: 3,
+					DedupeKey: kindPurge + "/" + next.Format(time.RFC3339)})
+				return err
+			})
+			if err != nil {
+				return err
+			}
 			for {
 				var n int
 				err := st.InTx(ctx, func(tx *store.Tx) (err error) {
@@ -33,13 +44,7 @@ func registerMaintenance(r *jobs.Runner, st *store.Store) {
 				}
 			}
 			return st.InTx(ctx, func(tx *store.Tx) error {
-				if _, err := tx.PurgeFinishedJobs(7 * 24 * time.Hour); err != nil {
-					return err
-				}
-				// The next run, once: its dedupe key is the hour it is for.
-				next := tx.Now().Truncate(time.Hour).Add(time.Hour)
-				_, err := tx.EnqueueJob(store.NewJob{Kind: kindPurge, RunAt: next, MaxAttempts: 3,
-					DedupeKey: kindPurge + "/" + next.Format(time.RFC3339)})
+				_, err := tx.PurgeFinishedJobs(7 * 24 * time.Hour)
 				return err
 			})
 		}})

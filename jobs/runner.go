@@ -132,6 +132,9 @@ func (r *Runner) kindNames() []string {
 	return names
 }
 
+// cancelWait bounds the wait for jobs after they were cancelled at shutdown.
+const cancelWait = 5 * time.Second
+
 // lease is how long a claimed job is reserved for its worker: longer than
 // any attempt's timeout, so only a worker that died loses its jobs.
 func (k Kind) lease() time.Duration { return 2*k.Timeout + 30*time.Second }
@@ -222,7 +225,13 @@ func (r *Runner) Start(ctx context.Context) error {
 			case <-time.After(r.grace):
 				r.log.Warn("jobs still running after the shutdown grace; cancelling them", "grace", r.grace.String())
 				cancelJobs()
-				<-done
+				select {
+				case <-done:
+				case <-time.After(cancelWait):
+					// A job that ignores its context cannot hold the process
+					// hostage; its lease expiry hands it to the next start.
+					r.log.Error("jobs ignored cancellation; leaving them to lease expiry", "waited", cancelWait.String())
+				}
 			}
 			return nil
 		case <-t.C:
@@ -286,7 +295,11 @@ func (r *Runner) run(ctx context.Context, j store.Job) {
 	// Recording the outcome must not be cancelled with the job.
 	rctx := context.WithoutCancel(ctx)
 	var recErr error
-	if err == nil {
+	if err != nil && ctx.Err() != nil {
+		// Cut short by shutdown, not failed: give the attempt back.
+		recErr = r.store.InTx(rctx, func(tx *store.Tx) error { return tx.ReleaseJob(j) })
+		log.Info("job interrupted by shutdown; it will run again", "err", err)
+	} else if err == nil {
 		recErr = r.store.InTx(rctx, func(tx *store.Tx) error { return tx.FinishJob(j) })
 	} else {
 		now := r.now()

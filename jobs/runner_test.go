@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -264,5 +265,56 @@ func TestStartAndShutdown(t *testing.T) {
 	left, _ := s.FindJobs(t.Context(), "slow", "pending")
 	if len(left) != 1 {
 		t.Fatalf("the job that was not due: %+v", left)
+	}
+}
+
+// TestExpiredLastAttemptIsDead: a job whose worker died on its last
+// attempt is not run again (a job that kills the process must not
+// crash-loop it).
+func TestExpiredLastAttemptIsDead(t *testing.T) {
+	s, clock := storetest.Open(t), &storetest.Clock{}
+	s.Now = clock.Now
+	r := newRunner(s, clock)
+	var runs atomic.Int32
+	r.Register(jobs.Kind{Name: "crashes", MaxAttempts: 1, Timeout: 10 * time.Second,
+		Run: func(ctx context.Context, j store.Job) error { runs.Add(1); return nil }})
+	enqueue(t, s, store.NewJob{Kind: "crashes", MaxAttempts: 1})
+	if _, err := s.ClaimJobs(t.Context(), clock.Now(), 50*time.Second, 10, []string{"crashes"}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour)
+	if n := mustRunOnce(t, r); n != 0 || runs.Load() != 0 {
+		t.Fatalf("an exhausted job ran again (%d)", n)
+	}
+	dead, _ := s.FindJobs(t.Context(), "crashes", "dead")
+	if len(dead) != 1 || !strings.Contains(dead[0].LastError, "lease ran out") {
+		t.Fatalf("dead: %+v", dead)
+	}
+}
+
+// TestShutdownReleasesInterruptedJobs: a job cancelled at shutdown is not
+// a failure: it goes back to pending with its attempt unused.
+func TestShutdownReleasesInterruptedJobs(t *testing.T) {
+	s := storetest.Open(t)
+	r := jobs.New(jobs.Options{Store: s, PollInterval: time.Hour, ShutdownGrace: 50 * time.Millisecond})
+	started := make(chan struct{}, 1)
+	r.Register(jobs.Kind{Name: "long", MaxAttempts: 1, Run: func(ctx context.Context, j store.Job) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	enqueue(t, s, store.NewJob{Kind: "long", MaxAttempts: 1})
+	<-started
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	pending, _ := s.FindJobs(t.Context(), "long", "pending")
+	if len(pending) != 1 || pending[0].Attempts != 0 {
+		all, _ := s.FindJobs(t.Context(), "long", "")
+		t.Fatalf("after shutdown: %+v", all)
 	}
 }

@@ -83,9 +83,18 @@ func (s *Store) ClaimJobs(ctx context.Context, now time.Time, lease time.Duratio
 			args = append(args, k)
 		}
 		args = append(args, limit)
+		// A lease that ran out on the last attempt means the worker died or
+		// the attempt overran: the job is dead, not run again, so a job
+		// that kills the process cannot crash-loop it.
+		if _, err := tx.tx.Exec(`UPDATE jobs SET state = 'dead', updated_at = ?2,
+				last_error = 'the lease ran out on the last attempt: the worker died or the attempt overran its lease'
+			WHERE state = 'running' AND run_at <= ?2 AND attempts >= max_attempts AND kind IN (`+in+`)`,
+			args[:len(args)-1]...); err != nil {
+			return fmt.Errorf("expire jobs: %w", err)
+		}
 		rows, err := tx.tx.Query(`UPDATE jobs SET state = 'running', run_at = ?1, attempts = attempts + 1, updated_at = ?2
-			WHERE id IN (SELECT id FROM jobs WHERE state IN ('pending', 'running') AND run_at <= ?2 AND kind IN (`+in+`)
-				ORDER BY run_at, id LIMIT ?)
+			WHERE id IN (SELECT id FROM jobs WHERE state IN ('pending', 'running') AND run_at <= ?2 AND attempts < max_attempts
+				AND kind IN (`+in+`) ORDER BY run_at, id LIMIT ?)
 			RETURNING id, kind, payload, attempts, max_attempts, coalesce(dedupe_key, '')`, args...)
 		if err != nil {
 			return fmt.Errorf("claim jobs: %w", err)
@@ -141,6 +150,14 @@ func leaseResult(res sql.Result, err error) error {
 		return ErrLeaseLost
 	}
 	return nil
+}
+
+// ReleaseJob gives back a claimed job without using up its attempt, for a
+// run cut short by shutdown: it is due again at once.
+func (tx *Tx) ReleaseJob(j Job) error {
+	res, err := tx.exec(`UPDATE jobs SET state = 'pending', attempts = attempts - 1, run_at = ?, updated_at = ?
+		WHERE id = ? AND attempts = ? AND state = 'running'`, kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), j.ID, j.Attempt)
+	return leaseResult(res, err)
 }
 
 // JobInfo is a job as the operator sees it.

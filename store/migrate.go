@@ -78,9 +78,20 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("database %s has schema version %d but this kycd knows only up to %d: it was written by a newer kycd; upgrade kycd (never downgrade a database)", s.path, current, len(ms))
 	}
 	for _, m := range ms[current:] {
-		tx, err := conn.BeginTx(ctx, nil)
+		tx, err := conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE: one migrator at a time
 		if err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		// Another process (serve and a CLI command started together) may
+		// have applied it while we waited for the lock.
+		var now int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&now); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if now >= m.version {
+			_ = tx.Rollback()
+			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			_ = tx.Rollback()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -44,6 +45,7 @@ type writeRes struct {
 	err      error
 	panicked bool
 	panicVal any
+	goexit   bool
 }
 
 // maxBatch bounds how many use cases share one commit, so that one batch
@@ -86,6 +88,9 @@ func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 	res := <-req.done
 	if res.panicked {
 		panic(res.panicVal)
+	}
+	if res.goexit {
+		runtime.Goexit()
 	}
 	return res.err
 }
@@ -173,18 +178,20 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond)}
 		res := runOne(req.fn, tx)
 		enqueued = enqueued || (tx.enqueued && res.err == nil && !res.panicked)
-		if res.err != nil || res.panicked {
+		if res.err != nil || res.panicked || res.goexit {
 			results[i] = res
 			if _, err := sqlTx.Exec("ROLLBACK TO usecase"); err != nil {
 				// SQLite already rolled the whole transaction back (an
 				// I/O error, a full disk): nobody in this batch committed.
-				return s.failBatch(batch, results, ok, i+1, fmt.Errorf("rollback to savepoint: %w", err))
+				return s.failBatch(batch, results, ok, i, fmt.Errorf("rollback to savepoint: %w", err))
 			}
 		}
 		if _, err := sqlTx.Exec("RELEASE usecase"); err != nil {
-			return s.failBatch(batch, results, ok, i+1, fmt.Errorf("release savepoint: %w", err))
+			// From i, not i+1: this use case's own fn succeeded, but its
+			// writes are gone with the transaction.
+			return s.failBatch(batch, results, ok, i, fmt.Errorf("release savepoint: %w", err))
 		}
-		ok[i] = res.err == nil && !res.panicked
+		ok[i] = res.err == nil && !res.panicked && !res.goexit
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", formatError(err))
@@ -224,11 +231,26 @@ func (s *Store) failBatch(batch []*writeReq, results []writeRes, ok []bool, from
 	return err
 }
 
+// runOne runs one use case on the commit loop. A panic is caught and
+// re-raised in the caller; so is runtime.Goexit (t.Fatal in a test), which
+// recover cannot see and which would otherwise end the commit loop with the
+// transaction open.
 func runOne(fn func(*Tx) error, tx *Tx) (res writeRes) {
-	defer func() {
-		if p := recover(); p != nil {
-			res = writeRes{panicked: true, panicVal: p}
-		}
+	done := make(chan writeRes, 1)
+	go func() {
+		completed := false
+		defer func() {
+			if p := recover(); p != nil {
+				done <- writeRes{panicked: true, panicVal: p}
+			} else if !completed {
+				done <- writeRes{goexit: true, err: errGoexit}
+			}
+		}()
+		err := fn(tx)
+		completed = true
+		done <- writeRes{err: err}
 	}()
-	return writeRes{err: fn(tx)}
+	return <-done
 }
+
+var errGoexit = errors.New("store: use case called runtime.Goexit")
