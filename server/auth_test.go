@@ -111,34 +111,57 @@ func TestRateLimit(t *testing.T) {
 					t.Fatalf("request %d: RateLimit-Remaining %s, want %d", i+1, got, tt.limit-i-1)
 				}
 			}
-			// Over the limit: 429 with Retry-After = the time one request's
-			// allowance takes to come back (60 s / limit, rounded up).
+			// Over the limit: 429, and Retry-After says when the oldest
+			// request of the window leaves it.
 			r := e.call("GET", "/v1/applicants", tt.key, "")
 			if r.status != http.StatusTooManyRequests || r.errCode(t) != "RATE_LIMITED" || r.json(t)["error"].(map[string]any)["reason"] != "rate_limited" {
 				t.Fatalf("over the limit: %d %s", r.status, r.body)
 			}
-			if got := r.header.Get("Retry-After"); got != "1" {
-				t.Errorf("Retry-After %q, want 1", got)
+			if got := r.header.Get("Retry-After"); got != "60" {
+				t.Errorf("Retry-After %q, want 60", got)
 			}
-			if got := r.header.Get("RateLimit-Reset"); got != "60" {
-				t.Errorf("RateLimit-Reset %q, want 60", got)
+			if r.header.Get("RateLimit-Remaining") != "0" || r.header.Get("RateLimit-Reset") != "60" {
+				t.Errorf("RateLimit-Remaining %s, Reset %s", r.header.Get("RateLimit-Remaining"), r.header.Get("RateLimit-Reset"))
 			}
-			// A refused request costs nothing; one request's refill time
-			// (60 s / limit) later exactly one more passes.
-			e.clock.Advance(time.Minute / time.Duration(tt.limit))
-			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.status != 200 {
-				t.Errorf("after Retry-After: %d", r.status)
+			e.clock.Advance(59 * time.Second)
+			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.status != 429 || r.header.Get("Retry-After") != "1" {
+				t.Errorf("after 59 s: %d, Retry-After %s", r.status, r.header.Get("Retry-After"))
 			}
-			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.status != 429 {
-				t.Errorf("and then: %d", r.status)
+			// Refused requests cost nothing: a minute after the burst the
+			// whole allowance is back.
+			e.clock.Advance(time.Second)
+			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.status != 200 || r.header.Get("RateLimit-Remaining") != strconv.Itoa(tt.limit-1) {
+				t.Errorf("after a minute: %d, remaining %s", r.status, r.header.Get("RateLimit-Remaining"))
 			}
-			// A minute restores the whole allowance.
-			e.clock.Advance(time.Minute)
-			if r := e.call("GET", "/v1/applicants", tt.key, ""); r.header.Get("RateLimit-Remaining") != strconv.Itoa(tt.limit-1) {
-				t.Errorf("after a minute: remaining %s", r.header.Get("RateLimit-Remaining"))
-			}
+			e.clock.Advance(time.Hour)
 		})
 	}
+	// No 60-second window ever admits more than the limit: a client sending
+	// two requests a second for three minutes gets one a second through.
+	t.Run("sliding window", func(t *testing.T) {
+		var accepted []time.Time
+		for range 360 {
+			if r := e.call("GET", "/v1/applicants?size=1", sandbox, ""); r.status == 200 {
+				accepted = append(accepted, e.clock.Now())
+			}
+			e.clock.Advance(500 * time.Millisecond)
+		}
+		for i := range accepted {
+			n := 0
+			for _, at := range accepted[i:] {
+				if at.Sub(accepted[i]) < time.Minute {
+					n++
+				}
+			}
+			if n > 60 {
+				t.Fatalf("%d requests admitted in the minute from %s", n, accepted[i])
+			}
+		}
+		if len(accepted) < 175 || len(accepted) > 181 {
+			t.Errorf("%d of 360 admitted over 3 minutes, want about 180", len(accepted))
+		}
+		e.clock.Advance(time.Hour)
+	})
 	t.Run("POST counts too and is not executed", func(t *testing.T) {
 		e.clock.Advance(time.Hour)
 		for range 60 {
