@@ -15,6 +15,7 @@ import (
 	"kycd/kyc"
 	"kycd/server"
 	"kycd/store"
+	"kycd/webhook"
 )
 
 // ServeCmd runs the API.
@@ -26,6 +27,8 @@ type ServeCmd struct {
 	Dev       bool   `env:"KYCD_DEV" help:"Development mode: serve the Swagger UI at /swagger-ui/index.html."`
 	LogLevel  string `name:"log-level" default:"info" enum:"debug,info,warn,error" env:"KYCD_LOG_LEVEL" help:"Log level."`
 	LogFormat string `name:"log-format" default:"json" enum:"json,text" env:"KYCD_LOG_FORMAT" help:"Log format."`
+	secretsFlag
+	AllowPrivateWebhooks bool `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
@@ -72,8 +75,13 @@ func (c *ServeCmd) Run(e *env) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	box, err := c.secretsBox(c.DB, e)
+	if err != nil {
+		return err
+	}
 	runner := jobs.New(jobs.Options{Store: st, Logger: log})
 	registerMaintenance(runner, st)
+	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter}).Register(runner)
 	if err := scheduleMaintenance(e.ctx, st); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"kycd/webhook"
 )
 
 // proc is kycd serve running as a child process.
@@ -306,5 +309,61 @@ func TestServeRefusesNewerDatabase(t *testing.T) {
 	code, _, errOut := run(t, "serve", "--db", db, "--addr", "127.0.0.1:0")
 	if code != 1 || !strings.Contains(errOut, "newer kycd") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestWebhookEndToEnd: with kycd serve running, an operator adds an
+// endpoint and sends it the test event from the CLI; the running server's
+// job runner delivers it, signed with the secret the CLI printed.
+func TestWebhookEndToEnd(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "kyc.db")
+	type delivery struct {
+		header http.Header
+		body   []byte
+	}
+	got := make(chan delivery, 4)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- delivery{r.Header.Clone(), b}
+	}))
+	defer rc.Close()
+	p := startServe(t, db)
+	org := regexp.MustCompile(`org_[0-9A-Z]{26}`).FindString(p.log())
+	code, out, errOut := run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", rc.URL, "--event", "svc.webhook.test")
+	lines := strings.Fields(out)
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "whsec_") {
+		t.Fatalf("webhooks add: %d %q %q", code, out, errOut)
+	}
+	endpointID, secret := lines[0], lines[1]
+	if code, _, errOut := run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "live", "--url", rc.URL); code != 1 || !strings.Contains(errOut, "https") {
+		t.Errorf("live http endpoint: %d %q", code, errOut)
+	}
+	code, out, errOut = run(t, "webhooks", "test", "--db", db, endpointID)
+	if code != 0 || !strings.HasPrefix(out, "whd_") {
+		t.Fatalf("webhooks test: %d %q %q", code, out, errOut)
+	}
+	select {
+	case d := <-got:
+		if err := webhook.Verify(secret, d.header.Get("X-Svc-Signature"), d.body, time.Now()); err != nil {
+			t.Errorf("signature: %v", err)
+		}
+		if d.header.Get("X-Svc-Delivery") != strings.TrimSpace(out) || d.header.Get("X-Svc-Event") != "svc.webhook.test" {
+			t.Errorf("headers: %v", d.header)
+		}
+		var body map[string]any
+		if json.Unmarshal(d.body, &body) != nil || !strings.HasPrefix(fmt.Sprint(body["eventId"]), "kev_") || body["organizationId"] != org {
+			t.Errorf("body: %s", d.body)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("no delivery arrived:\n%s", p.log())
+	}
+	if code, out, _ := run(t, "webhooks", "list", "--db", db); code != 0 || !strings.Contains(out, endpointID) || strings.Contains(out, secret) {
+		t.Errorf("webhooks list: %d %s", code, out)
+	}
+	if code, _, _ := run(t, "webhooks", "disable", "--db", db, endpointID); code != 0 {
+		t.Error("disable failed")
+	}
+	if code, _, errOut := run(t, "webhooks", "test", "--db", db, endpointID); code != 1 || !strings.Contains(errOut, "disabled") {
+		t.Errorf("test to a disabled endpoint: %d %q", code, errOut)
 	}
 }

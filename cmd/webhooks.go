@@ -3,14 +3,22 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"text/tabwriter"
 	"time"
 
+	"kycd/kyc"
+	"kycd/store"
 	"kycd/webhook"
 )
 
 // WebhooksCmd groups the webhook commands.
 type WebhooksCmd struct {
-	Verify WebhooksVerifyCmd `cmd:"" help:"Check a delivery's X-Svc-Signature against its body and your endpoint secret."`
+	Add     WebhooksAddCmd     `cmd:"" help:"Create a webhook endpoint; prints its id and signing secret (shown only now)."`
+	List    WebhooksListCmd    `cmd:"" help:"List webhook endpoints."`
+	Disable WebhooksDisableCmd `cmd:"" help:"Disable an endpoint."`
+	Enable  WebhooksEnableCmd  `cmd:"" help:"Enable an endpoint."`
+	Test    WebhooksTestCmd    `cmd:"" help:"Send svc.webhook.test to an endpoint (the running server delivers it)."`
+	Verify  WebhooksVerifyCmd  `cmd:"" help:"Check a delivery's X-Svc-Signature against its body and your endpoint secret."`
 }
 
 // WebhooksVerifyCmd verifies one delivery, as a receiver would.
@@ -36,4 +44,165 @@ func (c *WebhooksVerifyCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(e.stdout, "valid")
 	return nil
+}
+
+// WebhooksAddCmd creates an endpoint for an organization's environment.
+type WebhooksAddCmd struct {
+	dbFlag
+	secretsFlag
+	Org         string   `required:"" env:"KYCD_ORG" help:"Organization id."`
+	Env         string   `required:"" enum:"sandbox,live" env:"KYCD_ENV" help:"Environment whose events it receives."`
+	URL         string   `name:"url" required:"" help:"Receiver URL (https in live)."`
+	Events      []string `name:"event" help:"Event type to receive (repeat; none = all types)."`
+	Description string   `help:"A label."`
+}
+
+// Run creates the endpoint and prints its id and secret (shown only now).
+func (c *WebhooksAddCmd) Run(e *env) error {
+	var types []kyc.EventType
+	for _, t := range c.Events {
+		if !kyc.EventType(t).Valid() {
+			return fmt.Errorf("unknown event type %q", t)
+		}
+		types = append(types, kyc.EventType(t))
+	}
+	if err := webhook.CheckURL(c.URL, kyc.Environment(c.Env)); err != nil {
+		return err
+	}
+	box, err := c.secretsBox(c.DB, e)
+	if err != nil {
+		return err
+	}
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var ep *kyc.WebhookEndpoint
+	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
+		ep, err = tx.CreateWebhookEndpoint(box, store.NewWebhookEndpoint{OrganizationID: c.Org, Environment: kyc.Environment(c.Env),
+			URL: c.URL, Description: c.Description, EventTypes: types})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s\n%s\n", ep.ID, ep.Secret)
+	return nil
+}
+
+// WebhooksListCmd lists endpoints.
+type WebhooksListCmd struct {
+	dbFlag
+	Org string `env:"KYCD_ORG" help:"Only this organization's endpoints."`
+}
+
+// Run prints one endpoint per line, never secrets.
+func (c *WebhooksListCmd) Run(e *env) error {
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	eps, err := s.FindWebhookEndpoints(e.ctx, c.Org, "")
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tORG\tENV\tURL\tEVENTS\tSTATE")
+	for _, ep := range eps {
+		events := "all"
+		if len(ep.EventTypes) > 0 {
+			events = fmt.Sprint(ep.EventTypes)
+		}
+		state := "enabled"
+		if !ep.Enabled {
+			state = "disabled: " + ep.DisabledReason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.OrganizationID, ep.Environment, ep.URL, events, state)
+	}
+	return tw.Flush()
+}
+
+// WebhooksSetCmd enables or disables an endpoint.
+type WebhooksSetCmd struct {
+	dbFlag
+	ID string `arg:"" name:"ENDPOINT_ID" help:"we_<ulid>"`
+}
+
+func (c *WebhooksSetCmd) set(e *env, enabled bool) error {
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	eps, err := s.FindWebhookEndpoints(e.ctx, "", "")
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if ep.ID == c.ID {
+			return s.InTx(e.ctx, func(tx *store.Tx) error {
+				_, err := tx.SetWebhookEndpointEnabled(ep.OrganizationID, ep.Environment, ep.ID, enabled, "disabled by an operator (kycd webhooks disable)")
+				return err
+			})
+		}
+	}
+	return fmt.Errorf("webhook endpoint %s not found", c.ID)
+}
+
+// WebhooksDisableCmd disables an endpoint.
+type WebhooksDisableCmd struct{ WebhooksSetCmd }
+
+// Run disables it.
+func (c *WebhooksDisableCmd) Run(e *env) error { return c.set(e, false) }
+
+// WebhooksEnableCmd enables an endpoint.
+type WebhooksEnableCmd struct{ WebhooksSetCmd }
+
+// Run enables it.
+func (c *WebhooksEnableCmd) Run(e *env) error { return c.set(e, true) }
+
+// WebhooksTestCmd sends svc.webhook.test to one endpoint (delivered by the
+// running server's job runner).
+type WebhooksTestCmd struct {
+	dbFlag
+	ID string `arg:"" name:"ENDPOINT_ID" help:"we_<ulid>"`
+}
+
+// Run records the test event and prints its delivery id.
+func (c *WebhooksTestCmd) Run(e *env) error {
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	eps, err := s.FindWebhookEndpoints(e.ctx, "", "")
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if ep.ID != c.ID {
+			continue
+		}
+		var ids []string
+		err := s.InTx(e.ctx, func(tx *store.Tx) (err error) {
+			ev := tx.NewEvent(ep.OrganizationID, ep.Environment, kyc.EventWebhookTest, ep.ID)
+			ev.Payload, err = webhook.TestEventBody(ev, ep)
+			if err != nil {
+				return err
+			}
+			ids, err = tx.RecordEvent(ev, ep.ID)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return fmt.Errorf("endpoint %s is disabled: enable it first", ep.ID)
+		}
+		fmt.Fprintln(e.stdout, ids[0])
+		return nil
+	}
+	return fmt.Errorf("webhook endpoint %s not found", c.ID)
 }

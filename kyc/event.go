@@ -1,0 +1,85 @@
+package kyc
+
+import "time"
+
+// EventType names a lifecycle event (spec §6.2, exactly).
+type EventType string
+
+// The event types of spec §6.2.
+const (
+	EventKYCCreated         EventType = "svc.kyc.request.created"
+	EventKYCPortalLinkReady EventType = "svc.kyc.portal_link_ready"
+	EventKYCSubmitted       EventType = "svc.kyc.request.submitted"
+	EventKYCProcessing      EventType = "svc.kyc.request.processing"
+	EventKYCApproved        EventType = "svc.kyc.request.approved"
+	EventKYCRejected        EventType = "svc.kyc.request.rejected"
+	EventKYCAwaitingReview  EventType = "svc.kyc.request.awaiting_review"
+	EventKYCExpired         EventType = "svc.kyc.request.expired"
+	EventKYCCancelled       EventType = "svc.kyc.request.cancelled"
+	EventKYCFailed          EventType = "svc.kyc.request.failed"
+	EventAMLCompleted       EventType = "svc.aml_check.completed"
+	EventAMLMatchFound      EventType = "svc.aml_check.match_found"
+	EventAMLMonitoringAlert EventType = "svc.aml_check.monitoring_alert"
+	EventWebhookTest        EventType = "svc.webhook.test"
+)
+
+// EventTypes lists every event type, in the order of spec §6.2.
+var EventTypes = []EventType{
+	EventKYCCreated, EventKYCPortalLinkReady, EventKYCSubmitted, EventKYCProcessing, EventKYCApproved,
+	EventKYCRejected, EventKYCAwaitingReview, EventKYCExpired, EventKYCCancelled, EventKYCFailed,
+	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventWebhookTest,
+}
+
+// Valid reports whether t is one of the event types.
+func (t EventType) Valid() bool {
+	for _, e := range EventTypes {
+		if e == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Event is one lifecycle event; Payload is the exact JSON every delivery
+// of it sends.
+type Event struct {
+	ID             string // kev_<ulid>
+	OrganizationID string
+	Environment    Environment
+	Type           EventType
+	ResourceID     string
+	Payload        []byte
+	CreatedAt      time.Time
+}
+
+// WebhookEndpoint is a receiver of events in one environment.
+type WebhookEndpoint struct {
+	ID             string // we_<ulid>
+	OrganizationID string
+	Environment    Environment
+	URL            string
+	Description    string
+	EventTypes     []EventType // empty: all
+	Enabled        bool
+	DisabledReason string
+	DisabledAt     *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	// Secrets to sign with, current first; only filled for delivery and
+	// at creation or rotation (the one time the API shows Secret).
+	Secret         string
+	PreviousSecret string
+}
+
+// Subscribed reports whether the endpoint wants events of type t.
+func (e *WebhookEndpoint) Subscribed(t EventType) bool {
+	if len(e.EventTypes) == 0 {
+		return true
+	}
+	for _, s := range e.EventTypes {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,117 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"kycd/jobs"
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// RetryDelays are the waits after failed attempts 1–5 (spec §6.3.2). Each
+// is spread by ±10% so that many deliveries failing together do not retry
+// together.
+var RetryDelays = []time.Duration{time.Second, 16 * time.Second, 2 * time.Minute, 15 * time.Minute, 2 * time.Hour}
+
+// RetryJitter is the spread of RetryDelays.
+const RetryJitter = 0.10
+
+// Dispatcher performs webhook.deliver jobs.
+type Dispatcher struct {
+	Store  *store.Store
+	Box    store.Sealer
+	Sender *Sender
+	Log    *slog.Logger
+	Now    func() time.Time
+	// Jitter spreads retries; tests set 0 to land on the exact offsets.
+	Jitter float64
+}
+
+// Register adds the webhook.deliver kind to r.
+func (d *Dispatcher) Register(r *jobs.Runner) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	r.Register(jobs.Kind{Name: store.KindWebhookDeliver, MaxAttempts: store.WebhookMaxAttempts,
+		Timeout: AckTimeout + 5*time.Second, Run: d.deliver})
+}
+
+func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
+	var p store.DeliveryJob
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return jobs.Permanent(fmt.Errorf("bad payload: %w", err))
+	}
+	w, err := d.Store.LoadDeliveryWork(ctx, d.Box, p.DeliveryID)
+	if kyc.ErrorCode(err) == kyc.ENotFound {
+		return nil // deleted with its endpoint
+	}
+	if err != nil {
+		return err
+	}
+	if w.Status != "pending" {
+		return nil // already settled (e.g. a replay raced it)
+	}
+	if !w.Endpoint.Enabled {
+		return d.Store.InTx(ctx, func(tx *store.Tx) error { return tx.FailUndeliverable(w.DeliveryID) })
+	}
+	now := d.Now()
+	secrets := []string{w.Endpoint.Secret}
+	if w.PreviousUntil != nil && now.Before(*w.PreviousUntil) {
+		secrets = append(secrets, w.Endpoint.PreviousSecret)
+	}
+	headers := http.Header{}
+	headers.Set("Content-Type", "application/json")
+	headers.Set("User-Agent", UserAgent)
+	headers.Set("X-Svc-Event", string(w.EventType))
+	headers.Set("X-Svc-Delivery", w.DeliveryID)
+	headers.Set("X-Svc-Signature", SignAll(secrets, now, w.Body))
+	res := d.Sender.Post(ctx, w.Endpoint.Environment == kyc.Live, w.Endpoint.URL, headers, w.Body)
+
+	a := store.Attempt{DeliveryID: w.DeliveryID, Attempt: j.Attempt, RequestHeaders: flatten(headers),
+		ResponseStatus: res.Status, ResponseExcerpt: res.Excerpt, Duration: res.Duration, StartedAt: now}
+	outcome, reason := store.AttemptDelivered, ""
+	var next time.Time
+	if res.Err != nil {
+		a.Error = res.Err.Error()
+		if j.Attempt >= store.WebhookMaxAttempts {
+			outcome = store.AttemptFailed
+			reason = fmt.Sprintf("%d attempts failed (the first and %d retries); the last: %s", j.Attempt, j.Attempt-1, a.Error)
+		} else {
+			outcome = store.AttemptRetry
+			delay := RetryDelays[j.Attempt-1]
+			if d.Jitter > 0 {
+				delay = time.Duration(float64(delay) * (1 + d.Jitter*(2*rand.Float64()-1)))
+			}
+			next = now.Add(delay)
+			a.NextRetryAt = &next
+		}
+	}
+	err = d.Store.InTx(context.WithoutCancel(ctx), func(tx *store.Tx) error { return tx.RecordAttempt(a, outcome, w, reason) })
+	if err != nil {
+		return err
+	}
+	switch outcome {
+	case store.AttemptRetry:
+		return jobs.RetryAt(next, res.Err)
+	case store.AttemptFailed:
+		d.Log.Warn("webhook endpoint disabled", "endpoint_id", w.Endpoint.ID, "delivery_id", w.DeliveryID, "reason", reason)
+	}
+	return nil
+}
+
+func flatten(h http.Header) map[string]string {
+	m := make(map[string]string, len(h))
+	for k := range h {
+		m[k] = h.Get(k)
+	}
+	return m
+}

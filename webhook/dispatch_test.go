@@ -1,0 +1,251 @@
+package webhook_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"kycd/jobs"
+	"kycd/kyc"
+	"kycd/seal"
+	"kycd/store"
+	"kycd/store/storetest"
+	"kycd/webhook"
+)
+
+// receiver is a real HTTP receiver that checks every delivery byte for byte
+// and answers from a script of statuses (the last repeats).
+type receiver struct {
+	t      *testing.T
+	srv    *httptest.Server
+	secret string
+	mu     sync.Mutex
+	script []int
+	got    []*http.Request
+	bodies [][]byte
+	clock  *storetest.Clock
+}
+
+func newReceiver(t *testing.T, clock *storetest.Clock, script ...int) *receiver {
+	rc := &receiver{t: t, script: script, clock: clock}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		n := len(rc.got)
+		rc.got = append(rc.got, r)
+		rc.bodies = append(rc.bodies, body)
+		status := rc.script[min(n, len(rc.script)-1)]
+		rc.mu.Unlock()
+		rc.check(r, body)
+		w.WriteHeader(status)
+		fmt.Fprintf(w, "answer %d", n+1)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+// check recomputes the signature independently of package webhook.
+func (rc *receiver) check(r *http.Request, body []byte) {
+	h := r.Header
+	for k, want := range map[string]string{"Content-Type": "application/json", "User-Agent": "Svc-Webhook/1.0", "X-Svc-Event": "svc.webhook.test"} {
+		if h.Get(k) != want {
+			rc.t.Errorf("%s = %q, want %q", k, h.Get(k), want)
+		}
+	}
+	if !strings.HasPrefix(h.Get("X-Svc-Delivery"), "whd_") {
+		rc.t.Errorf("X-Svc-Delivery = %q", h.Get("X-Svc-Delivery"))
+	}
+	ts := rc.clock.Now().Unix()
+	mac := hmac.New(sha256.New, []byte(rc.secret))
+	fmt.Fprintf(mac, "%d.%s", ts, body)
+	if want := fmt.Sprintf("v1,t=%d,sig=%s", ts, hex.EncodeToString(mac.Sum(nil))); h.Get("X-Svc-Signature") != want {
+		rc.t.Errorf("X-Svc-Signature = %q\nwant %q", h.Get("X-Svc-Signature"), want)
+	}
+}
+
+func (rc *receiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.got)
+}
+
+type fixture struct {
+	st     *store.Store
+	clock  *storetest.Clock
+	runner *jobs.Runner
+	box    *seal.Box
+	org    storetest.Org
+}
+
+func newFixture(t *testing.T) *fixture {
+	st, clock := storetest.Open(t), &storetest.Clock{}
+	st.Now = clock.Now
+	box, err := seal.New([]byte(strings.Repeat("k", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{st: st, clock: clock, box: box, runner: jobs.New(jobs.Options{Store: st, Now: clock.Now}), org: storetest.MustOrg(t, st, "hooks", nil)}
+	d := &webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false), Now: clock.Now}
+	d.Register(f.runner)
+	return f
+}
+
+func (f *fixture) endpoint(t *testing.T, env kyc.Environment, url string, types ...kyc.EventType) *kyc.WebhookEndpoint {
+	t.Helper()
+	var ep *kyc.WebhookEndpoint
+	err := f.st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		ep, err = tx.CreateWebhookEndpoint(f.box, store.NewWebhookEndpoint{OrganizationID: f.org.ID, Environment: env, URL: url, EventTypes: types})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep
+}
+
+func (f *fixture) event(t *testing.T, env kyc.Environment, typ kyc.EventType) []string {
+	t.Helper()
+	var ids []string
+	err := f.st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		ids, err = tx.RecordEvent(&kyc.Event{OrganizationID: f.org.ID, Environment: env, Type: typ, ResourceID: "we_x",
+			Payload: []byte(`{"eventType":"` + string(typ) + `","name":"Zoë"}`)}, "")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func (f *fixture) runOnce(t *testing.T) int {
+	t.Helper()
+	n, err := f.runner.RunOnce(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestRetriesThenDelivered: a receiver that fails three times gets the
+// delivery on the fourth attempt, at 0, 1 s, 17 s and 137 s.
+func TestRetriesThenDelivered(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, f.clock, 503, 500, 404, 200)
+	ep := f.endpoint(t, kyc.Sandbox, rc.srv.URL)
+	rc.secret = ep.Secret
+	ids := f.event(t, kyc.Sandbox, kyc.EventWebhookTest)
+	if len(ids) != 1 {
+		t.Fatalf("%d deliveries", len(ids))
+	}
+	start := f.clock.Now()
+	for _, offset := range []time.Duration{0, time.Second, 17 * time.Second, 137 * time.Second} {
+		f.clock.Advance(offset - f.clock.Now().Sub(start))
+		if n := f.runOnce(t); n != 1 {
+			t.Fatalf("no attempt at %s", offset)
+		}
+	}
+	f.clock.Advance(24 * time.Hour)
+	if n := f.runOnce(t); n != 0 || rc.count() != 4 {
+		t.Fatalf("attempts after delivery: %d more, %d total", n, rc.count())
+	}
+	status, attempts, _ := f.st.DeliveryStatus(t.Context(), ids[0])
+	got, _ := f.st.FindAttempts(t.Context(), ids[0])
+	if status != "delivered" || attempts != 4 || len(got) != 4 || got[0].ResponseStatus != 503 || got[3].ResponseStatus != 200 ||
+		got[0].ResponseExcerpt != "answer 1" || got[0].RequestHeaders["X-Svc-Delivery"] != ids[0] || got[2].NextRetryAt == nil {
+		t.Fatalf("delivery %s after %d attempts: %+v", status, attempts, got)
+	}
+	if string(rc.bodies[0]) != `{"eventType":"svc.webhook.test","name":"Zoë"}` || string(rc.bodies[3]) != string(rc.bodies[0]) {
+		t.Errorf("bodies differ between attempts: %s / %s", rc.bodies[0], rc.bodies[3])
+	}
+}
+
+// TestDisabledAfterFiveRetries: when the fifth retry fails the delivery is
+// failed, the endpoint disabled with the reason, and the contact e-mailed.
+func TestDisabledAfterFiveRetries(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, f.clock, 500)
+	ep := f.endpoint(t, kyc.Sandbox, rc.srv.URL)
+	rc.secret = ep.Secret
+	ids := f.event(t, kyc.Sandbox, kyc.EventWebhookTest)
+	start := f.clock.Now()
+	for _, offset := range []time.Duration{0, 1, 17, 137, 1037, 8237} {
+		f.clock.Advance(offset*time.Second - f.clock.Now().Sub(start))
+		if n := f.runOnce(t); n != 1 {
+			t.Fatalf("no attempt at %d s", offset)
+		}
+	}
+	f.clock.Advance(48 * time.Hour)
+	f.runOnce(t)
+	if rc.count() != 6 {
+		t.Fatalf("%d attempts, want 6", rc.count())
+	}
+	status, _, _ := f.st.DeliveryStatus(t.Context(), ids[0])
+	eps, _ := f.st.FindWebhookEndpoints(t.Context(), f.org.ID, kyc.Sandbox)
+	if status != "failed" || len(eps) != 1 || eps[0].Enabled || !strings.Contains(eps[0].DisabledReason, "6 attempts failed") {
+		t.Fatalf("status %s, endpoint %+v", status, eps)
+	}
+	mails, _ := f.st.FindEmails(t.Context())
+	if len(mails) != 1 || mails[0].To != "compliance@hooks.example" || !strings.Contains(mails[0].Body, ep.ID) {
+		t.Fatalf("e-mails: %+v", mails)
+	}
+	// A disabled endpoint gets no new deliveries.
+	if ids := f.event(t, kyc.Sandbox, kyc.EventWebhookTest); len(ids) != 0 {
+		t.Errorf("disabled endpoint got %d deliveries", len(ids))
+	}
+}
+
+// TestFanOut: subscriptions filter by type, and environments never mix.
+func TestFanOut(t *testing.T) {
+	f := newFixture(t)
+	all := f.endpoint(t, kyc.Sandbox, "http://127.0.0.1:1/all")
+	f.endpoint(t, kyc.Sandbox, "http://127.0.0.1:1/aml", kyc.EventAMLCompleted)
+	f.endpoint(t, kyc.Live, "https://example.com/live")
+	ids := f.event(t, kyc.Sandbox, kyc.EventKYCCreated)
+	if len(ids) != 1 {
+		t.Fatalf("sandbox KYC event: %d deliveries, want 1 (to %s)", len(ids), all.ID)
+	}
+	if ids := f.event(t, kyc.Sandbox, kyc.EventAMLCompleted); len(ids) != 2 {
+		t.Errorf("sandbox AML event: %d deliveries, want 2", len(ids))
+	}
+	if ids := f.event(t, kyc.Live, kyc.EventKYCCreated); len(ids) != 1 {
+		t.Errorf("live event: %d deliveries, want 1", len(ids))
+	}
+	if ids := f.event(t, kyc.Sandbox, kyc.EventWebhookTest); len(ids) != 1 {
+		t.Errorf("test event: %d deliveries", len(ids))
+	}
+}
+
+// TestLiveRefusesPrivateAddresses: a live endpoint that resolves to
+// loopback is refused at connect time; sandbox may use it.
+func TestLiveRefusesPrivateAddresses(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, f.clock, 200)
+	f.endpoint(t, kyc.Live, rc.srv.URL) // httptest listens on 127.0.0.1
+	ids := f.event(t, kyc.Live, kyc.EventWebhookTest)
+	f.runOnce(t)
+	got, _ := f.st.FindAttempts(t.Context(), ids[0])
+	if rc.count() != 0 || len(got) != 1 || !strings.Contains(got[0].Error, "private or internal address") {
+		t.Fatalf("live delivery to loopback: %d received, attempts %+v", rc.count(), got)
+	}
+	for _, a := range []string{"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "::1", "fd00::1", "100.64.0.1", "0.0.0.0"} {
+		if webhook.Public(mustAddr(a)) {
+			t.Errorf("%s counted as public", a)
+		}
+	}
+	for _, a := range []string{"93.184.216.34", "2606:4700::1111", "8.8.8.8"} {
+		if !webhook.Public(mustAddr(a)) {
+			t.Errorf("%s counted as private", a)
+		}
+	}
+}
+
+func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
