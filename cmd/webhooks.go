@@ -136,19 +136,14 @@ func (c *WebhooksSetCmd) set(e *env, enabled bool) error {
 		return err
 	}
 	defer s.Close()
-	eps, err := s.FindWebhookEndpoints(e.ctx, "", "")
+	ep, err := s.FindWebhookEndpointByID(e.ctx, c.ID)
 	if err != nil {
 		return err
 	}
-	for _, ep := range eps {
-		if ep.ID == c.ID {
-			return s.InTx(e.ctx, func(tx *store.Tx) error {
-				_, err := tx.SetWebhookEndpointEnabled(ep.OrganizationID, ep.Environment, ep.ID, enabled, "disabled by an operator (kycd webhooks disable)")
-				return err
-			})
-		}
-	}
-	return fmt.Errorf("webhook endpoint %s not found", c.ID)
+	return s.InTx(e.ctx, func(tx *store.Tx) error {
+		_, err := tx.SetWebhookEndpointEnabled(ep.OrganizationID, ep.Environment, ep.ID, enabled, "disabled by an operator (kycd webhooks disable)")
+		return err
+	})
 }
 
 // WebhooksDisableCmd disables an endpoint.
@@ -177,32 +172,25 @@ func (c *WebhooksTestCmd) Run(e *env) error {
 		return err
 	}
 	defer s.Close()
-	eps, err := s.FindWebhookEndpoints(e.ctx, "", "")
+	ep, err := s.FindWebhookEndpointByID(e.ctx, c.ID)
 	if err != nil {
 		return err
 	}
-	for _, ep := range eps {
-		if ep.ID != c.ID {
-			continue
-		}
-		var ids []string
-		err := s.InTx(e.ctx, func(tx *store.Tx) (err error) {
-			ev := tx.NewEvent(ep.OrganizationID, ep.Environment, kyc.EventWebhookTest, ep.ID)
-			ev.Payload, err = webhook.TestEventBody(ev, ep)
-			if err != nil {
-				return err
-			}
-			ids, err = tx.RecordEvent(ev, ep.ID)
-			return err
-		})
-		if err != nil {
+	var ids []string
+	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
+		ev := tx.NewEvent(ep.OrganizationID, ep.Environment, kyc.EventWebhookTest, ep.ID)
+		if ev.Payload, err = webhook.TestEventBody(ev, ep); err != nil {
 			return err
 		}
-		if len(ids) == 0 {
-			return fmt.Errorf("endpoint %s is disabled: enable it first", ep.ID)
-		}
-		fmt.Fprintln(e.stdout, ids[0])
-		return nil
+		ids, err = tx.RecordEvent(ev, ep.ID)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("webhook endpoint %s not found", c.ID)
+	if len(ids) == 0 {
+		return fmt.Errorf("endpoint %s is disabled: enable it first", ep.ID)
+	}
+	fmt.Fprintln(e.stdout, ids[0])
+	return nil
 }

@@ -398,3 +398,13 @@ func (s *Store) DeliveryStatus(ctx context.Context, id string) (status string, a
 	err = s.reader.QueryRowContext(ctx, `SELECT status, attempts FROM webhook_deliveries WHERE id = ?`, id).Scan(&status, &attempts)
 	return status, attempts, err
 }
+
+// FindWebhookEndpointByID finds an endpoint in any organization, for the
+// operator CLI; API handlers use the organization-scoped lookups.
+func (s *Store) FindWebhookEndpointByID(ctx context.Context, id string) (*kyc.WebhookEndpoint, error) {
+	e, err := scanEndpoint(s.reader.QueryRowContext(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "Webhook endpoint %s not found.", id)
+	}
+	return e, err
+}
