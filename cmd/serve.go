@@ -57,7 +57,12 @@ func (c *ServeCmd) Run(e *env) error {
 			log.Error("close database", "err", err)
 		}
 	}()
-	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version})
+	box, err := c.secretsBox(c.DB, e)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
+		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks})
 	if err != nil {
 		return err
 	}
@@ -74,10 +79,6 @@ func (c *ServeCmd) Run(e *env) error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	box, err := c.secretsBox(c.DB, e)
-	if err != nil {
-		return err
 	}
 	runner := jobs.New(jobs.Options{Store: st, Logger: log})
 	registerMaintenance(runner, st)

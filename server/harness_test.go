@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"kycd/seal"
 	"kycd/server"
 	"kycd/store"
 	"kycd/store/storetest"
@@ -55,7 +56,11 @@ func newAPIEnv(t *testing.T, mod ...func(*server.Options)) *apiEnv {
 	unlimited := 0
 	e := &apiEnv{t: t, store: st, clock: clock,
 		A: storetest.MustOrg(t, st, "alpha", &unlimited), B: storetest.MustOrg(t, st, "beta", &unlimited)}
-	e.opts = server.Options{Store: st, Now: clock.Now, Version: "test"}
+	box, err := seal.New(bytes.Repeat([]byte{7}, seal.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.opts = server.Options{Store: st, Now: clock.Now, Version: "test", Secrets: box}
 	for _, m := range mod {
 		m(&e.opts)
 	}

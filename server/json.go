@@ -170,6 +170,33 @@ func (o *object) boolean(name string) *bool {
 	return &b
 }
 
+// strList reads an array of strings; ok is false when absent or null.
+func (o *object) strList(name string) (list []string, ok bool) {
+	v := o.value(name)
+	if v == nil {
+		return nil, false
+	}
+	if err := json.Unmarshal(v, &list); err != nil || list == nil {
+		o.fail(name, "must be an array of strings")
+		return nil, false
+	}
+	return list, true
+}
+
+// integer reads a whole-number field; ok is false when absent, null or
+// not a whole number (the last is recorded as a problem).
+func (o *object) integer(name string) (n int, ok bool) {
+	v := o.value(name)
+	if v == nil {
+		return 0, false
+	}
+	if err := json.Unmarshal(v, &n); err != nil {
+		o.fail(name, "must be a whole number")
+		return 0, false
+	}
+	return n, true
+}
+
 // anyObject reads a JSON object field, keeping numbers exact.
 func (o *object) anyObject(name string) map[string]any {
 	v := o.value(name)

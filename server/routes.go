@@ -14,6 +14,14 @@ func (s *Server) routes() {
 	s.handle("POST /v1/applicants/{id}/archive", s.handleApplicantArchive)
 	s.handle("POST /v1/applicants/{id}/unarchive", s.handleApplicantUnarchive)
 
+	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
+	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)
+	s.handle("GET /v1/webhook-endpoints/{id}", s.handleWebhookEndpointGet)
+	s.handle("PATCH /v1/webhook-endpoints/{id}", s.handleWebhookEndpointUpdate)
+	s.handle("DELETE /v1/webhook-endpoints/{id}", s.handleWebhookEndpointDelete)
+	s.handle("POST /v1/webhook-endpoints/{id}/rotate-secret", s.handleWebhookEndpointRotate)
+	s.handle("POST /v1/webhook-endpoints/{id}/test", s.handleWebhookEndpointTest)
+
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)
 	if s.dev {

@@ -28,6 +28,10 @@ type Options struct {
 	Now func() time.Time
 	// Version is reported in the OpenAPI description and /healthz.
 	Version string
+	// Secrets seals webhook signing secrets; required to create endpoints.
+	Secrets store.Sealer
+	// AllowPrivateWebhooks lets live endpoints point at private addresses.
+	AllowPrivateWebhooks bool
 }
 
 // Server handles the API's requests.
@@ -39,6 +43,9 @@ type Server struct {
 	dev       bool
 	now       func() time.Time
 	version   string
+
+	secrets              store.Sealer
+	allowPrivateWebhooks bool
 
 	mux      *http.ServeMux
 	limits   *rateLimiter
@@ -60,8 +67,11 @@ func New(opts Options) (*Server, error) {
 		dev:       opts.Dev,
 		now:       opts.Now,
 		version:   opts.Version,
-		mux:       http.NewServeMux(),
-		inflight:  newInflightKeys(),
+		secrets:   opts.Secrets,
+
+		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
+		mux:                  http.NewServeMux(),
+		inflight:             newInflightKeys(),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

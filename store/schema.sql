@@ -130,7 +130,8 @@ CREATE TABLE webhook_endpoints (
   disabled_reason TEXT,
   disabled_at     TEXT,
   created_at      TEXT NOT NULL,
-  updated_at      TEXT NOT NULL
+  updated_at      TEXT NOT NULL,
+  deleted_at      TEXT                       -- soft delete: deliveries keep their history
 ) STRICT;
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys (organization_id);

@@ -70,7 +70,7 @@ func (tx *Tx) SetWebhookEndpointEnabled(orgID string, env kyc.Environment, id st
 		disabledAt, why = kyc.FormatTime(tx.now), reason
 	}
 	res, err := tx.exec(`UPDATE webhook_endpoints SET enabled = ?, disabled_reason = ?, disabled_at = ?, updated_at = ?
-		WHERE id = ? AND organization_id = ? AND environment = ?`, enabled, why, disabledAt, kyc.FormatTime(tx.now), id, orgID, string(env))
+		WHERE id = ? AND organization_id = ? AND environment = ? AND deleted_at IS NULL`, enabled, why, disabledAt, kyc.FormatTime(tx.now), id, orgID, string(env))
 	if err != nil {
 		return nil, fmt.Errorf("update webhook endpoint: %w", err)
 	}
@@ -86,7 +86,7 @@ const endpointColumns = `id, organization_id, environment, url, description, eve
 // (orgID empty: every organization, for the operator CLI), oldest first.
 func (s *Store) FindWebhookEndpoints(ctx context.Context, orgID string, env kyc.Environment) ([]*kyc.WebhookEndpoint, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints
-		WHERE (?1 = '' OR organization_id = ?1) AND (?2 = '' OR environment = ?2) ORDER BY id`, orgID, string(env))
+		WHERE (?1 = '' OR organization_id = ?1) AND (?2 = '' OR environment = ?2) AND deleted_at IS NULL ORDER BY id`, orgID, string(env))
 	if err != nil {
 		return nil, fmt.Errorf("find webhook endpoints: %w", err)
 	}
@@ -103,7 +103,8 @@ func (s *Store) FindWebhookEndpoints(ctx context.Context, orgID string, env kyc.
 }
 
 func findWebhookEndpoint(ctx context.Context, q queryer, orgID string, env kyc.Environment, id string) (*kyc.WebhookEndpoint, error) {
-	e, err := scanEndpoint(q.QueryRowContext(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE id = ? AND organization_id = ?`, id, orgID))
+	e, err := scanEndpoint(q.QueryRowContext(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints
+		WHERE id = ? AND organization_id = ? AND deleted_at IS NULL`, id, orgID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Webhook endpoint %s not found.", id)
 	}
@@ -157,7 +158,7 @@ func (tx *Tx) RecordEvent(ev *kyc.Event, onlyEndpoint string) ([]string, error) 
 		return nil, fmt.Errorf("insert event: %w", err)
 	}
 	rows, err := tx.q.QueryContext(context.Background(), `SELECT id FROM webhook_endpoints
-		WHERE organization_id = ? AND environment = ? AND enabled = 1 AND (? = '' OR id = ?)
+		WHERE organization_id = ? AND environment = ? AND enabled = 1 AND deleted_at IS NULL AND (? = '' OR id = ?)
 		AND (event_types = '[]' OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)) ORDER BY id`,
 		ev.OrganizationID, string(ev.Environment), onlyEndpoint, onlyEndpoint, string(ev.Type))
 	if err != nil {
@@ -402,7 +403,7 @@ func (s *Store) DeliveryStatus(ctx context.Context, id string) (status string, a
 // FindWebhookEndpointByID finds an endpoint in any organization, for the
 // operator CLI; API handlers use the organization-scoped lookups.
 func (s *Store) FindWebhookEndpointByID(ctx context.Context, id string) (*kyc.WebhookEndpoint, error) {
-	e, err := scanEndpoint(s.reader.QueryRowContext(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE id = ?`, id))
+	e, err := scanEndpoint(s.reader.QueryRowContext(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Webhook endpoint %s not found.", id)
 	}

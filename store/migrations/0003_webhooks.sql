@@ -27,7 +27,8 @@ CREATE TABLE webhook_endpoints (
   disabled_reason TEXT,
   disabled_at     TEXT,
   created_at      TEXT NOT NULL,
-  updated_at      TEXT NOT NULL
+  updated_at      TEXT NOT NULL,
+  deleted_at      TEXT                       -- soft delete: deliveries keep their history
 ) STRICT;
 
 CREATE INDEX webhook_endpoints_org_env_idx ON webhook_endpoints (organization_id, environment, id);

@@ -1,0 +1,115 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+
+	"kycd/kyc"
+)
+
+func TestWebhookEndpoints(t *testing.T) {
+	e := newAPIEnv(t)
+	r := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"http://127.0.0.1:9/hook","description":"dev","eventTypes":["svc.kyc.request.approved","svc.webhook.test"]}`)
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	ep := r.json(t)
+	secret, _ := ep["secret"].(string)
+	id := ep["id"].(string)
+	if !strings.HasPrefix(secret, "whsec_") || ep["enabled"] != true || len(ep["eventTypes"].([]any)) != 2 {
+		t.Fatalf("created: %s", r.body)
+	}
+	// The secret is never shown again.
+	for _, path := range []string{"/v1/webhook-endpoints/" + id, "/v1/webhook-endpoints"} {
+		if r := e.call("GET", path, e.A.SandboxKey, ""); r.status != 200 || strings.Contains(string(r.body), "whsec_") {
+			t.Errorf("GET %s: %d %s", path, r.status, r.body)
+		}
+	}
+	for _, tt := range []struct {
+		name, key, body string
+		fields          []string
+	}{
+		{"missing url", e.A.SandboxKey, `{}`, []string{"url"}},
+		{"relative url", e.A.SandboxKey, `{"url":"/hook"}`, []string{"url"}},
+		{"credentials in url", e.A.SandboxKey, `{"url":"https://u:p@example.com/"}`, []string{"url"}},
+		{"http in live", e.A.LiveKey, `{"url":"http://93.184.216.34/hook"}`, []string{"url"}},
+		{"loopback in live", e.A.LiveKey, `{"url":"https://127.0.0.1/hook"}`, []string{"url"}},
+		{"metadata address in live", e.A.LiveKey, `{"url":"https://169.254.169.254/latest"}`, []string{"url"}},
+		{"unknown event type", e.A.SandboxKey, `{"url":"http://x.example/","eventTypes":["svc.webhook.test","svc.kyc.nope"]}`, []string{"eventTypes[1]"}},
+		{"event types not an array", e.A.SandboxKey, `{"url":"http://x.example/","eventTypes":"all"}`, []string{"eventTypes"}},
+		{"unknown field", e.A.SandboxKey, `{"url":"http://x.example/","secret":"mine"}`, []string{"secret"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.call("POST", "/v1/webhook-endpoints", tt.key, tt.body)
+			if r.status != 400 || r.errCode(t) != "VALIDATION_ERROR" {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			details := r.json(t)["error"].(map[string]any)["details"].([]any)
+			if len(details) != len(tt.fields) || details[0].(map[string]any)["field"] != tt.fields[0] {
+				t.Errorf("details %v, want fields %v", details, tt.fields)
+			}
+		})
+	}
+	if r := e.call("POST", "/v1/webhook-endpoints", e.A.LiveKey, `{"url":"https://93.184.216.34/hook"}`); r.status != 201 || r.json(t)["environment"] != "live" {
+		t.Errorf("live endpoint with a public address: %d %s", r.status, r.body)
+	}
+
+	// Update, disable, enable.
+	path := "/v1/webhook-endpoints/" + id
+	if r := e.call("PATCH", path, e.A.SandboxKey, `{"enabled":false,"eventTypes":[]}`); r.status != 200 || r.json(t)["enabled"] != false ||
+		r.json(t)["disabledReason"] != "disabled through the API" || len(r.json(t)["eventTypes"].([]any)) != 0 {
+		t.Fatalf("disable: %d %s", r.status, r.body)
+	}
+	if r := e.call("POST", path+"/test", e.A.SandboxKey, ""); r.status != 422 {
+		t.Errorf("test to a disabled endpoint: %d %s", r.status, r.body)
+	}
+	if r := e.call("PATCH", path, e.A.SandboxKey, `{"enabled":true,"description":null}`); r.status != 200 || r.json(t)["enabled"] != true ||
+		r.json(t)["disabledReason"] != nil || r.json(t)["description"] != "dev" {
+		t.Fatalf("enable: %d %s", r.status, r.body)
+	}
+
+	// Test event: one event, one delivery, to this endpoint only.
+	r = e.call("POST", path+"/test", e.A.SandboxKey, "")
+	if r.status != 202 || !strings.HasPrefix(r.json(t)["deliveryId"].(string), "whd_") {
+		t.Fatalf("test: %d %s", r.status, r.body)
+	}
+	if status, _, err := e.store.DeliveryStatus(t.Context(), r.json(t)["deliveryId"].(string)); err != nil || status != "pending" {
+		t.Errorf("test delivery: %s %v", status, err)
+	}
+
+	// Rotation: a new secret, shown once; the overlap is bounded.
+	r = e.call("POST", path+"/rotate-secret", e.A.SandboxKey, `{"overlapHours":2}`)
+	if r.status != 200 || r.json(t)["secret"] == secret || !strings.HasPrefix(r.json(t)["secret"].(string), "whsec_") {
+		t.Fatalf("rotate: %d %s", r.status, r.body)
+	}
+	if r := e.call("POST", path+"/rotate-secret", e.A.SandboxKey, `{"overlapHours":500}`); r.status != 400 {
+		t.Errorf("overlap 500 h: %d", r.status)
+	}
+	if r := e.call("POST", path+"/rotate-secret", e.A.SandboxKey, `{"overlapHours":"2"}`); r.status != 400 {
+		t.Errorf("overlap as a string: %d", r.status)
+	}
+
+	// Isolation: other organization 404, other environment 403.
+	for _, op := range []struct{ method, suffix, body string }{
+		{"GET", "", ""}, {"PATCH", "", `{"description":"x"}`}, {"DELETE", "", ""},
+		{"POST", "/rotate-secret", ""}, {"POST", "/test", ""},
+	} {
+		if r := e.call(op.method, path+op.suffix, e.B.SandboxKey, op.body); r.status != 404 {
+			t.Errorf("other org %s %s: %d", op.method, op.suffix, r.status)
+		}
+		if r := e.call(op.method, path+op.suffix, e.A.LiveKey, op.body); r.status != 403 || r.errCode(t) != kyc.EWrongEnvironment {
+			t.Errorf("other environment %s %s: %d", op.method, op.suffix, r.status)
+		}
+	}
+	if r := e.call("GET", "/v1/webhook-endpoints", e.A.LiveKey, ""); r.json(t)["pagination"].(map[string]any)["totalItems"] != float64(1) {
+		t.Errorf("live list: %s", r.body)
+	}
+
+	// Delete: 204, then gone.
+	if r := e.call("DELETE", path, e.A.SandboxKey, ""); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	if r := e.call("GET", path, e.A.SandboxKey, ""); r.status != 404 {
+		t.Errorf("after delete: %d", r.status)
+	}
+}

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"kycd/kyc"
+)
+
+// FindWebhookEndpoint returns an endpoint of the organization: NOT_FOUND
+// for another organization's or a deleted one, wrong_environment for the
+// other environment's.
+func (s *Store) FindWebhookEndpoint(ctx context.Context, orgID string, env kyc.Environment, id string) (*kyc.WebhookEndpoint, error) {
+	return findWebhookEndpoint(ctx, readPool{s.readStmts}, orgID, env, id)
+}
+
+// FindWebhookEndpoint is Store.FindWebhookEndpoint inside a transaction.
+func (tx *Tx) FindWebhookEndpoint(orgID string, env kyc.Environment, id string) (*kyc.WebhookEndpoint, error) {
+	return findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
+}
+
+// FindWebhookEndpointsPage returns one page of an environment's endpoints,
+// newest first, and the total.
+func (s *Store) FindWebhookEndpointsPage(ctx context.Context, orgID string, env kyc.Environment, page, size int) ([]*kyc.WebhookEndpoint, int, error) {
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE organization_id = ? AND environment = ? AND deleted_at IS NULL`,
+		orgID, string(env)).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count webhook endpoints: %w", err)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints
+		WHERE organization_id = ? AND environment = ? AND deleted_at IS NULL ORDER BY id DESC LIMIT ? OFFSET ?`,
+		orgID, string(env), size, (page-1)*size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find webhook endpoints: %w", err)
+	}
+	defer rows.Close()
+	list := []*kyc.WebhookEndpoint{}
+	for rows.Next() {
+		e, err := scanEndpoint(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		list = append(list, e)
+	}
+	return list, total, rows.Err()
+}
+
+// WebhookEndpointUpdate holds the fields a PATCH may change; nil: no change.
+type WebhookEndpointUpdate struct {
+	URL         *string
+	Description *string
+	EventTypes  *[]kyc.EventType
+	Enabled     *bool
+}
+
+// UpdateWebhookEndpoint applies a validated update. Enabling clears the
+// disabled reason; disabling records that the API did it.
+func (tx *Tx) UpdateWebhookEndpoint(orgID string, env kyc.Environment, id string, u WebhookEndpointUpdate) (*kyc.WebhookEndpoint, error) {
+	e, err := findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
+	if err != nil {
+		return nil, err
+	}
+	if u.URL != nil {
+		e.URL = *u.URL
+	}
+	if u.Description != nil {
+		e.Description = *u.Description
+	}
+	if u.EventTypes != nil {
+		e.EventTypes = *u.EventTypes
+	}
+	types, _ := json.Marshal(e.EventTypes)
+	if _, err := tx.exec(`UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, updated_at = ? WHERE id = ?`,
+		e.URL, e.Description, string(types), kyc.FormatTime(tx.now), e.ID); err != nil {
+		return nil, fmt.Errorf("update webhook endpoint: %w", err)
+	}
+	if u.Enabled != nil && *u.Enabled != e.Enabled {
+		return tx.SetWebhookEndpointEnabled(orgID, env, id, *u.Enabled, "disabled through the API")
+	}
+	return findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
+}
+
+// DeleteWebhookEndpoint removes an endpoint from use; its deliveries and
+// their attempts stay, for the record.
+func (tx *Tx) DeleteWebhookEndpoint(orgID string, env kyc.Environment, id string) error {
+	if _, err := findWebhookEndpoint(context.Background(), tx.q, orgID, env, id); err != nil {
+		return err
+	}
+	_, err := tx.exec(`UPDATE webhook_endpoints SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ?`,
+		kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), id)
+	return err
+}
+
+// RotateWebhookSecret gives the endpoint a new secret and returns it in
+// clear. Until now+overlap deliveries are signed with both the new and the
+// old secret (two sig= in one header), so receivers can switch without
+// dropping any; overlap 0 drops the old one at once.
+func (tx *Tx) RotateWebhookSecret(box Sealer, orgID string, env kyc.Environment, id string, overlap time.Duration) (*kyc.WebhookEndpoint, error) {
+	if box == nil {
+		return nil, errNoSecrets
+	}
+	e, err := findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
+	if err != nil {
+		return nil, err
+	}
+	var current []byte
+	if err := tx.queryRow(`SELECT secret FROM webhook_endpoints WHERE id = ?`, id).Scan(&current); err != nil {
+		return nil, err
+	}
+	var prev, until any
+	if overlap > 0 {
+		prev, until = current, kyc.FormatTime(tx.now.Add(overlap))
+	}
+	e.Secret = "whsec_" + NewSecret(43)
+	if _, err := tx.exec(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?`,
+		box.Seal([]byte(e.Secret), []byte(id)), prev, until, kyc.FormatTime(tx.now), id); err != nil {
+		return nil, fmt.Errorf("rotate secret: %w", err)
+	}
+	e.UpdatedAt = tx.now
+	return e, nil
+}
