@@ -75,6 +75,12 @@ func (q *query) boolParam(name string) bool {
 	}
 }
 
+// str reads a string parameter ("" when absent).
+func (q *query) str(name string) string {
+	q.known[name] = true
+	return q.r.URL.Query().Get(name)
+}
+
 // paging reads page and size.
 func (q *query) paging() (p, size int) {
 	return q.intParam("page", 1, 1, maxPage), q.intParam("size", defaultPageSize, 1, maxPageSize)

@@ -21,6 +21,9 @@ func (s *Server) routes() {
 	s.handle("DELETE /v1/webhook-endpoints/{id}", s.handleWebhookEndpointDelete)
 	s.handle("POST /v1/webhook-endpoints/{id}/rotate-secret", s.handleWebhookEndpointRotate)
 	s.handle("POST /v1/webhook-endpoints/{id}/test", s.handleWebhookEndpointTest)
+	s.handle("GET /v1/webhook-deliveries", s.handleDeliveryList)
+	s.handle("GET /v1/webhook-deliveries/{id}", s.handleDeliveryGet)
+	s.handle("POST /v1/webhook-deliveries/{id}/replay", s.handleDeliveryReplay)
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

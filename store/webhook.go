@@ -20,6 +20,9 @@ const WebhookMaxAttempts = 6
 // DeliveryJob is the payload of a webhook.deliver job.
 type DeliveryJob struct {
 	DeliveryID string `json:"deliveryId"`
+	// Replay marks a one-off attempt asked for through the API: it is not
+	// retried and its failure does not disable the endpoint.
+	Replay bool `json:"replay,omitempty"`
 }
 
 var errNoSecrets = errors.New("store: no secrets key configured: webhook secrets cannot be sealed")
@@ -211,6 +214,7 @@ type DeliveryWork struct {
 	ContactEmail   string
 	PreviousUntil  *time.Time
 	OrganizationID string
+	Attempts       int // attempts made so far (replays continue the count)
 }
 
 // LoadDeliveryWork reads a delivery for its next attempt.
@@ -222,11 +226,11 @@ func (s *Store) LoadDeliveryWork(ctx context.Context, box Sealer, deliveryID str
 	var orgID, env, endpointID string
 	var secret, prev []byte
 	var prevUntil, email sql.NullString
-	err := s.reader.QueryRowContext(ctx, `SELECT d.status, d.event_id, d.event_type, d.organization_id, d.environment, d.endpoint_id,
+	err := s.reader.QueryRowContext(ctx, `SELECT d.status, d.attempts, d.event_id, d.event_type, d.organization_id, d.environment, d.endpoint_id,
 			e.payload, w.secret, w.previous_secret, w.previous_secret_until, o.contact_email
 		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
 		JOIN organizations o ON o.id = d.organization_id WHERE d.id = ?`, deliveryID).
-		Scan(&w.Status, &w.EventID, &w.EventType, &orgID, &env, &endpointID, &w.Body, &secret, &prev, &prevUntil, &email)
+		Scan(&w.Status, &w.Attempts, &w.EventID, &w.EventType, &orgID, &env, &endpointID, &w.Body, &secret, &prev, &prevUntil, &email)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Delivery %s not found.", deliveryID)
 	}

@@ -76,13 +76,15 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 	headers.Set("X-Svc-Signature", SignAll(secrets, now, w.Body))
 	res := d.Sender.Post(ctx, w.Endpoint.Environment == kyc.Live, w.Endpoint.URL, headers, w.Body)
 
-	a := store.Attempt{DeliveryID: w.DeliveryID, Attempt: j.Attempt, RequestHeaders: flatten(headers),
+	a := store.Attempt{DeliveryID: w.DeliveryID, Attempt: w.Attempts + 1, RequestHeaders: flatten(headers),
 		ResponseStatus: res.Status, ResponseExcerpt: res.Excerpt, Duration: res.Duration, StartedAt: now}
 	outcome, reason := store.AttemptDelivered, ""
 	var next time.Time
 	if res.Err != nil {
 		a.Error = res.Err.Error()
-		if j.Attempt >= store.WebhookMaxAttempts {
+		if p.Replay {
+			outcome = store.AttemptFailed // one-off: no retries, the endpoint stays enabled
+		} else if j.Attempt >= store.WebhookMaxAttempts {
 			outcome = store.AttemptFailed
 			reason = fmt.Sprintf("%d attempts failed (the first and %d retries); the last: %s", j.Attempt, j.Attempt-1, a.Error)
 		} else {
