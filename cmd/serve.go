@@ -80,7 +80,7 @@ func (c *ServeCmd) Run(e *env) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	runner := jobs.New(jobs.Options{Store: st, Logger: log})
+	runner := jobs.New(jobs.Options{Store: st, Logger: log, Concurrency: 32})
 	registerMaintenance(runner, st)
 	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter}).Register(runner)
 	if err := scheduleMaintenance(e.ctx, st); err != nil {

@@ -175,6 +175,15 @@ type retryAtError struct {
 func (e retryAtError) Error() string { return e.err.Error() }
 func (e retryAtError) Unwrap() error { return e.err }
 
+// deferError puts a job back without counting an attempt.
+type deferError struct{ at time.Time }
+
+func (e deferError) Error() string { return "deferred until " + e.at.Format(time.RFC3339Nano) }
+
+// Defer puts the job back, due at t, without using up an attempt: for a job
+// that could not start (a resource it needs is busy), not one that failed.
+func Defer(t time.Time) error { return deferError{t} }
+
 // RetryAt reports a failed attempt and asks for the next one at t (still
 // bounded by the kind's attempts).
 func RetryAt(t time.Time, err error) error { return retryAtError{t, err} }
@@ -295,7 +304,10 @@ func (r *Runner) run(ctx context.Context, j store.Job) {
 	// Recording the outcome must not be cancelled with the job.
 	rctx := context.WithoutCancel(ctx)
 	var recErr error
-	if err != nil && ctx.Err() != nil {
+	var def deferError
+	if errors.As(err, &def) {
+		recErr = r.store.InTx(rctx, func(tx *store.Tx) error { return tx.ReleaseJobAt(j, def.at) })
+	} else if err != nil && ctx.Err() != nil {
 		// Cut short by shutdown, not failed: give the attempt back.
 		recErr = r.store.InTx(rctx, func(tx *store.Tx) error { return tx.ReleaseJob(j) })
 		log.Info("job interrupted by shutdown; it will run again", "err", err)

@@ -154,9 +154,13 @@ func leaseResult(res sql.Result, err error) error {
 
 // ReleaseJob gives back a claimed job without using up its attempt, for a
 // run cut short by shutdown: it is due again at once.
-func (tx *Tx) ReleaseJob(j Job) error {
+func (tx *Tx) ReleaseJob(j Job) error { return tx.ReleaseJobAt(j, tx.now) }
+
+// ReleaseJobAt gives back a claimed job without using up its attempt, due
+// again at at (a job that could not start yet, e.g. its endpoint is busy).
+func (tx *Tx) ReleaseJobAt(j Job, at time.Time) error {
 	res, err := tx.exec(`UPDATE jobs SET state = 'pending', attempts = attempts - 1, run_at = ?, updated_at = ?
-		WHERE id = ? AND attempts = ? AND state = 'running'`, kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), j.ID, j.Attempt)
+		WHERE id = ? AND attempts = ? AND state = 'running'`, kyc.FormatTime(at), kyc.FormatTime(tx.now), j.ID, j.Attempt)
 	return leaseResult(res, err)
 }
 

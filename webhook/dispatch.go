@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"kycd/jobs"
@@ -31,7 +32,39 @@ type Dispatcher struct {
 	Now    func() time.Time
 	// Jitter spreads retries; tests set 0 to land on the exact offsets.
 	Jitter float64
+	// PerEndpoint bounds the attempts in flight to one endpoint (default
+	// 4), so that a slow or dead receiver holds at most that many of the
+	// runner's slots and never delays other endpoints' deliveries.
+	PerEndpoint int
+
+	mu   sync.Mutex
+	busy map[string]int
 }
+
+// acquire takes an in-flight slot for the endpoint if one is free.
+func (d *Dispatcher) acquire(endpointID string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.busy == nil {
+		d.busy = map[string]int{}
+	}
+	if d.busy[endpointID] >= d.PerEndpoint {
+		return false
+	}
+	d.busy[endpointID]++
+	return true
+}
+
+func (d *Dispatcher) release(endpointID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.busy[endpointID]--; d.busy[endpointID] <= 0 {
+		delete(d.busy, endpointID)
+	}
+}
+
+// busyRetry is how soon a delivery deferred by a busy endpoint looks again.
+const busyRetry = 250 * time.Millisecond
 
 // Register adds the webhook.deliver kind to r.
 func (d *Dispatcher) Register(r *jobs.Runner) {
@@ -40,6 +73,9 @@ func (d *Dispatcher) Register(r *jobs.Runner) {
 	}
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.PerEndpoint <= 0 {
+		d.PerEndpoint = 4
 	}
 	r.Register(jobs.Kind{Name: store.KindWebhookDeliver, MaxAttempts: store.WebhookMaxAttempts,
 		Timeout: AckTimeout + 5*time.Second, Run: d.deliver})
@@ -63,6 +99,10 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 	if !w.Endpoint.Enabled {
 		return d.Store.InTx(ctx, func(tx *store.Tx) error { return tx.FailUndeliverable(w.DeliveryID) })
 	}
+	if !d.acquire(w.Endpoint.ID) {
+		return jobs.Defer(d.Now().Add(busyRetry)) // not an attempt: the endpoint is busy
+	}
+	defer d.release(w.Endpoint.ID)
 	now := d.Now()
 	secrets := []string{w.Endpoint.Secret}
 	if w.PreviousUntil != nil && now.Before(*w.PreviousUntil) {

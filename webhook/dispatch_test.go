@@ -1,6 +1,7 @@
 package webhook_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -249,3 +250,66 @@ func TestLiveRefusesPrivateAddresses(t *testing.T) {
 }
 
 func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+// TestSlowEndpointDoesNotDelayOthers: a receiver that hangs holds at most
+// PerEndpoint of the runner's slots; another endpoint's delivery goes
+// through meanwhile, and the deferred deliveries lose no attempt.
+func TestSlowEndpointDoesNotDelayOthers(t *testing.T) {
+	st := storetest.Open(t)
+	box, _ := seal.New([]byte(strings.Repeat("k", 32)))
+	org := storetest.MustOrg(t, st, "slow", nil)
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer slow.Close()
+	defer close(release)
+	fastGot := make(chan struct{}, 1)
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fastGot <- struct{}{} }))
+	defer fast.Close()
+
+	runner := jobs.New(jobs.Options{Store: st, Concurrency: 8, PollInterval: 20 * time.Millisecond, ShutdownGrace: time.Second})
+	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false), PerEndpoint: 2}).Register(runner)
+	var slowEP, fastEP *kyc.WebhookEndpoint
+	err := st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		if slowEP, err = tx.CreateWebhookEndpoint(box, store.NewWebhookEndpoint{OrganizationID: org.ID, Environment: kyc.Sandbox, URL: slow.URL}); err != nil {
+			return err
+		}
+		fastEP, err = tx.CreateWebhookEndpoint(box, store.NewWebhookEndpoint{OrganizationID: org.ID, Environment: kyc.Sandbox, URL: fast.URL})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(ep *kyc.WebhookEndpoint) {
+		err := st.InTx(t.Context(), func(tx *store.Tx) error {
+			ev := tx.NewEvent(org.ID, kyc.Sandbox, kyc.EventWebhookTest, ep.ID)
+			ev.Payload = []byte(`{}`)
+			_, err := tx.RecordEvent(ev, ep.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		record(slowEP)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- runner.Start(ctx) }()
+	time.Sleep(200 * time.Millisecond) // let the slow deliveries fill what they may
+	record(fastEP)
+	select {
+	case <-fastGot:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the fast endpoint's delivery waited behind the slow endpoint")
+	}
+	cancel()
+	<-done
+	// The deferred slow deliveries used no attempt.
+	pending, _ := st.FindJobs(t.Context(), store.KindWebhookDeliver, "pending")
+	for _, j := range pending {
+		if j.Attempts > 1 {
+			t.Errorf("a deferred delivery used %d attempts", j.Attempts)
+		}
+	}
+}
