@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"kycd/jobs"
+	"kycd/server"
 	"kycd/webhook"
 )
 
@@ -53,6 +56,14 @@ func TestDeliveriesAPI(t *testing.T) {
 	}
 	if r := e.call("GET", epPath, e.A.SandboxKey, ""); r.json(t)["enabled"] != false {
 		t.Fatalf("endpoint not disabled: %s", r.body)
+	}
+	// The body sent is the TestEvent of the OpenAPI webhooks section.
+	doc, err := openapi3.NewLoader().LoadFromData(server.OpenAPIYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Components.Schemas["TestEvent"].Value.VisitJSON(d["payload"], openapi3.EnableJSONSchema2020()); err != nil {
+		t.Errorf("test event body does not match the TestEvent schema: %v", err)
 	}
 
 	// Replay to a disabled endpoint is refused; enabled again, it works.
