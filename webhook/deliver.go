@@ -35,9 +35,12 @@ type Sender struct {
 	guarded *http.Client // live
 }
 
-// NewSender returns a Sender. allowPrivate lifts the private-address check
-// in live, for on-prem networks.
-func NewSender(allowPrivate bool) *Sender {
+// NewSender returns a Sender with the 10-second acknowledgement timeout.
+// allowPrivate lifts the private-address check in live, for on-prem
+// networks.
+func NewSender(allowPrivate bool) *Sender { return newSender(allowPrivate, AckTimeout) }
+
+func newSender(allowPrivate bool, timeout time.Duration) *Sender {
 	mk := func(guard bool) *http.Client {
 		d := &net.Dialer{Timeout: 5 * time.Second}
 		if guard {
@@ -50,7 +53,7 @@ func NewSender(allowPrivate bool) *Sender {
 			}
 		}
 		return &http.Client{
-			Timeout:       AckTimeout,
+			Timeout:       timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 			Transport: &http.Transport{
 				DialContext:         d.DialContext,
