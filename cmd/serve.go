@@ -13,6 +13,7 @@ import (
 
 	"kycd/jobs"
 	"kycd/kyc"
+	"kycd/mailer"
 	"kycd/server"
 	"kycd/store"
 	"kycd/webhook"
@@ -28,7 +29,13 @@ type ServeCmd struct {
 	LogLevel  string `name:"log-level" default:"info" enum:"debug,info,warn,error" env:"KYCD_LOG_LEVEL" help:"Log level."`
 	LogFormat string `name:"log-format" default:"json" enum:"json,text" env:"KYCD_LOG_FORMAT" help:"Log format."`
 	secretsFlag
-	AllowPrivateWebhooks bool `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
+	SMTPHost             string `name:"smtp-host" env:"KYCD_SMTP_HOST" help:"SMTP server for notification e-mails; without it they stay in the email_outbox table."`
+	SMTPPort             int    `name:"smtp-port" env:"KYCD_SMTP_PORT" help:"SMTP port (default 587, or 465 with --smtp-tls tls, 25 with none)."`
+	SMTPUser             string `name:"smtp-user" env:"KYCD_SMTP_USER" help:"SMTP user name."`
+	SMTPPassword         string `name:"smtp-password" env:"KYCD_SMTP_PASSWORD" help:"SMTP password (prefer the environment variable)."`
+	SMTPFrom             string `name:"smtp-from" env:"KYCD_SMTP_FROM" help:"Sender address of notification e-mails."`
+	SMTPTLS              string `name:"smtp-tls" default:"starttls" enum:"starttls,tls,none" env:"KYCD_SMTP_TLS" help:"starttls (required), tls (implicit) or none."`
+	AllowPrivateWebhooks bool   `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
@@ -66,6 +73,11 @@ func (c *ServeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	m, err := mailer.New(mailer.Config{Host: c.SMTPHost, Port: c.SMTPPort, Username: c.SMTPUser, Password: c.SMTPPassword,
+		From: c.SMTPFrom, TLS: c.SMTPTLS}, log)
+	if err != nil {
+		return err
+	}
 	// Last of the steps that can fail, so that a key is never printed by a
 	// server that then refuses to start.
 	if err := bootstrap(e, st); err != nil {
@@ -83,6 +95,7 @@ func (c *ServeCmd) Run(e *env) error {
 	runner := jobs.New(jobs.Options{Store: st, Logger: log, Concurrency: 32})
 	registerMaintenance(runner, st)
 	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter}).Register(runner)
+	m.Register(runner, st)
 	if err := scheduleMaintenance(e.ctx, st); err != nil {
 		return err
 	}

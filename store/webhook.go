@@ -323,14 +323,51 @@ func (tx *Tx) RecordAttempt(a Attempt, outcome AttemptOutcome, w *DeliveryWork, 
 			ep.Environment, ep.ID, ep.URL, kyc.FormatTime(tx.now), disableReason, w.DeliveryID, w.EventID, w.EventType))
 }
 
-// QueueEmail puts a message in the e-mail outbox.
+// KindEmailSend is the job that sends one outbox message.
+const KindEmailSend = "email.send"
+
+// EmailJob is the payload of an email.send job.
+type EmailJob struct {
+	ID int64 `json:"id"`
+}
+
+// QueueEmail puts a message in the e-mail outbox and, in the same
+// transaction, the job that sends it.
 func (tx *Tx) QueueEmail(orgID, to, subject, body string) error {
-	_, err := tx.exec(`INSERT INTO email_outbox (organization_id, to_address, subject, body, created_at) VALUES (?, ?, ?, ?, ?)`,
+	res, err := tx.exec(`INSERT INTO email_outbox (organization_id, to_address, subject, body, created_at) VALUES (?, ?, ?, ?, ?)`,
 		nullString(orgID), to, subject, body, kyc.FormatTime(tx.now))
 	if err != nil {
 		return fmt.Errorf("queue e-mail: %w", err)
 	}
-	return nil
+	id, _ := res.LastInsertId()
+	payload, _ := json.Marshal(EmailJob{ID: id})
+	_, err = tx.EnqueueJob(NewJob{Kind: KindEmailSend, Payload: payload, MaxAttempts: 8})
+	return err
+}
+
+// FindEmail returns one outbox message.
+func (s *Store) FindEmail(ctx context.Context, id int64) (*Email, error) {
+	var m Email
+	var created string
+	var sent sql.NullString
+	err := s.reader.QueryRowContext(ctx, `SELECT id, to_address, subject, body, created_at, sent_at FROM email_outbox WHERE id = ?`, id).
+		Scan(&m.ID, &m.To, &m.Subject, &m.Body, &created, &sent)
+	if err != nil {
+		return nil, fmt.Errorf("find e-mail %d: %w", id, err)
+	}
+	m.CreatedAt, m.SentAt = parseTime(created), optTime(sent)
+	return &m, nil
+}
+
+// MarkEmail records a send: sent when sendErr is nil, else its error.
+func (tx *Tx) MarkEmail(id int64, sendErr error) error {
+	var err error
+	if sendErr == nil {
+		_, err = tx.exec(`UPDATE email_outbox SET sent_at = ?, error = NULL WHERE id = ?`, kyc.FormatTime(tx.now), id)
+	} else {
+		_, err = tx.exec(`UPDATE email_outbox SET error = ? WHERE id = ?`, sendErr.Error(), id)
+	}
+	return err
 }
 
 // FailUndeliverable marks a delivery failed without an attempt (its
@@ -348,6 +385,7 @@ type Email struct {
 	Subject   string
 	Body      string
 	CreatedAt time.Time
+	SentAt    *time.Time
 }
 
 // FindEmails lists the outbox, oldest first.

@@ -1,0 +1,109 @@
+// Package mailer sends the e-mails kycd queues in its outbox (an endpoint
+// disabled; later, portal links) over SMTP, with github.com/wneessen/go-mail.
+package mailer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/wneessen/go-mail"
+
+	"kycd/jobs"
+	"kycd/store"
+)
+
+// Config is the SMTP server to send through. An empty Host means no SMTP:
+// messages stay in the outbox table (and the log says so).
+type Config struct {
+	Host     string
+	Port     int
+	Username string
+	Password string
+	From     string
+	// TLS is starttls (default: required STARTTLS), tls (implicit TLS, as on
+	// port 465) or none (plain, for a local relay).
+	TLS string
+}
+
+// Mailer sends outbox messages.
+type Mailer struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// New checks cfg and returns a Mailer.
+func New(cfg Config, log *slog.Logger) (*Mailer, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Host != "" && cfg.From == "" {
+		return nil, fmt.Errorf("SMTP needs a sender address (--smtp-from)")
+	}
+	switch cfg.TLS {
+	case "", "starttls", "tls", "none":
+	default:
+		return nil, fmt.Errorf("--smtp-tls must be starttls, tls or none")
+	}
+	return &Mailer{cfg: cfg, log: log}, nil
+}
+
+// Send delivers one message.
+func (m *Mailer) Send(ctx context.Context, to, subject, body string) error {
+	msg := mail.NewMsg()
+	if err := msg.From(m.cfg.From); err != nil {
+		return jobs.Permanent(fmt.Errorf("sender address: %w", err))
+	}
+	if err := msg.To(to); err != nil {
+		return jobs.Permanent(fmt.Errorf("recipient address: %w", err))
+	}
+	msg.Subject(subject)
+	msg.SetBodyString(mail.TypeTextPlain, body)
+	opts := []mail.Option{mail.WithTimeout(30 * time.Second)}
+	switch m.cfg.TLS {
+	case "none":
+		opts = append(opts, mail.WithTLSPolicy(mail.NoTLS))
+	case "tls":
+		opts = append(opts, mail.WithSSL())
+	default:
+		opts = append(opts, mail.WithTLSPolicy(mail.TLSMandatory))
+	}
+	if m.cfg.Port != 0 {
+		opts = append(opts, mail.WithPort(m.cfg.Port))
+	}
+	if m.cfg.Username != "" {
+		opts = append(opts, mail.WithSMTPAuth(mail.SMTPAuthAutoDiscover), mail.WithUsername(m.cfg.Username), mail.WithPassword(m.cfg.Password))
+	}
+	c, err := mail.NewClient(m.cfg.Host, opts...)
+	if err != nil {
+		return err
+	}
+	return c.DialAndSendWithContext(ctx, msg)
+}
+
+// Register adds the email.send kind: up to 8 attempts, backing off from
+// 30 s to an hour.
+func (m *Mailer) Register(r *jobs.Runner, st *store.Store) {
+	r.Register(jobs.Kind{Name: store.KindEmailSend, MaxAttempts: 8, Backoff: jobs.Exponential(30*time.Second, time.Hour),
+		Timeout: time.Minute, Run: func(ctx context.Context, j store.Job) error {
+			var p store.EmailJob
+			if err := json.Unmarshal(j.Payload, &p); err != nil {
+				return jobs.Permanent(err)
+			}
+			e, err := st.FindEmail(ctx, p.ID)
+			if err != nil || e.SentAt != nil {
+				return err
+			}
+			if m.cfg.Host == "" {
+				m.log.Warn("no SMTP configured: the e-mail stays in the outbox table", "email_id", e.ID, "to", e.To, "subject", e.Subject)
+				return nil
+			}
+			sendErr := m.Send(ctx, e.To, e.Subject, e.Body)
+			if err := st.InTx(context.WithoutCancel(ctx), func(tx *store.Tx) error { return tx.MarkEmail(e.ID, sendErr) }); err != nil {
+				return err
+			}
+			return sendErr
+		}})
+}

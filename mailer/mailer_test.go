@@ -1,0 +1,145 @@
+package mailer_test
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"kycd/jobs"
+	"kycd/mailer"
+	"kycd/store"
+	"kycd/store/storetest"
+)
+
+// smtpServer is a minimal SMTP receiver (no TLS, no auth) that keeps what
+// it was sent: enough to check what kycd hands to a relay.
+type smtpServer struct {
+	ln   net.Listener
+	mu   sync.Mutex
+	msgs []string
+	rcpt []string
+}
+
+func newSMTPServer(t *testing.T) *smtpServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &smtpServer{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return s
+}
+
+func (s *smtpServer) serve(c net.Conn) {
+	defer c.Close()
+	r, w := bufio.NewReader(c), bufio.NewWriter(c)
+	say := func(line string) { w.WriteString(line + "\r\n"); w.Flush() }
+	say("220 test ESMTP")
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		cmd := strings.ToUpper(strings.TrimSpace(line))
+		switch {
+		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
+			say("250-test")
+			say("250 8BITMIME")
+		case strings.HasPrefix(cmd, "RCPT TO:"):
+			s.mu.Lock()
+			s.rcpt = append(s.rcpt, strings.TrimSpace(line[len("RCPT TO:"):]))
+			s.mu.Unlock()
+			say("250 ok")
+		case strings.HasPrefix(cmd, "DATA"):
+			say("354 go on")
+			var b strings.Builder
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if l == ".\r\n" {
+					break
+				}
+				b.WriteString(l)
+			}
+			s.mu.Lock()
+			s.msgs = append(s.msgs, b.String())
+			s.mu.Unlock()
+			say("250 queued")
+		case strings.HasPrefix(cmd, "QUIT"):
+			say("221 bye")
+			return
+		default:
+			say("250 ok")
+		}
+	}
+}
+
+func TestOutboxIsSent(t *testing.T) {
+	srv := newSMTPServer(t)
+	st, clock := storetest.Open(t), &storetest.Clock{}
+	st.Now = clock.Now
+	org := storetest.MustOrg(t, st, "mail", nil)
+	port := srv.ln.Addr().(*net.TCPAddr).Port
+	m, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: port, From: "kycd@example.com", TLS: "none"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := jobs.New(jobs.Options{Store: st, Now: clock.Now})
+	m.Register(r, st)
+	err = st.InTx(t.Context(), func(tx *store.Tx) error {
+		return tx.QueueEmail(org.ID, "compliance@mail.example", "kycd: webhook endpoint disabled", "Zoë's endpoint failed.\n")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("RunOnce = %d, %v", n, err)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.msgs) != 1 || !strings.Contains(srv.msgs[0], "Subject: kycd: webhook endpoint disabled") ||
+		len(srv.rcpt) != 1 || !strings.Contains(srv.rcpt[0], "compliance@mail.example") {
+		t.Fatalf("relay got %d messages to %v: %q", len(srv.msgs), srv.rcpt, srv.msgs)
+	}
+	mails, _ := st.FindEmails(t.Context())
+	if sent, _ := st.FindEmail(t.Context(), mails[0].ID); sent.SentAt == nil {
+		t.Error("the outbox row is not marked sent")
+	}
+}
+
+func TestNoSMTPKeepsOutbox(t *testing.T) {
+	st := storetest.Open(t)
+	org := storetest.MustOrg(t, st, "nomail", nil)
+	m, _ := mailer.New(mailer.Config{}, nil)
+	r := jobs.New(jobs.Options{Store: st})
+	m.Register(r, st)
+	if err := st.InTx(t.Context(), func(tx *store.Tx) error { return tx.QueueEmail(org.ID, "a@b.example", "s", "b") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mails, _ := st.FindEmails(t.Context())
+	if len(mails) != 1 {
+		t.Fatalf("outbox: %+v", mails)
+	}
+	if e, _ := st.FindEmail(t.Context(), mails[0].ID); e.SentAt != nil {
+		t.Error("marked sent without SMTP")
+	}
+	if _, err := mailer.New(mailer.Config{Host: "smtp.example", TLS: "maybe", From: "x@y.example"}, nil); err == nil {
+		t.Error("a bad --smtp-tls was accepted")
+	}
+}
