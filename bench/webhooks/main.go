@@ -5,10 +5,11 @@
 //   - throughput: a burst of events, fanned out over -endpoints endpoints, is
 //     recorded in one go; reports deliveries/s until the last is
 //     acknowledged;
+//
 //   - delay: events are recorded at a steady -rate; reports the time from
 //     each event's commit to its delivery reaching the receiver (p50/p99).
 //
-//	go run ./bench/webhooks -burst 20000 -rate 300 -duration 10s
+//     go run ./bench/webhooks -burst 20000 -rate 300 -duration 10s
 package main
 
 import (
