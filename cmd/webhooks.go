@@ -124,22 +124,31 @@ func (c *WebhooksListCmd) Run(e *env) error {
 	return tw.Flush()
 }
 
-// WebhooksSetCmd enables or disables an endpoint.
-type WebhooksSetCmd struct {
+// endpointRef names one endpoint of the database, for the commands that act
+// on one.
+type endpointRef struct {
 	dbFlag
 	ID string `arg:"" name:"ENDPOINT_ID" help:"we_<ulid>"`
 }
 
-func (c *WebhooksSetCmd) set(e *env, enabled bool) error {
-	s, err := openStore(e.ctx, c.DB)
+// open opens the database and finds the endpoint; the caller closes s.
+func (c *endpointRef) open(e *env) (s *store.Store, ep *kyc.WebhookEndpoint, err error) {
+	if s, err = openStore(e.ctx, c.DB); err != nil {
+		return nil, nil, err
+	}
+	if ep, err = s.FindWebhookEndpointByID(e.ctx, c.ID); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, ep, nil
+}
+
+func (c *endpointRef) setEnabled(e *env, enabled bool) error {
+	s, ep, err := c.open(e)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	ep, err := s.FindWebhookEndpointByID(e.ctx, c.ID)
-	if err != nil {
-		return err
-	}
 	return s.InTx(e.ctx, func(tx *store.Tx) error {
 		_, err := tx.SetWebhookEndpointEnabled(ep.OrganizationID, ep.Environment, ep.ID, enabled, "disabled by an operator (kycd webhooks disable)")
 		return err
@@ -147,50 +156,36 @@ func (c *WebhooksSetCmd) set(e *env, enabled bool) error {
 }
 
 // WebhooksDisableCmd disables an endpoint.
-type WebhooksDisableCmd struct{ WebhooksSetCmd }
+type WebhooksDisableCmd struct{ endpointRef }
 
 // Run disables it.
-func (c *WebhooksDisableCmd) Run(e *env) error { return c.set(e, false) }
+func (c *WebhooksDisableCmd) Run(e *env) error { return c.setEnabled(e, false) }
 
 // WebhooksEnableCmd enables an endpoint.
-type WebhooksEnableCmd struct{ WebhooksSetCmd }
+type WebhooksEnableCmd struct{ endpointRef }
 
 // Run enables it.
-func (c *WebhooksEnableCmd) Run(e *env) error { return c.set(e, true) }
+func (c *WebhooksEnableCmd) Run(e *env) error { return c.setEnabled(e, true) }
 
 // WebhooksTestCmd sends svc.webhook.test to one endpoint (delivered by the
 // running server's job runner).
-type WebhooksTestCmd struct {
-	dbFlag
-	ID string `arg:"" name:"ENDPOINT_ID" help:"we_<ulid>"`
-}
+type WebhooksTestCmd struct{ endpointRef }
 
 // Run records the test event and prints its delivery id.
 func (c *WebhooksTestCmd) Run(e *env) error {
-	s, err := openStore(e.ctx, c.DB)
+	s, ep, err := c.open(e)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	ep, err := s.FindWebhookEndpointByID(e.ctx, c.ID)
-	if err != nil {
-		return err
-	}
-	var ids []string
+	var deliveryID string
 	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
-		ev := tx.NewEvent(ep.OrganizationID, ep.Environment, kyc.EventWebhookTest, ep.ID)
-		if ev.Payload, err = webhook.TestEventBody(ev, ep); err != nil {
-			return err
-		}
-		ids, err = tx.RecordEvent(ev, ep.ID)
+		_, deliveryID, err = webhook.SendTest(tx, ep)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	if len(ids) == 0 {
-		return fmt.Errorf("endpoint %s is disabled: enable it first", ep.ID)
-	}
-	fmt.Fprintln(e.stdout, ids[0])
+	fmt.Fprintln(e.stdout, deliveryID)
 	return nil
 }

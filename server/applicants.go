@@ -91,11 +91,7 @@ func (s *Server) handleApplicantList(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	data := make([]applicantJSON, len(list))
-	for i, a := range list {
-		data[i] = toApplicantJSON(a)
-	}
-	writeJSON(w, http.StatusOK, newPage(data, p, size, total))
+	writeJSON(w, http.StatusOK, newPage(mapAll(list, toApplicantJSON), p, size, total))
 	return nil
 }
 

@@ -74,11 +74,7 @@ func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	data := make([]deliveryJSON, len(list))
-	for i, d := range list {
-		data[i] = toDeliveryJSON(d)
-	}
-	writeJSON(w, http.StatusOK, newPage(data, p, size, total))
+	writeJSON(w, http.StatusOK, newPage(mapAll(list, toDeliveryJSON), p, size, total))
 	return nil
 }
 

@@ -31,6 +31,15 @@ type pagination struct {
 	HasMore    bool `json:"hasMore"`
 }
 
+// mapAll converts every item of a list for its JSON form.
+func mapAll[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
 func newPage[T any](data []T, p, size, total int) page[T] {
 	pages := (total + size - 1) / size
 	return page[T]{Data: data, Pagination: pagination{Page: p, Size: size, TotalItems: total, TotalPages: pages, HasMore: p < pages}}

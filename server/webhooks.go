@@ -147,11 +147,8 @@ func (s *Server) handleWebhookEndpointList(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	data := make([]endpointJSON, len(list))
-	for i, e := range list {
-		data[i] = toEndpointJSON(e, false)
-	}
-	writeJSON(w, http.StatusOK, newPage(data, p, size, total))
+	withoutSecret := func(e *kyc.WebhookEndpoint) endpointJSON { return toEndpointJSON(e, false) }
+	writeJSON(w, http.StatusOK, newPage(mapAll(list, withoutSecret), p, size, total))
 	return nil
 }
 
@@ -262,20 +259,10 @@ func (s *Server) handleWebhookEndpointTest(w http.ResponseWriter, r *http.Reques
 		if err != nil {
 			return nil, err
 		}
-		if !ep.Enabled {
-			return nil, kyc.Errorf(kyc.EUnprocessable, "Webhook endpoint %s is disabled; enable it before sending a test event.", ep.ID)
-		}
-		ev := tx.NewEvent(key.OrganizationID, key.Environment, kyc.EventWebhookTest, ep.ID)
-		if ev.Payload, err = webhook.TestEventBody(ev, ep); err != nil {
-			return nil, err
-		}
-		ids, err := tx.RecordEvent(ev, ep.ID)
+		eventID, deliveryID, err := webhook.SendTest(tx, ep)
 		if err != nil {
 			return nil, err
 		}
-		if len(ids) != 1 {
-			return nil, fmt.Errorf("test event made %d deliveries", len(ids))
-		}
-		return testResultJSON{EventID: ev.ID, DeliveryID: ids[0]}, nil
+		return testResultJSON{EventID: eventID, DeliveryID: deliveryID}, nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"kycd/kyc"
+	"kycd/store"
 )
 
 // CheckURL applies the endpoint URL rules: absolute http(s) with a host,
@@ -36,4 +37,25 @@ func TestEventBody(ev *kyc.Event, ep *kyc.WebhookEndpoint) ([]byte, error) {
 		"actorType":      "api_key",
 		"createdAt":      kyc.FormatTime(ev.CreatedAt),
 	})
+}
+
+// SendTest records svc.webhook.test for one endpoint in the caller's
+// transaction and returns the event and its delivery (the job runner sends
+// it). A disabled endpoint is UNPROCESSABLE. The API and the CLI both use it.
+func SendTest(tx *store.Tx, ep *kyc.WebhookEndpoint) (eventID, deliveryID string, err error) {
+	if !ep.Enabled {
+		return "", "", kyc.Errorf(kyc.EUnprocessable, "Webhook endpoint %s is disabled; enable it before sending a test event.", ep.ID)
+	}
+	ev := tx.NewEvent(ep.OrganizationID, ep.Environment, kyc.EventWebhookTest, ep.ID)
+	if ev.Payload, err = TestEventBody(ev, ep); err != nil {
+		return "", "", err
+	}
+	ids, err := tx.RecordEvent(ev, ep.ID)
+	if err != nil {
+		return "", "", err
+	}
+	if len(ids) != 1 {
+		return "", "", fmt.Errorf("test event made %d deliveries, want 1", len(ids))
+	}
+	return ev.ID, ids[0], nil
 }
