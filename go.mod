@@ -5,9 +5,12 @@ go 1.26.0
 require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/getkin/kin-openapi v0.152.0
+	github.com/gosimple/unidecode v1.0.1
 	github.com/oasdiff/yaml v0.1.1
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/swaggo/files/v2 v2.0.2
+	github.com/wneessen/go-mail v0.8.1
+	golang.org/x/text v0.40.0
 	modernc.org/sqlite v1.60.1
 )
 
@@ -23,10 +26,8 @@ require (
 	github.com/oasdiff/yaml3 v0.0.14 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/wneessen/go-mail v0.8.1 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.40.0 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -114,5 +114,8 @@ type Organization struct {
 	ID           string
 	Name         string
 	ContactEmail string
+	// AMLThreshold is the organization's match threshold; nil means
+	// DefaultAMLThreshold.
+	AMLThreshold *float64
 	CreatedAt    time.Time
 }

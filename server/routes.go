@@ -14,6 +14,11 @@ func (s *Server) routes() {
 	s.handle("POST /v1/applicants/{id}/archive", s.handleApplicantArchive)
 	s.handle("POST /v1/applicants/{id}/unarchive", s.handleApplicantUnarchive)
 
+	s.handle("POST /v1/aml-checks", s.handleAMLCheckCreate)
+	s.handle("GET /v1/aml-checks", s.handleAMLCheckList)
+	s.handle("GET /v1/aml-checks/{id}", s.handleAMLCheckGet)
+	s.handle("PATCH /v1/aml-checks/{id}", s.handleAMLCheckUpdate)
+
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
 	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)
 	s.handle("GET /v1/webhook-endpoints/{id}", s.handleWebhookEndpointGet)

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"kycd/aml"
 	"kycd/kyc"
+	"kycd/screening"
 	"kycd/store"
 )
 
@@ -32,6 +34,9 @@ type Options struct {
 	Secrets store.Sealer
 	// AllowPrivateWebhooks lets live endpoints point at private addresses.
 	AllowPrivateWebhooks bool
+	// AML runs AML checks; default: a service with no lists loaded (live
+	// checks fail closed, sandbox has its test list).
+	AML *aml.Service
 }
 
 // Server handles the API's requests.
@@ -46,6 +51,7 @@ type Server struct {
 
 	secrets              store.Sealer
 	allowPrivateWebhooks bool
+	aml                  *aml.Service
 
 	mux      *http.ServeMux
 	limits   *rateLimiter
@@ -68,6 +74,7 @@ func New(opts Options) (*Server, error) {
 		now:       opts.Now,
 		version:   opts.Version,
 		secrets:   opts.Secrets,
+		aml:       opts.AML,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
 		mux:                  http.NewServeMux(),
@@ -75,6 +82,13 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.aml == nil {
+		sc, err := screening.NewScreener()
+		if err != nil {
+			return nil, err
+		}
+		s.aml = aml.New(s.store, sc, s.log)
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -28,7 +28,7 @@ func (tx *Tx) CountOrganizations() (int, error) {
 
 // FindOrganizations lists every organization, oldest first.
 func (s *Store) FindOrganizations(ctx context.Context) ([]*kyc.Organization, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, contact_email, created_at FROM organizations ORDER BY id`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, contact_email, aml_threshold, created_at FROM organizations ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("find organizations: %w", err)
 	}
@@ -38,11 +38,42 @@ func (s *Store) FindOrganizations(ctx context.Context) ([]*kyc.Organization, err
 		var o kyc.Organization
 		var email sql.NullString
 		var created string
-		if err := rows.Scan(&o.ID, &o.Name, &email, &created); err != nil {
+		var threshold sql.NullFloat64
+		if err := rows.Scan(&o.ID, &o.Name, &email, &threshold, &created); err != nil {
 			return nil, fmt.Errorf("scan organization: %w", err)
 		}
 		o.ContactEmail, o.CreatedAt = email.String, parseTime(created)
+		if threshold.Valid {
+			o.AMLThreshold = &threshold.Float64
+		}
 		orgs = append(orgs, &o)
 	}
 	return orgs, rows.Err()
+}
+
+// SetAMLThreshold sets (or, with nil, resets to the default) the
+// organization's AML match threshold.
+func (tx *Tx) SetAMLThreshold(orgID string, threshold *float64) error {
+	res, err := tx.exec(`UPDATE organizations SET aml_threshold = ? WHERE id = ?`, threshold, orgID)
+	if err != nil {
+		return fmt.Errorf("set aml threshold: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
+	}
+	return nil
+}
+
+// AMLThreshold returns the organization's threshold, or def when it has
+// none of its own.
+func (s *Store) AMLThreshold(ctx context.Context, orgID string, def float64) (float64, error) {
+	var t sql.NullFloat64
+	err := s.reader.QueryRowContext(ctx, `SELECT aml_threshold FROM organizations WHERE id = ?`, orgID).Scan(&t)
+	if err != nil {
+		return 0, fmt.Errorf("find aml threshold: %w", err)
+	}
+	if t.Valid {
+		return t.Float64, nil
+	}
+	return def, nil
 }

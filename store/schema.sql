@@ -1,6 +1,40 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 3
+-- PRAGMA user_version = 4
+
+CREATE TABLE aml_checks (
+  id               TEXT PRIMARY KEY,         -- aml_<ulid>
+  public_id        TEXT NOT NULL UNIQUE,     -- aml_<12 base32>
+  organization_id  TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment      TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  first_name       TEXT NOT NULL,
+  last_name        TEXT NOT NULL,
+  dob              TEXT,
+  country          TEXT,
+  monitoring       INTEGER NOT NULL CHECK (monitoring IN (0, 1)),
+  status           TEXT NOT NULL CHECK (status IN ('no_match', 'potential_match', 'failed')),
+  risk_level       TEXT CHECK (risk_level IN ('low', 'medium', 'high')),
+  match_count      INTEGER NOT NULL,
+  threshold        REAL NOT NULL,
+  results          TEXT NOT NULL,            -- JSON array of per-list results
+  last_screened_at TEXT NOT NULL,
+  next_screen_at   TEXT,                     -- set while monitoring is on
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE aml_screenings (
+  id              TEXT PRIMARY KEY,          -- ams_<ulid>
+  check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update')),
+  screened_at     TEXT NOT NULL,
+  status          TEXT NOT NULL,
+  previous_status TEXT,
+  risk_level      TEXT,
+  match_count     INTEGER NOT NULL,
+  changed         INTEGER NOT NULL CHECK (changed IN (0, 1)),
+  detail          TEXT NOT NULL              -- JSON: new/removed matches, list versions
+) STRICT;
 
 CREATE TABLE api_keys (
   id              TEXT PRIMARY KEY,          -- the <ulid> part of svc_test_<ulid>.<secret>
@@ -80,12 +114,31 @@ CREATE TABLE jobs (
   updated_at   TEXT NOT NULL
 ) STRICT;
 
+CREATE TABLE list_entities (
+  version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  body       BLOB NOT NULL,                  -- JSON of screening.Entity
+  PRIMARY KEY (version_id, seq)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE list_versions (
+  id           TEXT PRIMARY KEY,             -- lsv_<ulid>
+  source       TEXT NOT NULL,                -- operator's name for the list, e.g. ofac-sdn
+  kind         TEXT NOT NULL CHECK (kind IN ('sanctions', 'pep', 'adverse_media')),
+  format       TEXT NOT NULL,                -- ofac-csv, un-xml, ftm, senzing, csv
+  provider     TEXT NOT NULL,                -- shown in results, e.g. 'OFAC SDN'
+  sha256       TEXT NOT NULL,                -- of the imported files, in order
+  entity_count INTEGER NOT NULL,
+  imported_at  TEXT NOT NULL,
+  active       INTEGER NOT NULL CHECK (active IN (0, 1))
+) STRICT;
+
 CREATE TABLE organizations (
   id            TEXT PRIMARY KEY,            -- org_<ulid>
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1)) STRICT;
 
 CREATE TABLE webhook_attempts (
   id               INTEGER PRIMARY KEY,
@@ -134,6 +187,14 @@ CREATE TABLE webhook_endpoints (
   deleted_at      TEXT                       -- soft delete: deliveries keep their history
 ) STRICT;
 
+CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
+
+CREATE INDEX aml_checks_org_env_id_idx ON aml_checks (organization_id, environment, id);
+
+CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks (organization_id, environment, status, id);
+
+CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
+
 CREATE INDEX api_keys_organization_id_idx ON api_keys (organization_id);
 
 CREATE UNIQUE INDEX applicants_org_env_external_ref_idx
@@ -148,6 +209,8 @@ CREATE INDEX events_org_env_id_idx ON events (organization_id, environment, id);
 CREATE INDEX idempotency_keys_expires_at_idx ON idempotency_keys (expires_at);
 
 CREATE INDEX jobs_state_run_at_idx ON jobs (state, run_at);
+
+CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
 
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt);
 

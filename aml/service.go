@@ -1,0 +1,143 @@
+// Package aml runs AML checks: it screens people with the screening
+// engine, stores checks and their monitoring history, fires the AML
+// webhook events, keeps the loaded watch lists in step with the database
+// and re-screens monitored checks.
+package aml
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"kycd/kyc"
+	"kycd/screening"
+	"kycd/store"
+)
+
+// Service is the AML use cases over one store and one screener.
+type Service struct {
+	store    *store.Store
+	screener *screening.Screener
+	log      *slog.Logger
+
+	refreshMu sync.Mutex // one list reload at a time
+}
+
+// New returns a service. Call Refresh before serving, so live screening
+// has the imported lists.
+func New(st *store.Store, sc *screening.Screener, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: st, screener: sc, log: log}
+}
+
+// Screener is the screening engine the service uses (KYC screening shares
+// it).
+func (s *Service) Screener() *screening.Screener { return s.screener }
+
+// Subject is who a check screens.
+type Subject struct {
+	FirstName, LastName string
+	DOB, Country        *string
+}
+
+func (sub Subject) query() screening.Query {
+	q := screening.Query{Name: strings.TrimSpace(sub.FirstName) + " " + strings.TrimSpace(sub.LastName)}
+	if sub.DOB != nil {
+		q.DOB = *sub.DOB
+	}
+	if sub.Country != nil {
+		q.Country = *sub.Country
+	}
+	return q
+}
+
+// Screened is a screening done outside any transaction (it is CPU work
+// that must not hold the write lock), ready to be recorded.
+type Screened struct {
+	Subject   Subject
+	Threshold float64
+	Results   []kyc.ListResult
+}
+
+// Screen screens a subject with the organization's threshold.
+func (s *Service) Screen(ctx context.Context, orgID string, env kyc.Environment, sub Subject) (*Screened, error) {
+	th, err := s.store.AMLThreshold(ctx, orgID, screening.DefaultThreshold)
+	if err != nil {
+		return nil, err
+	}
+	return &Screened{Subject: sub, Threshold: th, Results: s.screener.Screen(env, sub.query(), th)}, nil
+}
+
+// Create records a new check from a screening, with its first history
+// entry, and fires svc.aml_check.completed (and match_found on a
+// potential match) in the same transaction.
+func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, sc *Screened, monitoring bool) (*kyc.AMLCheck, error) {
+	c := &kyc.AMLCheck{OrganizationID: orgID, Environment: env, FirstName: strings.TrimSpace(sc.Subject.FirstName),
+		LastName: strings.TrimSpace(sc.Subject.LastName), DOB: sc.Subject.DOB, Country: sc.Subject.Country,
+		MonitoringEnabled: monitoring, Threshold: sc.Threshold, Results: sc.Results}
+	c.Status, c.RiskLevel, c.MatchCount = kyc.RollUp(c.Results)
+	hist := &kyc.Screening{Trigger: kyc.TriggerInitial, Status: c.Status, RiskLevel: c.RiskLevel, MatchCount: c.MatchCount,
+		NewMatches: matchKeys(c.Results), ListVersions: versionIDs(c.Results), Changed: true}
+	if err := tx.CreateAMLCheck(c, hist); err != nil {
+		return nil, err
+	}
+	c.History = []kyc.Screening{*hist}
+	if err := recordEvent(tx, c, kyc.EventAMLCompleted, nil, 0); err != nil {
+		return nil, err
+	}
+	if c.Status == kyc.AMLPotentialMatch {
+		if err := recordEvent(tx, c, kyc.EventAMLMatchFound, nil, 0); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// recordEvent stores an AML event and its deliveries (the outbox).
+func recordEvent(tx *store.Tx, c *kyc.AMLCheck, typ kyc.EventType, prev *kyc.AMLStatus, newMatches int) error {
+	ev := tx.NewEvent(c.OrganizationID, c.Environment, typ, c.ID)
+	summaries := make([]map[string]any, 0, len(c.Results))
+	for _, r := range c.Results {
+		summaries = append(summaries, map[string]any{"checkType": r.CheckType, "provider": r.Provider,
+			"status": r.Status, "riskLevel": r.RiskLevel, "matchCount": r.MatchCount})
+	}
+	body := map[string]any{
+		"eventId": ev.ID, "eventType": typ, "resourceId": c.ID, "publicId": c.PublicID, "status": c.Status,
+		"riskLevel": c.RiskLevel, "matchCount": c.MatchCount, "results": summaries, "monitoringEnabled": c.MonitoringEnabled,
+		"organizationId": c.OrganizationID, "environment": c.Environment, "createdAt": kyc.FormatTime(ev.CreatedAt),
+	}
+	if typ == kyc.EventAMLMonitoringAlert {
+		body["previousStatus"], body["newMatchCount"] = prev, newMatches
+	}
+	var err error
+	if ev.Payload, err = json.Marshal(body); err != nil {
+		return fmt.Errorf("encode event: %w", err)
+	}
+	_, err = tx.RecordEvent(ev, "")
+	return err
+}
+
+func matchKeys(results []kyc.ListResult) []string {
+	var keys []string
+	for _, r := range results {
+		for i := range r.Matches {
+			keys = append(keys, r.Matches[i].Key())
+		}
+	}
+	return keys
+}
+
+func versionIDs(results []kyc.ListResult) []string {
+	var ids []string
+	for _, r := range results {
+		for _, l := range r.Lists {
+			ids = append(ids, l.ID)
+		}
+	}
+	return ids
+}

@@ -1,0 +1,225 @@
+package kyc
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// AMLStatus is the rolled-up verdict of an AML check (spec §3.1, §3.2).
+type AMLStatus string
+
+// AML check statuses: no_match when every list is clear, potential_match
+// when any list has a hit, failed when any list could not be screened
+// (fail-closed: never a clean pass).
+const (
+	AMLNoMatch        AMLStatus = "no_match"
+	AMLPotentialMatch AMLStatus = "potential_match"
+	AMLFailed         AMLStatus = "failed"
+)
+
+// AMLStatuses lists every status, for validation and the OpenAPI enum.
+var AMLStatuses = []AMLStatus{AMLNoMatch, AMLPotentialMatch, AMLFailed}
+
+// ListStatus is the outcome of screening against one kind of list.
+type ListStatus string
+
+// Per-list outcomes.
+const (
+	ListClear ListStatus = "clear"
+	ListHit   ListStatus = "hit"
+	ListError ListStatus = "error"
+)
+
+// RiskLevel grades a result. Per list: low when clear; high for any
+// sanctions hit and for any hit scoring at least HighRiskScore; medium for
+// other PEP and adverse-media hits. A check's level is the highest of its
+// lists' and null when nothing matched.
+type RiskLevel string
+
+// Risk levels, lowest first.
+const (
+	RiskLow    RiskLevel = "low"
+	RiskMedium RiskLevel = "medium"
+	RiskHigh   RiskLevel = "high"
+)
+
+// HighRiskScore is the match score from which a PEP or adverse-media hit
+// is high risk: at that score the name, and the date of birth when both
+// sides have one, agree almost exactly.
+const HighRiskScore = 0.95
+
+func (r RiskLevel) rank() int {
+	switch r {
+	case RiskLow:
+		return 1
+	case RiskMedium:
+		return 2
+	case RiskHigh:
+		return 3
+	}
+	return 0
+}
+
+// AMLCheck is a standalone screening of one person (spec §2.3).
+type AMLCheck struct {
+	ID                string
+	PublicID          string
+	OrganizationID    string
+	Environment       Environment
+	FirstName         string
+	LastName          string
+	DOB               *string
+	Country           *string
+	MonitoringEnabled bool
+	Status            AMLStatus
+	RiskLevel         *RiskLevel
+	MatchCount        int
+	Threshold         float64
+	Results           []ListResult
+	LastScreenedAt    time.Time
+	NextScreenAt      *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	// History is the monitoring history, oldest first, when loaded.
+	History []Screening
+}
+
+// ListResult is the item of results: one per list kind.
+type ListResult struct {
+	CheckType  string        `json:"checkType"`
+	Provider   string        `json:"provider"`
+	Status     ListStatus    `json:"status"`
+	RiskLevel  RiskLevel     `json:"riskLevel"`
+	MatchCount int           `json:"matchCount"`
+	Matches    []MatchRecord `json:"matches"`
+	// Lists are the list versions screened, so a result can be traced to
+	// the exact data it was computed from.
+	Lists []ListVersionRef `json:"lists"`
+	Error *string          `json:"error"`
+}
+
+// ListVersionRef identifies one imported list version.
+type ListVersionRef struct {
+	ID          string `json:"id"`
+	Source      string `json:"source"`
+	Provider    string `json:"provider"`
+	EntityCount int    `json:"entityCount"`
+	ImportedAt  string `json:"importedAt"`
+}
+
+// MatchRecord is one listed entity resembling the screened person.
+type MatchRecord struct {
+	EntityID        string         `json:"entityId"`
+	ListVersionID   string         `json:"listVersionId"`
+	Source          string         `json:"source"`
+	Provider        string         `json:"provider"`
+	Schema          string         `json:"schema"`
+	Score           float64        `json:"score"`
+	MatchedName     string         `json:"matchedName"`
+	MatchedNameType string         `json:"matchedNameType"`
+	Names           []string       `json:"names"`
+	DatesOfBirth    []string       `json:"datesOfBirth"`
+	Countries       []string       `json:"countries"`
+	Programs        []string       `json:"programs"`
+	Reference       *string        `json:"reference"`
+	Reason          *string        `json:"reason"`
+	Features        map[string]any `json:"features"`
+}
+
+// Key identifies the entity across re-screens (a new match is one whose
+// key was not in the previous screening).
+func (m *MatchRecord) Key() string { return m.Source + "/" + m.EntityID }
+
+// RollUp sets a check's status, risk level and match count from its list
+// results (spec §3.2).
+func RollUp(results []ListResult) (AMLStatus, *RiskLevel, int) {
+	status, count := AMLNoMatch, 0
+	var level RiskLevel
+	for _, r := range results {
+		count += r.MatchCount
+		switch r.Status {
+		case ListError:
+			status = AMLFailed
+		case ListHit:
+			if status != AMLFailed {
+				status = AMLPotentialMatch
+			}
+			if r.RiskLevel.rank() > level.rank() {
+				level = r.RiskLevel
+			}
+		}
+	}
+	if count == 0 {
+		return status, nil, 0
+	}
+	return status, &level, count
+}
+
+// AMLCheckInput is the body of POST /v1/aml-checks.
+type AMLCheckInput struct {
+	FirstName  *string
+	LastName   *string
+	DOB        *string
+	Country    *string
+	Monitoring bool
+}
+
+// Validate returns every problem with the input at once.
+func (in *AMLCheckInput) Validate(now time.Time) []FieldError {
+	var errs []FieldError
+	name := func(field string, v *string) {
+		switch {
+		case v == nil:
+			errs = append(errs, FieldError{Field: field, Message: "is required"})
+		case strings.TrimSpace(*v) == "":
+			errs = append(errs, FieldError{Field: field, Message: "must not be empty"})
+		case utf8.RuneCountInString(*v) > MaxNameLen:
+			errs = append(errs, FieldError{Field: field, Message: fmt.Sprintf("must be at most %d characters", MaxNameLen)})
+		case !printable(*v):
+			errs = append(errs, FieldError{Field: field, Message: "must not contain control characters"})
+		}
+	}
+	name("firstName", in.FirstName)
+	name("lastName", in.LastName)
+	if in.DOB != nil {
+		if msg := checkDOB(*in.DOB, now); msg != "" {
+			errs = append(errs, FieldError{Field: "dob", Message: msg})
+		}
+	}
+	if in.Country != nil && !ValidCountry(*in.Country) {
+		errs = append(errs, FieldError{Field: "country", Message: "must be an ISO 3166-1 alpha-2 country code in upper case, e.g. GB"})
+	}
+	return errs
+}
+
+// AMLCheckFilter selects checks for a list.
+type AMLCheckFilter struct {
+	Status     AMLStatus // "" for all
+	Page, Size int
+}
+
+// Screening is one entry of a check's monitoring history: the first
+// screening and every re-screen.
+type Screening struct {
+	ID             string       `json:"id"`
+	Trigger        string       `json:"trigger"` // initial, daily, list_update
+	ScreenedAt     time.Time    `json:"-"`
+	Status         AMLStatus    `json:"status"`
+	PreviousStatus *AMLStatus   `json:"previousStatus"`
+	RiskLevel      *RiskLevel   `json:"riskLevel"`
+	MatchCount     int          `json:"matchCount"`
+	NewMatches     []string     `json:"newMatches"`     // keys of matches not in the previous screening
+	RemovedMatches []string     `json:"removedMatches"` // keys no longer matched
+	Changed        bool         `json:"changed"`        // status changed or a new match appeared
+	ListVersions   []string     `json:"listVersions"`
+	Results        []ListResult `json:"-"`
+}
+
+// Screening triggers.
+const (
+	TriggerInitial    = "initial"
+	TriggerDaily      = "daily"
+	TriggerListUpdate = "list_update"
+)

@@ -1,0 +1,463 @@
+package screening
+
+import (
+	"sort"
+	"strings"
+)
+
+// Query is the person being screened.
+type Query struct {
+	Name    string // full name as given, any script
+	DOB     string // optional, YYYY-MM-DD (or YYYY)
+	Country string // optional, ISO 3166-1 alpha-2
+	// Schemas restricts the entity kinds matched; empty means people and
+	// entities of unknown kind, which is what AML checks and KYC screen.
+	Schemas []Schema
+}
+
+// Match is one listed entity that resembles the query.
+type Match struct {
+	Entity      *Entity
+	MatchedName Name
+	Score       float64
+	Features    Features
+}
+
+// Features explain a score: how each part of the query name was matched,
+// and how date of birth and country moved the score.
+type Features struct {
+	NameScore     float64     `json:"nameScore"`
+	QueryCoverage float64     `json:"queryCoverage"`
+	NameCoverage  float64     `json:"nameCoverage"`
+	Conflict      bool        `json:"conflict"` // each name has a part the other lacks
+	Tokens        []TokenPair `json:"tokens"`
+	DOB           string      `json:"dob"` // exact, year, near, mismatch, unknown
+	DOBFactor     float64     `json:"dobFactor"`
+	Country       string      `json:"country"` // match, mismatch, unknown
+	CountryFactor float64     `json:"countryFactor"`
+}
+
+// TokenPair says which list name part a query name part was matched to.
+type TokenPair struct {
+	Query      string  `json:"query"`
+	Listed     string  `json:"listed"`
+	Similarity float64 `json:"similarity"`
+}
+
+// Search tuning; chosen with bench/screening-eval.
+const (
+	// queryWeight is the share of the name score given to how much of the
+	// query is found in the listed name; the rest is how much of the
+	// listed name is found in the query. Customers omit middle names more
+	// often than lists add them, so the query side weighs more.
+	queryWeight = 0.65
+	// commonPostings is the posting volume above which a query part only
+	// confirms candidates found through rarer parts.
+	commonPostings = 20000
+	// maxCandidates bounds the names fully scored per query.
+	maxCandidates = 200
+)
+
+// Search returns the entities scoring at least threshold, best first, at
+// most limit of them.
+func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
+	qt := normalize(q.Name)
+	if len(qt) == 0 || len(ix.names) == 0 {
+		return nil
+	}
+	units := ix.queryUnits(qt)
+	acc := ix.accPool.Get().(*accumulator)
+	defer func() { acc.reset(); ix.accPool.Put(acc) }()
+	ix.gather(units, acc)
+
+	// Prune against the weight the list could match at all: a query part
+	// found nowhere in the list must not push every candidate out.
+	var total float32
+	for _, u := range units {
+		if !u.join && len(u.similar) > 0 {
+			total += u.weight
+		}
+	}
+	// Only names sharing enough of the query are ranked; sorting every
+	// touched name would cost more than scoring the best.
+	cands := make([]int32, 0, 64)
+	for _, n := range acc.touched {
+		if acc.score[n] >= 0.3*total {
+			cands = append(cands, n)
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return acc.score[cands[i]] > acc.score[cands[j]] })
+	if len(cands) > maxCandidates {
+		cands = cands[:maxCandidates]
+	}
+	best := map[int32]Match{}
+	for _, n := range cands {
+		in := &ix.names[n]
+		ent := &ix.entities[in.entity]
+		if !schemaAllowed(ent.Schema, q.Schemas) {
+			continue
+		}
+		f := ix.scoreName(qt, units, in)
+		f.DOB, f.DOBFactor = compareDOB(q.DOB, ent.DOBs)
+		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
+		score := f.NameScore * f.DOBFactor * f.CountryFactor
+		if weakName(ent.Names[in.name].Type) {
+			score *= 0.95
+		}
+		if score < threshold {
+			continue
+		}
+		if prev, ok := best[in.entity]; ok && prev.Score >= score {
+			continue
+		}
+		best[in.entity] = Match{Entity: ent, MatchedName: ent.Names[in.name], Score: round3(score), Features: f}
+	}
+	out := make([]Match, 0, len(best))
+	for _, m := range best {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Entity.ID < out[j].Entity.ID
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+func weakName(t NameType) bool { return t == Weak }
+
+func schemaAllowed(s Schema, allowed []Schema) bool {
+	if len(allowed) == 0 {
+		return s == Person || s == Unknown || s == ""
+	}
+	for _, a := range allowed {
+		if a == s {
+			return true
+		}
+	}
+	return false
+}
+
+// unit is a query part (or two adjacent parts joined) with the
+// vocabulary parts it resembles.
+type unit struct {
+	tok     token
+	weight  float32
+	similar []similar
+	volume  int
+	join    bool
+}
+
+func (ix *Index) queryUnits(qt []token) []unit {
+	units := make([]unit, 0, len(qt)*2)
+	add := func(t token, join bool) {
+		u := unit{tok: t, join: join}
+		if len(t.text) > 1 {
+			u.similar = ix.lookup(&t)
+		}
+		// A part the list does not know weighs like a rare part, but not
+		// the rarest: it may be noise (a typo in a particle, a title).
+		u.weight = 0.8 * ix.maxIDF
+		var bestSim float32
+		for _, s := range u.similar {
+			u.volume += len(ix.postings[s.vocab])
+			if s.sim > bestSim {
+				bestSim, u.weight = s.sim, ix.idf[s.vocab]
+			}
+		}
+		u.weight *= partWeight(&t)
+		units = append(units, u)
+	}
+	for _, t := range qt {
+		add(t, false)
+	}
+	for i := 0; i+1 < len(qt); i++ {
+		add(makeToken(qt[i].text+qt[i+1].text, qt[i].abjad), true)
+	}
+	return units
+}
+
+// partWeight lowers the weight of particles and initials, which say
+// little about who someone is.
+func partWeight(t *token) float32 {
+	switch {
+	case t.particle:
+		return 0.1
+	case len(t.text) == 1:
+		return 0.3
+	case len(t.text) == 2:
+		return 0.5
+	}
+	return 1
+}
+
+// gather accumulates, per name, the weight of the query parts it shares.
+func (ix *Index) gather(units []unit, acc *accumulator) {
+	order := make([]int, 0, len(units))
+	for i := range units {
+		if len(units[i].similar) > 0 && !units[i].tok.particle {
+			order = append(order, i)
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return units[order[a]].volume < units[order[b]].volume })
+	generated := false
+	for _, i := range order {
+		u := &units[i]
+		if u.volume > commonPostings && generated {
+			ix.confirm(u, acc)
+			continue
+		}
+		for _, s := range u.similar {
+			w := u.weight * s.sim
+			for _, n := range ix.postings[s.vocab] {
+				acc.add(n, w)
+			}
+		}
+		generated = true
+	}
+}
+
+// confirm adds a common part's weight only to names already found,
+// walking whichever is shorter: the part's postings or the found names.
+func (ix *Index) confirm(u *unit, acc *accumulator) {
+	if u.volume < 3*len(acc.touched) {
+		for _, s := range u.similar {
+			w := u.weight * s.sim
+			for _, n := range ix.postings[s.vocab] {
+				if acc.score[n] != 0 {
+					acc.score[n] += w
+				}
+			}
+		}
+		return
+	}
+	for _, n := range acc.touched {
+		for _, v := range ix.nameTokens(&ix.names[n]) {
+			for _, s := range u.similar {
+				if s.vocab == v {
+					acc.score[n] += u.weight * s.sim
+				}
+			}
+		}
+	}
+}
+
+// scoreName aligns the query parts with the listed name's parts, the most
+// similar pairs first, each part used once. A query join (two adjacent
+// parts written together) may stand for one listed part, and a listed
+// part may stand for two joined query parts.
+func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
+	ctoks := ix.nameTokens(in)
+	type pair struct {
+		qi, qj int // query parts covered (qj = qi for a single part)
+		c      int
+		sim    float64
+	}
+	var pairs []pair
+	for c, v := range ctoks {
+		ct := &ix.vocab[v]
+		for i := range qt {
+			if s := tokenSim(&qt[i], ct); s >= minTokenSim {
+				pairs = append(pairs, pair{i, i, c, s})
+			}
+		}
+		for i := 0; i+1 < len(qt); i++ {
+			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
+				pairs = append(pairs, pair{i, i + 1, c, s})
+			}
+		}
+	}
+	// Listed adjacent parts joined against one query part. The join is
+	// built only for query parts of about its length that start alike:
+	// building tokens is the expensive part of scoring.
+	for c := 0; c+1 < len(ctoks); c++ {
+		a, b := &ix.vocab[ctoks[c]], &ix.vocab[ctoks[c+1]]
+		var j *token
+		for i := range qt {
+			q := &qt[i]
+			if d := len(q.fold) - len(a.fold) - len(b.fold); d < -2 || d > 2 || q.fold[0] != a.fold[0] && q.abjad == a.abjad {
+				continue
+			}
+			if j == nil {
+				t := makeToken(a.text+b.text, a.abjad)
+				j = &t
+			}
+			if s := tokenSim(q, j); s >= minTokenSim {
+				pairs = append(pairs, pair{i, i, -(c + 1), s})
+			}
+		}
+	}
+	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].sim > pairs[b].sim })
+
+	qUsed := make([]float64, len(qt))
+	cUsed := make([]float64, len(ctoks))
+	qTo := make([]string, len(qt))
+	var tokens []TokenPair
+	for _, p := range pairs {
+		if qUsed[p.qi] > 0 || qUsed[p.qj] > 0 {
+			continue
+		}
+		var listed string
+		if p.c < 0 {
+			c := -p.c - 1
+			if cUsed[c] > 0 || cUsed[c+1] > 0 {
+				continue
+			}
+			cUsed[c], cUsed[c+1] = p.sim, p.sim
+			listed = ix.vocab[ctoks[c]].text + " " + ix.vocab[ctoks[c+1]].text
+		} else {
+			if cUsed[p.c] > 0 {
+				continue
+			}
+			cUsed[p.c] = p.sim
+			listed = ix.vocab[ctoks[p.c]].text
+		}
+		qUsed[p.qi], qUsed[p.qj] = p.sim, p.sim
+		q := qt[p.qi].text
+		if p.qj != p.qi {
+			q += " " + qt[p.qj].text
+		}
+		qTo[p.qi] = listed
+		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim)})
+	}
+	var qw, qs float64
+	for i := range qt {
+		w := float64(units[i].weight)
+		qw += w
+		qs += w * credit(qUsed[i])
+	}
+	var cw, cs float64
+	for c, v := range ctoks {
+		w := float64(ix.idf[v] * partWeight(&ix.vocab[v]))
+		cw += w
+		cs += w * credit(cUsed[c])
+	}
+	f := Features{Tokens: tokens}
+	if qw > 0 {
+		f.QueryCoverage = qs / qw
+	}
+	if cw > 0 {
+		f.NameCoverage = cs / cw
+	}
+	f.NameScore = queryWeight*f.QueryCoverage + (1-queryWeight)*f.NameCoverage
+	// A part on each side that matches nothing on the other is a
+	// conflict (Ali vs Salim Benghalem): more likely another person than
+	// an omitted middle name.
+	if unmatched(qt, qUsed) && unmatchedVocab(ix, ctoks, cUsed) {
+		f.Conflict = true
+		f.NameScore *= conflictFactor
+	}
+	f.QueryCoverage, f.NameCoverage, f.NameScore = round3(f.QueryCoverage), round3(f.NameCoverage), round3(f.NameScore)
+	return f
+}
+
+// weakPart is the similarity under which a matched part still counts as
+// unmatched for conflicts (Ali ~ Salim is 0.82).
+const weakPart = 0.86
+
+// conflictFactor scales the name score when both names have a part the
+// other lacks.
+const conflictFactor = 0.93
+
+func unmatched(ts []token, used []float64) bool {
+	for i := range ts {
+		if used[i] < weakPart && !ts[i].particle && len(ts[i].text) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func unmatchedVocab(ix *Index, ids []int32, used []float64) bool {
+	for c, v := range ids {
+		t := &ix.vocab[v]
+		if used[c] < weakPart && !t.particle && len(t.text) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// credit turns a part similarity into the share of the part's weight it
+// earns: exact parts earn all of it, near misses (one typo) most of it,
+// and similarity near the cut-off little.
+func credit(sim float64) float64 {
+	if sim <= 0 {
+		return 0
+	}
+	c := (sim - 0.7) / 0.25
+	if c > 1 {
+		return 1
+	}
+	return c
+}
+
+// compareDOB compares a query date of birth with a listed entity's.
+func compareDOB(q string, listed []string) (string, float64) {
+	if q == "" || len(listed) == 0 {
+		return "unknown", 1
+	}
+	best, factor := "mismatch", 0.6
+	qy := q[:4]
+	for _, d := range listed {
+		if len(d) < 4 {
+			continue
+		}
+		switch {
+		case d == q:
+			return "exact", 1
+		case d[:4] == qy && (len(d) == 4 || len(q) == 4 || strings.HasPrefix(q, d) || strings.HasPrefix(d, q)):
+			best, factor = "year", 1
+		case d[:4] == qy && factor < 0.9:
+			best, factor = "year", 0.9 // same year, different day: often a typo
+		case yearsApart(d[:4], qy) == 1 && factor < 0.85:
+			best, factor = "near", 0.85
+		}
+	}
+	return best, factor
+}
+
+func yearsApart(a, b string) int {
+	x, y := atoi4(a), atoi4(b)
+	if x < 0 || y < 0 {
+		return 99
+	}
+	if x > y {
+		return x - y
+	}
+	return y - x
+}
+
+func atoi4(s string) int {
+	n := 0
+	for i := 0; i < 4; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return -1
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+// compareCountry: a matching country confirms; a different one lowers the
+// score a little only, because lists mix nationality, residence and
+// birth place.
+func compareCountry(q string, listed []string) (string, float64) {
+	if q == "" || len(listed) == 0 {
+		return "unknown", 1
+	}
+	for _, c := range listed {
+		if strings.EqualFold(c, q) {
+			return "match", 1
+		}
+	}
+	return "mismatch", 0.9
+}
+
+func round3(f float64) float64 {
+	return float64(int64(f*1000+0.5)) / 1000
+}

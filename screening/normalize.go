@@ -1,0 +1,368 @@
+package screening
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gosimple/unidecode"
+	"golang.org/x/text/unicode/norm"
+)
+
+// token is one normalised part of a name.
+//
+// Names are compared on three forms: text (ASCII, lower case), fold (text
+// with transliteration variants merged, so Dmitriy/Dmitrii/Dmitry or
+// Hussein/Husayn compare equal or nearly so) and skel, the consonant
+// skeleton. The skeleton is only used when one side was written in an
+// abjad (Arabic, Hebrew, Persian script), because those scripts mostly omit
+// vowels: محمد transliterates to "mhmd", which only the skeleton of
+// "Mohamed" equals.
+type token struct {
+	text  string
+	fold  string
+	skel  string
+	abjad bool
+	// particle marks name particles (al, bin, van, de...) that carry
+	// little identity; they count with a small weight.
+	particle bool
+}
+
+// honorifics are dropped: they are not part of anyone's name and lists and
+// customers use them inconsistently (HAJI MUHAMMAD ASHRAF vs Muhammad
+// Ashraf). Sources: common English, Arabic and Persian titles; the
+// OpenSanctions rigour stop-word list was used to check coverage.
+var honorifics = setOf(
+	"mr", "mrs", "ms", "miss", "mister", "madam", "madame", "mme", "mx", "sir", "dame", "lord", "lady",
+	"dr", "doctor", "prof", "professor", "eng", "engr", "ing",
+	"jr", "junior", "sr", "senior", "ii", "iii", "iv",
+	"haji", "hajji", "hadji", "alhaji", "alhaj", "hajj", "mullah", "mulla", "mawlawi", "maulvi", "maulavi", "mawlavi", "molvi",
+	"sheikh", "shaikh", "shaykh", "sheik", "sayyid", "sayed", "syed", "qari", "hafiz", "imam", "amir", "emir",
+	"general", "gen", "colonel", "col", "major", "maj", "captain", "capt", "lieutenant", "lt", "brigadier", "admiral", "sergeant", "sgt",
+	"president", "minister", "ambassador", "hon", "honorable", "honourable", "rev", "reverend", "father", "saint",
+	"herr", "frau", "senor", "senora", "sra", "monsieur", "prasident", "praesident",
+)
+
+// particles join other name parts; they match with a tenth of a normal
+// token's weight so "Osama bin Laden" vs "Osama Laden" stays close.
+var particles = setOf(
+	"al", "el", "ul", "ad", "ar", "as", "at", "az", "an", "ash", "bin", "ibn", "ben", "bint", "binti", "bte", "abu", "abou", "ould", "oul",
+	"van", "von", "der", "den", "de", "del", "della", "di", "da", "do", "dos", "das", "du", "la", "le", "lo", "y", "e", "ter", "ten", "zu", "mac", "mc", "st",
+)
+
+// variants maps spellings of very common name parts to one form, where
+// spelling differences are too large for the fold rules and string
+// similarity (Mohammed vs Muhamad). Built by hand from the transliteration
+// variants seen in the UN and OFAC lists.
+var variants = map[string]string{
+	"mohammed": "muhammad", "mohammad": "muhammad", "mohamed": "muhammad", "mohamad": "muhammad", "muhammed": "muhammad",
+	"mohamud": "muhammad", "muhamad": "muhammad", "muhamed": "muhammad", "mohammod": "muhammad", "mehmet": "muhammad", "mehmed": "muhammad",
+	"mohd": "muhammad", "mhd": "muhammad", "md": "muhammad", "mahomed": "muhammad",
+	"ahmed": "ahmad", "ahmet": "ahmad", "achmed": "ahmad", "ahmat": "ahmad",
+	"hussein": "husain", "husayn": "husain", "hossein": "husain", "hussain": "husain", "husein": "husain", "hosein": "husain", "houssein": "husain",
+	"hassan": "hasan", "hasen": "hasan",
+	"abdullah": "abdallah", "abdulla": "abdallah", "abdalla": "abdallah", "abdellah": "abdallah", "abdoulah": "abdallah", "abdoullah": "abdallah",
+	"osama": "usama", "oussama": "usama", "usamah": "usama",
+	"omar": "umar", "omer": "umar", "umer": "umar",
+	"yusuf": "yusuf", "yousef": "yusuf", "youssef": "yusuf", "yousuf": "yusuf", "yussuf": "yusuf", "youssouf": "yusuf", "yosef": "yusuf",
+	"ibrahim": "ibrahim", "ebrahim": "ibrahim", "ibraheem": "ibrahim", "brahim": "ibrahim",
+	"mustafa": "mustafa", "mostafa": "mustafa", "moustafa": "mustafa", "mustapha": "mustafa",
+	"khalid": "khalid", "khaled": "khalid", "khaleed": "khalid",
+	"said": "said", "saeed": "said", "saied": "said", "sayeed": "said",
+	"aleksandr": "alexander", "aleksander": "alexander", "alexandr": "alexander", "alexandre": "alexander", "alessandro": "alexander", "alejandro": "alexander",
+	"sergey": "sergei", "sergej": "sergei", "sergiy": "sergei", "serhiy": "sergei",
+	"yuri": "yuri", "yury": "yuri", "yuriy": "yuri", "iurii": "yuri", "juri": "yuri", "jurij": "yuri",
+	"mikhail": "mikhail", "michail": "mikhail", "mykhailo": "mikhail",
+	"dmitry": "dmitri", "dmitriy": "dmitri", "dmitrii": "dmitri", "dmytro": "dmitri",
+}
+
+// abjadBlocks are the scripts written without most vowels.
+var abjadBlocks = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana}
+
+// normalize splits a name into tokens: NFKC, transliteration to ASCII
+// (Cyrillic, Greek, Arabic, Hebrew and most other scripts, through
+// unidecode's tables), lower case, punctuation dropped (apostrophes join,
+// other marks split), honorifics removed, common variants merged,
+// particles marked.
+func normalize(name string) []token {
+	name = norm.NFKC.String(name)
+	var out []token
+	for _, word := range splitWords(name) {
+		abjad := isAbjad(word)
+		ascii := word
+		if !isASCII(word) {
+			ascii = unidecode.Unidecode(word)
+		}
+		for _, part := range splitASCII(ascii) {
+			out = appendToken(out, part, abjad)
+		}
+	}
+	// A name that is only honorifics ("General") keeps them, so it still
+	// has something to match.
+	if len(out) == 0 {
+		for _, part := range splitASCII(unidecode.Unidecode(name)) {
+			out = append(out, makeToken(part, false))
+		}
+	}
+	return dedupeTokens(out)
+}
+
+// dedupeTokens drops repeated parts: "Shoigu Shoigu Sergey" is Sergey
+// Shoigu, and a repeated Mohamed adds nothing to identify anyone.
+func dedupeTokens(ts []token) []token {
+	out := ts[:0]
+	for i, t := range ts {
+		dup := false
+		for _, o := range ts[:i] {
+			if o.text == t.text {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func appendToken(out []token, part string, abjad bool) []token {
+	if honorifics[part] || foldHonorifics[fold(part)] {
+		return out
+	}
+	if v, ok := foldVariants[fold(part)]; ok {
+		part = v // Абдаллах → abdallakh → abdallah, one name, not abd + allakh
+	}
+	// Joined Arabic compounds split the way lists usually write them, so
+	// Abdulrahman ~ Abd al-Rahman and Abubakar ~ Abu Bakar.
+	for _, p := range [...]string{"abdul", "abdel", "abdal", "abdol", "abdoul", "abdur", "abdu", "abd"} {
+		if len(part) > len(p)+3 && strings.HasPrefix(part, p) {
+			if canonical[part] {
+				break // abdullah & co. are one name
+			}
+			return append(out, makeToken("abd", abjad), makeToken(part[len(p):], abjad))
+		}
+	}
+	switch part {
+	case "abdul", "abdel", "abdal", "abdol", "abdoul", "abdur", "abdu":
+		part = "abd"
+	}
+	return append(out, makeToken(part, abjad))
+}
+
+func makeToken(text string, abjad bool) token {
+	if v, ok := variants[text]; ok {
+		text = v
+	} else if v, ok := foldVariants[fold(text)]; ok {
+		// A spelling that folds to a known variant's fold (Cyrillic
+		// Мохамед → mokhamed → mohamed) is that variant.
+		text = v
+	}
+	t := token{text: text, abjad: abjad, particle: particles[text]}
+	t.fold = fold(text)
+	t.skel = skeleton(text)
+	return t
+}
+
+// foldVariants maps the fold of every variant spelling to its canonical
+// form; canonical holds the canonical forms.
+var foldVariants, canonical = func() (map[string]string, map[string]bool) {
+	m, c := make(map[string]string, len(variants)), map[string]bool{}
+	for from, to := range variants {
+		m[fold(from)], m[fold(to)], c[to] = to, to, true
+	}
+	return m, c
+}()
+
+// foldHonorifics catches transliterations of honorifics (Маулави →
+// maulavi ~ mawlawi).
+var foldHonorifics = func() map[string]bool {
+	m := make(map[string]bool, len(honorifics))
+	for h := range honorifics {
+		m[fold(h)] = true
+	}
+	return m
+}()
+
+// splitWords splits on anything that is not a letter, digit or mark, and
+// joins across apostrophes (O'Brien, Nu'aymi, ʿAbd).
+func splitWords(s string) []string {
+	var words []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			words = append(words, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range s {
+		switch {
+		case isApostrophe(r):
+			// dropped, word continues
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
+			b.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return words
+}
+
+func isApostrophe(r rune) bool {
+	switch r {
+	case '\'', '`', '\u2018', '\u2019', '\u02bb', '\u02bc', '\u02bd', '\u02be', '\u02bf', '\u00b4', '\u055a', '\u05f3':
+		return true
+	}
+	return false
+}
+
+// splitASCII lower-cases transliterated text and splits it on what is not
+// a letter or digit (unidecode turns some letters into punctuation, e.g.
+// Arabic ain into a backquote, which is dropped).
+func splitASCII(s string) []string {
+	var parts []string
+	buf := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			buf = append(buf, c+'a'-'A')
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			buf = append(buf, c)
+		case c == '\'' || c == '`':
+		default:
+			if len(buf) > 0 {
+				parts = append(parts, string(buf))
+				buf = buf[:0]
+			}
+		}
+	}
+	if len(buf) > 0 {
+		parts = append(parts, string(buf))
+	}
+	return parts
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func isAbjad(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf && unicode.In(r, abjadBlocks...) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldRules merge spellings that transliteration systems disagree on
+// (BGN/PCGN vs German vs French romanisation of Russian; English vs French
+// romanisation of Arabic). Applied left to right, longest first.
+var foldRules = []struct{ from, to string }{
+	{"tsch", "ch"}, {"sch", "sh"}, {"dzh", "j"}, {"zh", "j"}, {"dj", "j"},
+	{"kh", "h"}, {"gh", "g"}, {"ph", "f"}, {"th", "t"}, {"dh", "d"},
+	{"ck", "k"}, {"q", "k"}, {"x", "ks"}, {"w", "v"}, {"tz", "ts"},
+	{"ou", "u"}, {"oo", "u"}, {"ee", "i"}, {"y", "i"},
+}
+
+// foldIndex holds foldRules by first byte, in order, so fold tries only
+// the rules that can apply at a position.
+var foldIndex = func() (idx [256][]struct{ from, to string }) {
+	for _, r := range foldRules {
+		idx[r.from[0]] = append(idx[r.from[0]], r)
+	}
+	return idx
+}()
+
+// fold applies foldRules until nothing changes (agkha → agha → aga) and
+// collapses doubled letters.
+func fold(s string) string {
+	for i := 0; i < 3; i++ {
+		f := fold1(s)
+		if f == s {
+			break
+		}
+		s = f
+	}
+	return s
+}
+
+func fold1(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	for i := 0; i < len(s); {
+		matched := false
+		for _, r := range foldIndex[s[i]] {
+			if strings.HasPrefix(s[i:], r.from) {
+				b = append(b, r.to...)
+				i += len(r.from)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			b = append(b, s[i])
+			i++
+		}
+	}
+	// j after a vowel or at the end is the semivowel (Sergej, Valujev).
+	for i := range b {
+		if b[i] == 'j' && (i == len(b)-1 || (i > 0 && isVowel(b[i-1]))) {
+			b[i] = 'i'
+		}
+	}
+	out := b[:0]
+	for i := range b {
+		if i > 0 && b[i] == b[i-1] {
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return string(out)
+}
+
+// skeleton keeps the consonants of a part's text: w, y and v are dropped
+// with the vowels (abjads write them as long vowels or diphthongs, and
+// Persian vav is v), c and q become k, a final h (ta marbuta, he) is
+// dropped, repeats collapse. "Mousavi" and موسوی both give "ms".
+func skeleton(text string) string {
+	b := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case isVowel(c) || c == 'w' || c == 'y' || c == 'v':
+			continue
+		case c == 'h' && i == len(text)-1:
+			continue
+		case c == 'c' || c == 'q':
+			c = 'k'
+		}
+		if len(b) > 0 && b[len(b)-1] == c {
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+func isVowel(c byte) bool {
+	switch c {
+	case 'a', 'e', 'i', 'o', 'u':
+		return true
+	}
+	return false
+}
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}

@@ -1,0 +1,118 @@
+package screening
+
+// jaroWinkler is the Jaro–Winkler similarity of two ASCII strings. It is
+// written here rather than taken from a library because it runs in the
+// innermost loop of every screening (millions of calls per second) and
+// must not allocate for names of ordinary length.
+func jaroWinkler(a, b string) float64 {
+	if a == b {
+		return 1
+	}
+	la, lb := len(a), len(b)
+	if la == 0 || lb == 0 {
+		return 0
+	}
+	if la > lb {
+		a, b, la, lb = b, a, lb, la
+	}
+	window := lb/2 - 1
+	if window < 0 {
+		window = 0
+	}
+	var ma, mb [64]bool
+	var matchA, matchB []bool
+	if lb <= 64 {
+		matchA, matchB = ma[:la], mb[:lb]
+	} else {
+		matchA, matchB = make([]bool, la), make([]bool, lb)
+	}
+	matches := 0
+	for i := 0; i < la; i++ {
+		lo, hi := i-window, i+window+1
+		if lo < 0 {
+			lo = 0
+		}
+		if hi > lb {
+			hi = lb
+		}
+		for j := lo; j < hi; j++ {
+			if !matchB[j] && a[i] == b[j] {
+				matchA[i], matchB[j] = true, true
+				matches++
+				break
+			}
+		}
+	}
+	if matches == 0 {
+		return 0
+	}
+	transpositions, j := 0, 0
+	for i := 0; i < la; i++ {
+		if !matchA[i] {
+			continue
+		}
+		for !matchB[j] {
+			j++
+		}
+		if a[i] != b[j] {
+			transpositions++
+		}
+		j++
+	}
+	m := float64(matches)
+	jaro := (m/float64(la) + m/float64(lb) + (m-float64(transpositions/2))/m) / 3
+	prefix := 0
+	for prefix < 4 && prefix < la && a[prefix] == b[prefix] {
+		prefix++
+	}
+	return jaro + float64(prefix)*0.1*(1-jaro)
+}
+
+// tokenSim is how alike two name parts are, in [0,1].
+func tokenSim(q, c *token) float64 {
+	if q.text == c.text || q.fold == c.fold {
+		return 1
+	}
+	// An initial matches a name with that first letter, never fully.
+	if len(q.text) == 1 || len(c.text) == 1 {
+		if q.text[0] == c.text[0] {
+			return 0.9
+		}
+		return 0
+	}
+	if q.abjad != c.abjad {
+		if q.skel == "" || c.skel == "" {
+			return 0
+		}
+		if q.skel == c.skel {
+			return 0.95
+		}
+		return 0.95 * jaroWinkler(q.skel, c.skel)
+	}
+	s := jaroWinkler(q.fold, c.fold)
+	// One typo in a longer part is a near match wherever it falls;
+	// Jaro–Winkler alone punishes an early typo much more than a late one.
+	if s < 0.93 && len(q.fold) >= 5 && len(c.fold) >= 5 && oneEdit(q.fold, c.fold) {
+		s = 0.93
+	}
+	return s
+}
+
+// oneEdit reports whether a and b differ by one substitution, insertion
+// or deletion.
+func oneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return a[i+1:] == b[i+1:]
+	}
+	return a[i:] == b[i+1:]
+}

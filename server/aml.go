@@ -1,0 +1,185 @@
+package server
+
+import (
+	"net/http"
+
+	"kycd/aml"
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// amlCheckJSON is the AML check of the API (spec §2.3). List items leave
+// out monitoringHistory, which grows by one entry a day.
+type amlCheckJSON struct {
+	ID                string           `json:"id"`
+	PublicID          string           `json:"publicId"`
+	Environment       kyc.Environment  `json:"environment"`
+	FirstName         string           `json:"firstName"`
+	LastName          string           `json:"lastName"`
+	DOB               *string          `json:"dob"`
+	Country           *string          `json:"country"`
+	MonitoringEnabled bool             `json:"monitoringEnabled"`
+	Status            kyc.AMLStatus    `json:"status"`
+	RiskLevel         *kyc.RiskLevel   `json:"riskLevel"`
+	MatchCount        int              `json:"matchCount"`
+	Threshold         float64          `json:"threshold"`
+	Results           []kyc.ListResult `json:"results"`
+	LastScreenedAt    string           `json:"lastScreenedAt"`
+	NextScreenAt      *string          `json:"nextScreenAt"`
+	CreatedAt         string           `json:"createdAt"`
+	UpdatedAt         string           `json:"updatedAt"`
+	MonitoringHistory []screeningJSON  `json:"monitoringHistory,omitempty"`
+}
+
+type screeningJSON struct {
+	ID             string         `json:"id"`
+	Trigger        string         `json:"trigger"`
+	ScreenedAt     string         `json:"screenedAt"`
+	Status         kyc.AMLStatus  `json:"status"`
+	PreviousStatus *kyc.AMLStatus `json:"previousStatus"`
+	RiskLevel      *kyc.RiskLevel `json:"riskLevel"`
+	MatchCount     int            `json:"matchCount"`
+	Changed        bool           `json:"changed"`
+	NewMatches     []string       `json:"newMatches"`
+	RemovedMatches []string       `json:"removedMatches"`
+	ListVersions   []string       `json:"listVersions"`
+}
+
+func toAMLCheckJSON(c *kyc.AMLCheck) amlCheckJSON {
+	j := amlCheckJSON{
+		ID: c.ID, PublicID: c.PublicID, Environment: c.Environment, FirstName: c.FirstName, LastName: c.LastName,
+		DOB: c.DOB, Country: c.Country, MonitoringEnabled: c.MonitoringEnabled, Status: c.Status, RiskLevel: c.RiskLevel,
+		MatchCount: c.MatchCount, Threshold: c.Threshold, Results: c.Results, LastScreenedAt: kyc.FormatTime(c.LastScreenedAt),
+		CreatedAt: kyc.FormatTime(c.CreatedAt), UpdatedAt: kyc.FormatTime(c.UpdatedAt),
+	}
+	if c.NextScreenAt != nil {
+		t := kyc.FormatTime(*c.NextScreenAt)
+		j.NextScreenAt = &t
+	}
+	if c.History != nil {
+		j.MonitoringHistory = make([]screeningJSON, 0, len(c.History))
+		for _, h := range c.History {
+			j.MonitoringHistory = append(j.MonitoringHistory, screeningJSON{
+				ID: h.ID, Trigger: h.Trigger, ScreenedAt: kyc.FormatTime(h.ScreenedAt), Status: h.Status,
+				PreviousStatus: h.PreviousStatus, RiskLevel: h.RiskLevel, MatchCount: h.MatchCount, Changed: h.Changed,
+				NewMatches: orEmpty(h.NewMatches), RemovedMatches: orEmpty(h.RemovedMatches), ListVersions: orEmpty(h.ListVersions),
+			})
+		}
+	}
+	return j
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// handleAMLCheckCreate handles "POST /v1/aml-checks": screens synchronously
+// and answers 201 with the verdict and per-list results.
+func (s *Server) handleAMLCheckCreate(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	envErr := checkEnvironment(o, key)
+	in := kyc.AMLCheckInput{FirstName: o.str("firstName"), LastName: o.str("lastName"), DOB: o.str("dob"), Country: o.str("country")}
+	if m := o.boolean("monitoring"); m != nil {
+		in.Monitoring = *m
+	}
+	if err := o.check(in.Validate(s.now())); err != nil {
+		return err
+	}
+	if envErr != nil {
+		return envErr
+	}
+	screened, err := s.aml.Screen(r.Context(), key.OrganizationID, key.Environment,
+		aml.Subject{FirstName: *in.FirstName, LastName: *in.LastName, DOB: in.DOB, Country: in.Country})
+	if err != nil {
+		return err
+	}
+	return s.commit(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+		c, err := s.aml.Create(tx, key.OrganizationID, key.Environment, screened, in.Monitoring)
+		if err != nil {
+			return nil, err
+		}
+		return toAMLCheckJSON(c), nil
+	})
+}
+
+// handleAMLCheckList handles "GET /v1/aml-checks": one page, newest first,
+// optionally filtered by status.
+func (s *Server) handleAMLCheckList(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	p, size := q.paging()
+	status := kyc.AMLStatus(q.str("status"))
+	if status != "" && !validAMLStatus(status) {
+		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be one of no_match, potential_match, failed"})
+	}
+	if err := q.check(); err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	list, total, err := s.store.FindAMLChecks(r.Context(), key.OrganizationID, key.Environment,
+		kyc.AMLCheckFilter{Status: status, Page: p, Size: size})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPage(mapAll(list, toAMLCheckJSON), p, size, total))
+	return nil
+}
+
+func validAMLStatus(st kyc.AMLStatus) bool {
+	for _, v := range kyc.AMLStatuses {
+		if v == st {
+			return true
+		}
+	}
+	return false
+}
+
+// handleAMLCheckGet handles "GET /v1/aml-checks/{id}": the check with its
+// matches and monitoring history (the JSON form of the AML report).
+func (s *Server) handleAMLCheckGet(w http.ResponseWriter, r *http.Request) error {
+	key := keyFrom(r.Context())
+	c, err := s.store.FindAMLCheck(r.Context(), key.OrganizationID, key.Environment, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if c.History, err = s.store.FindScreenings(r.Context(), c.ID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toAMLCheckJSON(c))
+	return nil
+}
+
+// handleAMLCheckUpdate handles "PATCH /v1/aml-checks/{id}": the only
+// writable field is monitoring.
+func (s *Server) handleAMLCheckUpdate(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	m := o.boolean("monitoring")
+	var errs []kyc.FieldError
+	if m == nil {
+		errs = append(errs, kyc.FieldError{Field: "monitoring", Message: "is required (true or false)"})
+	}
+	if err := o.check(errs); err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	err = s.commit(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+		c, err := tx.SetAMLMonitoring(key.OrganizationID, key.Environment, r.PathValue("id"), *m)
+		if err != nil {
+			return nil, err
+		}
+		if c.History, err = tx.FindScreenings(c.ID); err != nil {
+			return nil, err
+		}
+		return toAMLCheckJSON(c), nil
+	})
+	return err
+}
