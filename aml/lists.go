@@ -222,8 +222,18 @@ func (s *Service) Refresh(ctx context.Context) error {
 var errSuperseded = errors.New("list version superseded while loading")
 
 func (s *Service) load(ctx context.Context, versions []*store.ListVersion) ([]*screening.List, error) {
+	// Versions already loaded are kept: one import must not rebuild every
+	// other list's index.
+	loaded := map[string]*screening.List{}
+	for _, l := range s.screener.Lists() {
+		loaded[l.Version.ID] = l
+	}
 	var lists []*screening.List
 	for _, v := range versions {
+		if l, ok := loaded[v.ID]; ok {
+			lists = append(lists, l)
+			continue
+		}
 		start := time.Now()
 		ents := make([]screening.Entity, 0, v.EntityCount)
 		err := s.store.LoadListEntities(ctx, v.ID, func(body []byte) error {

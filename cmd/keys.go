@@ -2,10 +2,12 @@ package cmd
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"kycd/kyc"
+	"kycd/screening"
 	"kycd/store"
 )
 
@@ -13,6 +15,7 @@ import (
 type OrgsCmd struct {
 	Create OrgsCreateCmd `cmd:"" help:"Create an organization and print its id."`
 	List   OrgsListCmd   `cmd:"" help:"List organizations."`
+	Update OrgsUpdateCmd `cmd:"" help:"Change an organization's settings."`
 }
 
 // OrgsCreateCmd creates an organization.
@@ -61,11 +64,47 @@ func (c *OrgsListCmd) Run(e *env) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCONTACT\tCREATED")
+	fmt.Fprintln(tw, "ID\tNAME\tCONTACT\tAML THRESHOLD\tCREATED")
 	for _, o := range orgs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.ID, o.Name, o.ContactEmail, kyc.FormatTime(o.CreatedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.ID, o.Name, o.ContactEmail, thresholdText(o.AMLThreshold), kyc.FormatTime(o.CreatedAt))
 	}
 	return tw.Flush()
+}
+
+func thresholdText(t *float64) string {
+	if t == nil {
+		return "default (" + strconv.FormatFloat(screening.DefaultThreshold, 'f', -1, 64) + ")"
+	}
+	return strconv.FormatFloat(*t, 'f', -1, 64)
+}
+
+// OrgsUpdateCmd changes an organization's settings.
+type OrgsUpdateCmd struct {
+	dbFlag
+	OrgID        string `arg:"" name:"ORG_ID" help:"org_<ulid>"`
+	AMLThreshold string `name:"aml-threshold" required:"" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
+}
+
+// Run sets the threshold and prints the organization's new setting.
+func (c *OrgsUpdateCmd) Run(e *env) error {
+	var t *float64
+	if c.AMLThreshold != "default" {
+		v, err := strconv.ParseFloat(strings.TrimSpace(c.AMLThreshold), 64)
+		if err != nil || !(v > 0 && v <= 1) { // also refuses NaN
+			return fmt.Errorf("--aml-threshold %q must be a number greater than 0 and at most 1, or 'default'", c.AMLThreshold)
+		}
+		t = &v
+	}
+	s, err := openStore(e.ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.InTx(e.ctx, func(tx *store.Tx) error { return tx.SetAMLThreshold(c.OrgID, t) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: AML threshold %s\n", c.OrgID, thresholdText(t))
+	return nil
 }
 
 // KeysCmd groups the API key commands.

@@ -11,9 +11,11 @@ import (
 	"net/url"
 	"time"
 
+	"kycd/aml"
 	"kycd/jobs"
 	"kycd/kyc"
 	"kycd/mailer"
+	"kycd/screening"
 	"kycd/server"
 	"kycd/store"
 	"kycd/webhook"
@@ -36,6 +38,8 @@ type ServeCmd struct {
 	SMTPFrom             string `name:"smtp-from" env:"KYCD_SMTP_FROM" help:"Sender address of notification e-mails."`
 	SMTPTLS              string `name:"smtp-tls" default:"starttls" enum:"starttls,tls,none" env:"KYCD_SMTP_TLS" help:"starttls (required), tls (implicit) or none."`
 	AllowPrivateWebhooks bool   `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
+	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
+	listURLFlags
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
@@ -68,8 +72,16 @@ func (c *ServeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	amlSvc, err := startScreening(e.ctx, st, log)
+	if err != nil {
+		return err
+	}
+	listSources, err := c.sources(nil) // checked before bootstrap can print a key
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
-		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks})
+		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc})
 	if err != nil {
 		return err
 	}
@@ -96,9 +108,22 @@ func (c *ServeCmd) Run(e *env) error {
 	registerMaintenance(runner, st)
 	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter}).Register(runner)
 	m.Register(runner, st)
+	amlSvc.RegisterJobs(runner)
+	if c.UpdateLists {
+		aml.RegisterListUpdates(runner, st, nil, listSources, log)
+	}
 	if err := scheduleMaintenance(e.ctx, st); err != nil {
 		return err
 	}
+	if err := amlSvc.ScheduleMonitor(e.ctx); err != nil {
+		return err
+	}
+	if c.UpdateLists {
+		if err := aml.ScheduleListUpdates(e.ctx, st); err != nil {
+			return err
+		}
+	}
+	go amlSvc.WatchLists(e.ctx, listPollPeriod)
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- runner.Start(e.ctx) }()
 
@@ -125,6 +150,29 @@ func (c *ServeCmd) Run(e *env) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// listPollPeriod is how soon a list imported by the CLI reaches a running
+// server (the monitor job also reloads before re-screening).
+const listPollPeriod = 10 * time.Second
+
+// startScreening loads the imported watch lists and warns about list kinds
+// that have none: live screening of those kinds fails closed (the check
+// is failed, never a clean pass) until a list is imported.
+func startScreening(ctx context.Context, st *store.Store, log *slog.Logger) (*aml.Service, error) {
+	sc, err := screening.NewScreener()
+	if err != nil {
+		return nil, err
+	}
+	svc := aml.New(st, sc, log)
+	if err := svc.Refresh(ctx); err != nil {
+		return nil, fmt.Errorf("load watch lists: %w", err)
+	}
+	if missing := sc.MissingKinds(); len(missing) > 0 {
+		log.Warn("no watch list loaded for some kinds: live AML checks come back failed until one is imported ('kycd lists import', 'kycd lists update' or serve --update-lists)",
+			"missing", missing)
+	}
+	return svc, nil
 }
 
 func (c *ServeCmd) urls(bound string) (base, portal string, err error) {

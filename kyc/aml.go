@@ -11,8 +11,8 @@ import (
 type AMLStatus string
 
 // AML check statuses: no_match when every list is clear, potential_match
-// when any list has a hit, failed when any list could not be screened
-// (fail-closed: never a clean pass).
+// when any list has a hit, failed when no list has a hit but one could not
+// be screened (fail-closed: never a clean pass).
 const (
 	AMLNoMatch        AMLStatus = "no_match"
 	AMLPotentialMatch AMLStatus = "potential_match"
@@ -133,7 +133,11 @@ type MatchRecord struct {
 func (m *MatchRecord) Key() string { return m.Source + "/" + m.EntityID }
 
 // RollUp sets a check's status, risk level and match count from its list
-// results (spec §3.2).
+// results (spec §3.2): potential_match when any list has a hit, else
+// failed when any list could not be screened, else no_match. A hit wins
+// over an error because both need a person to look, and the hit is what
+// they must see (and what match_found announces); the error stays in the
+// list's result.
 func RollUp(results []ListResult) (AMLStatus, *RiskLevel, int) {
 	status, count := AMLNoMatch, 0
 	var level RiskLevel
@@ -141,11 +145,11 @@ func RollUp(results []ListResult) (AMLStatus, *RiskLevel, int) {
 		count += r.MatchCount
 		switch r.Status {
 		case ListError:
-			status = AMLFailed
-		case ListHit:
-			if status != AMLFailed {
-				status = AMLPotentialMatch
+			if status == AMLNoMatch {
+				status = AMLFailed
 			}
+		case ListHit:
+			status = AMLPotentialMatch
 			if r.RiskLevel.rank() > level.rank() {
 				level = r.RiskLevel
 			}

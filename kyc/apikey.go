@@ -115,7 +115,7 @@ type Organization struct {
 	Name         string
 	ContactEmail string
 	// AMLThreshold is the organization's match threshold; nil means
-	// DefaultAMLThreshold.
+	// screening.DefaultThreshold.
 	AMLThreshold *float64
 	CreatedAt    time.Time
 }

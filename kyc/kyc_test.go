@@ -135,3 +135,34 @@ func FuzzClassifyID(f *testing.F) {
 		}
 	})
 }
+
+// TestRollUp is the roll-up table of spec §3.2 with the precedence kycd
+// chose: hit > error > clear.
+func TestRollUp(t *testing.T) {
+	clear := ListResult{Status: ListClear, RiskLevel: RiskLow}
+	hit := func(l RiskLevel, n int) ListResult { return ListResult{Status: ListHit, RiskLevel: l, MatchCount: n} }
+	failed := ListResult{Status: ListError, RiskLevel: RiskLow}
+	for _, tt := range []struct {
+		name    string
+		results []ListResult
+		status  AMLStatus
+		risk    RiskLevel // "" for nil
+		count   int
+	}{
+		{"all clear", []ListResult{clear, clear, clear}, AMLNoMatch, "", 0},
+		{"one hit", []ListResult{clear, hit(RiskMedium, 2), clear}, AMLPotentialMatch, RiskMedium, 2},
+		{"highest risk wins", []ListResult{hit(RiskHigh, 1), hit(RiskMedium, 3), clear}, AMLPotentialMatch, RiskHigh, 4},
+		{"error, no hit", []ListResult{clear, failed, clear}, AMLFailed, "", 0},
+		{"hit beats error", []ListResult{failed, hit(RiskMedium, 1), clear}, AMLPotentialMatch, RiskMedium, 1},
+		{"nothing screened", nil, AMLNoMatch, "", 0},
+	} {
+		st, risk, n := RollUp(tt.results)
+		got := RiskLevel("")
+		if risk != nil {
+			got = *risk
+		}
+		if st != tt.status || got != tt.risk || n != tt.count {
+			t.Errorf("%s: %s %q %d, want %s %q %d", tt.name, st, got, n, tt.status, tt.risk, tt.count)
+		}
+	}
+}

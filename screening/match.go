@@ -398,7 +398,7 @@ func credit(sim float64) float64 {
 
 // compareDOB compares a query date of birth with a listed entity's.
 func compareDOB(q string, listed []string) (string, float64) {
-	if q == "" || len(listed) == 0 {
+	if len(q) < 4 || len(listed) == 0 || atoi4(q) < 0 {
 		return "unknown", 1
 	}
 	best, factor := "mismatch", 0.6

@@ -1,0 +1,260 @@
+package aml
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"kycd/jobs"
+	"kycd/screening"
+	"kycd/store"
+)
+
+// Where the official lists are published.
+const (
+	DefaultOFACBaseURL = "https://www.treasury.gov/ofac/downloads"
+	DefaultUNURL       = "https://scsanctions.un.org/resources/xml/en/consolidated.xml"
+)
+
+// MaxListFileSize caps one downloaded file. The largest official file,
+// OFAC's sdn.csv, is about 4 MB and the UN XML about 2 MB; the cap only
+// stops a broken or hostile server from filling the disk.
+const MaxListFileSize = 512 << 20
+
+// downloadTimeout bounds one file's request, body included: an http.Client
+// without a timeout would let a stalled server hold the daily job forever.
+const downloadTimeout = 5 * time.Minute
+
+// RemoteSource is a list published at fixed URLs, imported as one source.
+type RemoteSource struct {
+	Source   string
+	Kind     screening.Kind
+	Format   string
+	Provider string
+	URLs     []string // for ofac-csv, the base names tell the files apart (see OFACFiles)
+
+	maxBytes int64 // per-file cap; 0 means MaxListFileSize (tests lower it)
+}
+
+// OfficialSources returns the OFAC SDN, OFAC consolidated (non-SDN) and UN
+// Security Council lists. Empty arguments mean DefaultOFACBaseURL and
+// DefaultUNURL; other values point at a mirror.
+func OfficialSources(ofacBase, unURL string) []RemoteSource {
+	if ofacBase == "" {
+		ofacBase = DefaultOFACBaseURL
+	}
+	if unURL == "" {
+		unURL = DefaultUNURL
+	}
+	ofacBase = strings.TrimRight(ofacBase, "/")
+	return []RemoteSource{
+		{Source: "ofac-sdn", Kind: screening.Sanctions, Format: "ofac-csv", Provider: "OFAC SDN",
+			URLs: []string{ofacBase + "/sdn.csv", ofacBase + "/alt.csv", ofacBase + "/add.csv"}},
+		{Source: "ofac-consolidated", Kind: screening.Sanctions, Format: "ofac-csv", Provider: "OFAC Consolidated (non-SDN)",
+			URLs: []string{ofacBase + "/consolidated/cons_prim.csv", ofacBase + "/consolidated/cons_alt.csv", ofacBase + "/consolidated/cons_add.csv"}},
+		{Source: "un", Kind: screening.Sanctions, Format: "un-xml", Provider: "UN Security Council Consolidated List",
+			URLs: []string{unURL}},
+	}
+}
+
+// UpdateOutcome is what Update did for one source: Result on success
+// (Result.Unchanged when the files were the same), Err on failure, in
+// which case the source's previous version is still the active one.
+type UpdateOutcome struct {
+	Source  string
+	Result  *ImportResult
+	Err     error
+	Elapsed time.Duration
+}
+
+// Update downloads each source's files and imports them. A source whose
+// download or parse fails keeps its active version (Import writes only on
+// success) and the other sources still update. The error joins every
+// source's failure, each prefixed with the source name; the outcomes are
+// returned either way.
+func Update(ctx context.Context, st *store.Store, client *http.Client, srcs []RemoteSource, log *slog.Logger) ([]UpdateOutcome, error) {
+	if client == nil {
+		client = &http.Client{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	out := make([]UpdateOutcome, 0, len(srcs))
+	var errs []error
+	for _, src := range srcs {
+		start := time.Now()
+		res, err := updateOne(ctx, st, client, src, log)
+		o := UpdateOutcome{Source: src.Source, Result: res, Err: err, Elapsed: time.Since(start)}
+		out = append(out, o)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", src.Source, err))
+			log.Error("list update failed; the previous version stays active", "source", src.Source, "err", err)
+		case res.Unchanged:
+			log.Info("list unchanged", "source", src.Source, "version", res.Version.ID)
+		default:
+			log.Info("list updated", "source", src.Source, "version", res.Version.ID, "entities", res.Version.EntityCount,
+				"names", res.Names, "took", o.Elapsed.Round(time.Millisecond))
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// updateOne downloads one source into a temporary directory and imports
+// it; the directory is removed afterwards.
+func updateOne(ctx context.Context, st *store.Store, client *http.Client, src RemoteSource, log *slog.Logger) (res *ImportResult, err error) {
+	if len(src.URLs) == 0 {
+		return nil, errors.New("no URLs to download")
+	}
+	dir, err := os.MkdirTemp("", "kycd-list-*")
+	if err != nil {
+		return nil, fmt.Errorf("temporary directory: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(dir); rerr != nil {
+			log.Warn("remove downloaded list files", "dir", dir, "err", rerr)
+		}
+	}()
+	limit := src.maxBytes
+	if limit <= 0 {
+		limit = MaxListFileSize
+	}
+	files := make([]string, len(src.URLs))
+	for i, u := range src.URLs {
+		// The index keeps two URLs with one base name apart; the base name
+		// is kept because OFACFiles sorts the files by it.
+		files[i] = filepath.Join(dir, fmt.Sprintf("%d-%s", i, urlBase(u)))
+		if err := download(ctx, client, u, files[i], limit); err != nil {
+			return nil, err
+		}
+	}
+	res, err = Import(ctx, st, ImportSpec{Source: src.Source, Kind: src.Kind, Format: src.Format, Provider: src.Provider, Files: files})
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	return res, nil
+}
+
+// urlBase is the last path segment of a URL, or "list" when it has none.
+func urlBase(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "list"
+	}
+	b := path.Base(u.Path)
+	if b == "." || b == "/" || b == "" {
+		return "list"
+	}
+	return b
+}
+
+// download writes one URL's body to dst, failing on a non-2xx status or a
+// body over limit bytes.
+func download(ctx context.Context, client *http.Client, rawURL, dst string, limit int64) error {
+	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	req.Header.Set("User-Agent", "kycd list update")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("download: %w", err) // *url.Error names the URL
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("download %s: %s", rawURL, resp.Status)
+	}
+	tooBig := fmt.Errorf("download %s: larger than the %d-byte cap per list file", rawURL, limit)
+	if resp.ContentLength > limit {
+		return tooBig
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	// One byte over the limit is enough to know the file is too big.
+	n, err := io.Copy(f, io.LimitReader(resp.Body, limit+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	if n > limit {
+		return tooBig
+	}
+	return nil
+}
+
+// KindListsUpdate is the daily download and import of the official lists.
+const KindListsUpdate = "lists.update"
+
+// listsUpdateHour is the UTC hour of the daily run: OFAC and the UN
+// publish changes during their working day, so 03:00 UTC picks up the
+// previous day's changes at a quiet time.
+const listsUpdateHour = 3
+
+// listsUpdateAttempts gives a failed run two more tries the same morning,
+// 15 minutes and then an hour later (a publisher's site being down for a
+// while is the usual cause); after that, the next day's run tries again.
+const listsUpdateAttempts = 3
+
+// listsUpdateTimeout bounds one run: three sources of up to three files,
+// each download bounded by downloadTimeout, plus parsing and importing.
+const listsUpdateTimeout = time.Hour
+
+// nextListsUpdate is 03:00 UTC on the day after now.
+func nextListsUpdate(now time.Time) time.Time {
+	y, m, d := now.UTC().Date()
+	return time.Date(y, m, d+1, listsUpdateHour, 0, 0, 0, time.UTC)
+}
+
+func listsUpdateKey(day time.Time) string {
+	return KindListsUpdate + "/" + day.UTC().Format(time.DateOnly)
+}
+
+// RegisterListUpdates adds the daily list update to the runner. Each run
+// first queues the next day's, so a run that fails for good never ends the
+// daily chain.
+func RegisterListUpdates(r *jobs.Runner, st *store.Store, client *http.Client, srcs []RemoteSource, log *slog.Logger) {
+	r.Register(jobs.Kind{Name: KindListsUpdate, MaxAttempts: listsUpdateAttempts, Backoff: jobs.Schedule(15*time.Minute, time.Hour),
+		Timeout: listsUpdateTimeout, Run: func(ctx context.Context, j store.Job) error {
+			err := st.InTx(ctx, func(tx *store.Tx) error {
+				next := nextListsUpdate(tx.Now())
+				_, err := tx.EnqueueJob(store.NewJob{Kind: KindListsUpdate, RunAt: next, MaxAttempts: listsUpdateAttempts,
+					DedupeKey: listsUpdateKey(next)})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			_, err = Update(ctx, st, client, srcs, log)
+			return err
+		}})
+}
+
+// ScheduleListUpdates makes sure today's run exists: at 03:00 UTC, or at
+// once when the server starts later in the day, so that enabling updates
+// loads the lists right away. A restart the same day finds today's run
+// (pending or done) and adds nothing.
+func ScheduleListUpdates(ctx context.Context, st *store.Store) error {
+	return st.InTx(ctx, func(tx *store.Tx) error {
+		now := tx.Now().UTC()
+		y, m, d := now.Date()
+		at := time.Date(y, m, d, listsUpdateHour, 0, 0, 0, time.UTC)
+		_, err := tx.EnqueueJob(store.NewJob{Kind: KindListsUpdate, RunAt: at, MaxAttempts: listsUpdateAttempts,
+			DedupeKey: listsUpdateKey(at)})
+		return err
+	})
+}
