@@ -317,11 +317,12 @@ func namePairs(path string) (set, error) {
 
 func report(s set, threshold float64, verbose bool) {
 	fmt.Printf("== %s (%d queries)\n", s.name, len(s.items))
-	p, r, f, tp, fp, fn := prf(s.items, threshold)
+	p, r, f, tp, fp, fn := prf(s.items, threshold-1e-9)
 	fmt.Printf("   at threshold %.2f: precision %.3f  recall %.3f  F1 %.3f  (TP %d, FP %d, FN %d)\n", threshold, p, r, f, tp, fp, fn)
 	fmt.Printf("   curve: ")
-	for t := 0.70; t < 0.99; t += 0.03 {
-		p, r, _, _, _, _ := prf(s.items, t)
+	for step := 0; step <= 9; step++ {
+		t := 0.70 + 0.03*float64(step)
+		p, r, _, _, _, _ := prf(s.items, t-1e-9)
 		fmt.Printf("%.2f→P%.3f/R%.3f  ", t, p, r)
 	}
 	fmt.Println()
