@@ -13,22 +13,13 @@ import (
 
 	"kycd/aml"
 	"kycd/cmd"
+	"kycd/internal/realdata"
 	"kycd/screening"
 )
 
 // sharedData returns the path of a file under /work/shared/data, skipping
 // the test when it is absent, unless CI=true, where it must be there.
-func sharedData(t *testing.T, rel string) string {
-	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", filepath.FromSlash(rel))
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared data %s missing under CI=true: %v", rel, err)
-		}
-		t.Skipf("shared data %s not available: %v", rel, err)
-	}
-	return path
-}
+func sharedData(t *testing.T, rel string) string { return realdata.Path(t, rel) }
 
 // writeFile writes a fixture into the test's temporary directory.
 func writeFile(t *testing.T, name, body string) string {

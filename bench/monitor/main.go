@@ -4,7 +4,7 @@
 // of all of them through the same code the monitoring job runs, including
 // the history rows and events written.
 //
-//	go run ./bench/monitor [-data ../shared/data] [-checks 100000]
+//	go run ./bench/monitor [-data DIR] [-checks 100000]
 package main
 
 import (
@@ -21,13 +21,14 @@ import (
 	"time"
 
 	"kycd/aml"
+	"kycd/internal/realdata"
 	"kycd/kyc"
 	"kycd/screening"
 	"kycd/store"
 )
 
 func main() {
-	dir := flag.String("data", "../shared/data", "folder with lists/ and eval/")
+	dir := flag.String("data", realdata.Dir(), "shared data folder with lists/ and eval/ (default: found beside the repository)")
 	checks := flag.Int("checks", 100000, "monitored checks")
 	flag.Parse()
 	log.SetFlags(0)

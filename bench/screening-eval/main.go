@@ -4,7 +4,7 @@
 // prints precision, recall and F1 per set at the chosen threshold and the
 // precision/recall curve.
 //
-//	go run ./bench/screening-eval [-data ../shared/data] [-threshold 0.85]
+//	go run ./bench/screening-eval [-data DIR] [-threshold 0.82]
 package main
 
 import (
@@ -20,11 +20,12 @@ import (
 	"strings"
 	"time"
 
+	"kycd/internal/realdata"
 	"kycd/screening"
 )
 
 func main() {
-	data := flag.String("data", "../shared/data", "folder with lists/ and eval/")
+	data := flag.String("data", realdata.Dir(), "shared data folder with lists/ and eval/ (default: found beside the repository)")
 	threshold := flag.Float64("threshold", screening.DefaultThreshold, "threshold to report")
 	verbose := flag.Bool("v", false, "print misses and false positives")
 	flag.Parse()

@@ -4,7 +4,7 @@
 // parse and index times, p50/p90/p99/max latency of single screenings and
 // resident memory.
 //
-//	go run ./bench/screening [-data ../shared/data] [-synthetic 1000000] [-queries 20000]
+//	go run ./bench/screening [-data DIR] [-synthetic 1000000] [-queries 20000]
 package main
 
 import (
@@ -24,11 +24,12 @@ import (
 	"strings"
 	"time"
 
+	"kycd/internal/realdata"
 	"kycd/screening"
 )
 
 func main() {
-	dir := flag.String("data", "../shared/data", "folder with lists/ and eval/")
+	dir := flag.String("data", realdata.Dir(), "shared data folder with lists/ and eval/ (default: found beside the repository)")
 	synthetic := flag.Int("synthetic", 1_000_000, "names in the synthetic list (0 skips it)")
 	queries := flag.Int("queries", 20000, "screenings per measurement")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the screenings here")
