@@ -156,7 +156,9 @@ func TestMonitoringAlertsOnListChange(t *testing.T) {
 
 	// An hour later the list gains Petr.
 	e.clock.Advance(time.Hour)
-	v2 := e.importList("in-house", screening.Sanctions, "name,reference\nIvan Sidorov,S-1\nPetr Kuznetsov,S-2\n")
+	// Ivan also gains a second listing: a new match with no status change,
+	// which is an alert too.
+	v2 := e.importList("in-house", screening.Sanctions, "name,reference\nIvan Sidorov,S-1\nPetr Kuznetsov,S-2\nIvan Sidorow,S-3\n")
 	if n := e.rescreenAll(); n != 2 {
 		t.Fatalf("re-screened %d checks after the import, want the 2 monitored", n)
 	}
@@ -179,13 +181,19 @@ func TestMonitoringAlertsOnListChange(t *testing.T) {
 	if !p.LastScreenedAt.Equal(e.clock.Now()) || !p.NextScreenAt.Equal(e.clock.Now().Add(24*time.Hour)) {
 		t.Errorf("petr times: last %v next %v", p.LastScreenedAt, p.NextScreenAt)
 	}
-	alerts := e.alerts()
-	if len(alerts) != 1 || alerts[0]["resourceId"] != petr.ID || alerts[0]["previousStatus"] != "no_match" ||
-		alerts[0]["status"] != "potential_match" || alerts[0]["newMatchCount"] != float64(1) {
+	alerts := map[string]map[string]any{}
+	for _, a := range e.alerts() {
+		alerts[a["resourceId"].(string)] = a
+	}
+	if a := alerts[petr.ID]; len(alerts) != 2 || a["previousStatus"] != "no_match" ||
+		a["status"] != "potential_match" || a["newMatchCount"] != float64(1) {
 		t.Fatalf("alerts: %v", alerts)
 	}
-	if i := e.get(ivan.ID); len(i.History) != 2 || i.History[1].Changed {
-		t.Errorf("ivan, unchanged, history %+v", i.History)
+	if a := alerts[ivan.ID]; a["previousStatus"] != "potential_match" || a["status"] != "potential_match" || a["newMatchCount"] != float64(1) {
+		t.Errorf("new match without a status change: %v", a)
+	}
+	if i := e.get(ivan.ID); len(i.History) != 2 || !i.History[1].Changed || i.History[1].NewMatches[0] != "in-house/S-3" {
+		t.Errorf("ivan history %+v", i.History)
 	}
 	if a := e.get(anna.ID); len(a.History) != 1 {
 		t.Errorf("unmonitored check was re-screened: %+v", a.History)
@@ -199,17 +207,18 @@ func TestMonitoringAlertsOnListChange(t *testing.T) {
 	if p := e.get(petr.ID); p.History[2].Trigger != kyc.TriggerDaily || p.History[2].Changed {
 		t.Errorf("daily entry %+v", p.History[2])
 	}
-	if n := len(e.alerts()); n != 1 {
+	if n := len(e.alerts()); n != 2 {
 		t.Errorf("%d alerts after an unchanged daily re-screen", n)
 	}
 
-	// Petr is delisted: the status changes back, which is also an alert.
+	// Petr and Ivan's second listing are delisted: Petr's status changes
+	// back (an alert); Ivan only loses a match (no alert).
 	e.clock.Advance(time.Hour)
 	e.importList("in-house", screening.Sanctions, "name,reference\nIvan Sidorov,S-1\n")
 	e.rescreenAll()
 	p = e.get(petr.ID)
 	last := p.History[len(p.History)-1]
-	if p.Status != kyc.AMLNoMatch || !last.Changed || len(last.RemovedMatches) != 1 || len(e.alerts()) != 2 {
+	if p.Status != kyc.AMLNoMatch || !last.Changed || len(last.RemovedMatches) != 1 || len(e.alerts()) != 3 {
 		t.Errorf("after delisting: %s %+v, %d alerts", p.Status, last, len(e.alerts()))
 	}
 }
