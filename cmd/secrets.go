@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"fmt"
 
 	"kycd/seal"
@@ -12,16 +14,30 @@ type secretsFlag struct {
 }
 
 func (f secretsFlag) secretsBox(db string, e *env) (*seal.Box, error) {
+	box, _, err := f.secrets(db, e)
+	return box, err
+}
+
+// secrets loads the key file and returns the box that seals webhook
+// secrets and a separate key, derived from it, that signs download URLs
+// (derived, so URLs survive restarts without a second file to back up).
+func (f secretsFlag) secrets(db string, e *env) (*seal.Box, []byte, error) {
 	path := f.SecretsKeyFile
 	if path == "" {
 		path = db + ".secret-key"
 	}
 	key, created, err := seal.LoadOrCreateKeyFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if created {
 		fmt.Fprintf(e.stderr, "kycd: created %s, the key that encrypts webhook secrets in the database. Back it up apart from the database: without it the secrets cannot be read.\n", path)
 	}
-	return seal.New(key)
+	box, err := seal.New(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("kycd download URL key v1"))
+	return box, m.Sum(nil), nil
 }

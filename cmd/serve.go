@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"kycd/aml"
+	"kycd/decision"
 	"kycd/jobs"
 	"kycd/kyc"
 	"kycd/mailer"
 	"kycd/screening"
 	"kycd/server"
 	"kycd/store"
+	"kycd/verification"
 	"kycd/webhook"
 )
 
@@ -68,7 +70,7 @@ func (c *ServeCmd) Run(e *env) error {
 			log.Error("close database", "err", err)
 		}
 	}()
-	box, err := c.secretsBox(c.DB, e)
+	box, urlKey, err := c.secrets(c.DB, e)
 	if err != nil {
 		return err
 	}
@@ -76,12 +78,13 @@ func (c *ServeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	kycSvc := verification.New(st, decision.Manual{}, portalURL, log)
 	listSources, err := c.sources(nil) // checked before bootstrap can print a key
 	if err != nil {
 		return err
 	}
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
-		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc})
+		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey})
 	if err != nil {
 		return err
 	}
@@ -109,6 +112,7 @@ func (c *ServeCmd) Run(e *env) error {
 	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter}).Register(runner)
 	m.Register(runner, st)
 	amlSvc.RegisterJobs(runner)
+	kycSvc.RegisterJobs(runner)
 	if c.UpdateLists {
 		aml.RegisterListUpdates(runner, st, nil, listSources, log)
 	}

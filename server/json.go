@@ -68,10 +68,40 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // wrong type, an unknown field, a missing one) is reported at once instead
 // of the first one only, which is all encoding/json would tell.
 type object struct {
-	prefix string
-	raw    map[string]json.RawMessage
-	seen   map[string]bool
-	errs   *[]kyc.FieldError
+	prefix   string
+	raw      map[string]json.RawMessage
+	seen     map[string]bool
+	errs     *[]kyc.FieldError
+	children []*object // nested objects read with sub, checked for unknown fields too
+}
+
+// sub reads a nested object field whose problems are reported as
+// "name.field"; nil when absent or null (or not an object, recorded).
+func (o *object) sub(name string) *object {
+	v := o.value(name)
+	if v == nil {
+		return nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(v, &raw); err != nil || raw == nil {
+		o.fail(name, "must be a JSON object")
+		return nil
+	}
+	c := &object{prefix: o.prefix + name + ".", raw: raw, seen: map[string]bool{}, errs: o.errs}
+	o.children = append(o.children, c)
+	return c
+}
+
+// unknown records every field of o and its children that was never read.
+func (o *object) unknown() {
+	for name := range o.raw {
+		if !o.seen[name] {
+			o.fail(name, "is not a known field")
+		}
+	}
+	for _, c := range o.children {
+		c.unknown()
+	}
 }
 
 // readObject reads the body as one JSON object.
@@ -217,11 +247,7 @@ func (o *object) anyObject(name string) map[string]any {
 // returns a VALIDATION_ERROR naming every field once (the first problem
 // found for it), in field order; nil if there is none.
 func (o *object) check(domain []kyc.FieldError) error {
-	for name := range o.raw {
-		if !o.seen[name] {
-			o.fail(name, "is not a known field")
-		}
-	}
+	o.unknown()
 	all := append(*o.errs, domain...)
 	if len(all) == 0 {
 		return nil

@@ -4,6 +4,7 @@
 package server
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"kycd/kyc"
 	"kycd/screening"
 	"kycd/store"
+	"kycd/verification"
 )
 
 // Options are the dependencies and settings of a Server.
@@ -37,6 +39,12 @@ type Options struct {
 	// AML runs AML checks; default: a service with no lists loaded (live
 	// checks fail closed, sandbox has its test list).
 	AML *aml.Service
+	// KYC runs the KYC request lifecycle; default: one with the manual
+	// engine and PortalURL.
+	KYC *verification.Service
+	// URLKey signs document download URLs; default: a random key, so
+	// URLs stop working at restart.
+	URLKey []byte
 }
 
 // Server handles the API's requests.
@@ -52,6 +60,8 @@ type Server struct {
 	secrets              store.Sealer
 	allowPrivateWebhooks bool
 	aml                  *aml.Service
+	kyc                  *verification.Service
+	urlKey               []byte
 
 	mux      *http.ServeMux
 	limits   *rateLimiter
@@ -75,6 +85,8 @@ func New(opts Options) (*Server, error) {
 		version:   opts.Version,
 		secrets:   opts.Secrets,
 		aml:       opts.AML,
+		kyc:       opts.KYC,
+		urlKey:    opts.URLKey,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
 		mux:                  http.NewServeMux(),
@@ -82,6 +94,15 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.kyc == nil {
+		s.kyc = verification.New(s.store, nil, s.portalURL, s.log)
+	}
+	if len(s.urlKey) == 0 {
+		s.urlKey = make([]byte, 32)
+		if _, err := rand.Read(s.urlKey); err != nil {
+			return nil, err
+		}
 	}
 	if s.aml == nil {
 		sc, err := screening.NewScreener()

@@ -1,6 +1,12 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 4
+-- PRAGMA user_version = 5
+
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+CREATE TRIGGER kyc_events_no_update BEFORE UPDATE ON kyc_events BEGIN SELECT RAISE(ABORT, 'kyc_events is append-only'); END;
 
 CREATE TABLE aml_checks (
   id               TEXT PRIMARY KEY,         -- aml_<ulid>
@@ -67,6 +73,21 @@ CREATE TABLE applicants (
   archived_at     TEXT
 ) STRICT;
 
+CREATE TABLE audit_log (
+  id              INTEGER PRIMARY KEY,
+  organization_id TEXT NOT NULL,
+  environment     TEXT NOT NULL,
+  resource_type   TEXT NOT NULL,
+  resource_id     TEXT NOT NULL,
+  action          TEXT NOT NULL,
+  actor_type      TEXT NOT NULL,
+  actor_id        TEXT,
+  from_status     TEXT,
+  to_status       TEXT,
+  reason          TEXT,
+  created_at      TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE email_outbox (
   id              INTEGER PRIMARY KEY,
   organization_id TEXT REFERENCES organizations (id) ON DELETE CASCADE,
@@ -112,6 +133,69 @@ CREATE TABLE jobs (
   dedupe_key   TEXT UNIQUE,                  -- e.g. 'aml.rescreen/2026-11-22': scheduled once
   created_at   TEXT NOT NULL,
   updated_at   TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE kyc_captures (
+  id            TEXT PRIMARY KEY,              -- cap_<ulid>
+  request_id    TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  kind          TEXT NOT NULL CHECK (kind IN ('document', 'selfie')),
+  side          TEXT CHECK (side IN ('front', 'back')),
+  document_type TEXT,
+  country       TEXT,
+  content_type  TEXT NOT NULL,
+  size          INTEGER NOT NULL,
+  width         INTEGER NOT NULL,
+  height        INTEGER NOT NULL,
+  sha256        TEXT NOT NULL,
+  source_sha256 TEXT NOT NULL,
+  method        TEXT NOT NULL CHECK (method IN ('camera', 'upload')),
+  user_agent    TEXT NOT NULL,
+  ip            TEXT NOT NULL,
+  meta          TEXT NOT NULL DEFAULT '{}',
+  data          BLOB NOT NULL,
+  captured_at   TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE kyc_events (
+  id          TEXT PRIMARY KEY,                -- kte_<ulid>
+  request_id  TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  type        TEXT NOT NULL,
+  from_status TEXT,
+  to_status   TEXT NOT NULL,
+  decision    TEXT NOT NULL,
+  actor_type  TEXT NOT NULL CHECK (actor_type IN ('api_key', 'applicant', 'system', 'reviewer')),
+  actor_id    TEXT,
+  reason      TEXT,
+  created_at  TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE kyc_requests (
+  id                    TEXT PRIMARY KEY,      -- kyc_<ulid>
+  public_id             TEXT NOT NULL UNIQUE,  -- kyc_<12 base32>
+  organization_id       TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment           TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  applicant_id          TEXT NOT NULL REFERENCES applicants (id),
+  status                TEXT NOT NULL CHECK (status IN ('link_generated', 'in_progress', 'submitted', 'processing',
+                          'approved', 'rejected', 'awaiting_review', 'expired', 'cancelled', 'failed')),
+  decision              TEXT NOT NULL CHECK (decision IN ('pending', 'approved', 'rejected', 'none')),
+  decision_reason       TEXT,
+  risk_score            REAL,
+  workflow_type         TEXT NOT NULL,
+  callback_url          TEXT,
+  redirect_url          TEXT,
+  external_ref          TEXT,
+  metadata              TEXT NOT NULL DEFAULT '{}',
+  portal_token_hash     BLOB NOT NULL UNIQUE,  -- SHA-256 of the link's token; the token itself is never stored
+  portal_expires_at     TEXT NOT NULL,
+  automation_decision   TEXT,
+  automation_confidence REAL,
+  processing_result     TEXT,                  -- JSON
+  screenings            TEXT,                  -- JSON array of AML list results; NULL until screened
+  reviewer_note         TEXT,
+  submitted_at          TEXT,
+  decided_at            TEXT,
+  created_at            TEXT NOT NULL,
+  updated_at            TEXT NOT NULL
 ) STRICT;
 
 CREATE TABLE list_entities (
@@ -204,11 +288,25 @@ CREATE INDEX applicants_org_env_id_idx ON applicants (organization_id, environme
 
 CREATE INDEX applicants_org_env_status_id_idx ON applicants (organization_id, environment, status, id);
 
+CREATE INDEX audit_log_resource_idx ON audit_log (resource_id, id);
+
 CREATE INDEX events_org_env_id_idx ON events (organization_id, environment, id);
 
 CREATE INDEX idempotency_keys_expires_at_idx ON idempotency_keys (expires_at);
 
 CREATE INDEX jobs_state_run_at_idx ON jobs (state, run_at);
+
+CREATE INDEX kyc_captures_request_idx ON kyc_captures (request_id, kind, id);
+
+CREATE INDEX kyc_captures_sha_idx ON kyc_captures (source_sha256);
+
+CREATE INDEX kyc_events_request_idx ON kyc_events (request_id, id);
+
+CREATE INDEX kyc_requests_applicant_idx ON kyc_requests (applicant_id);
+
+CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
+
+CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id, environment, status, id);
 
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
 

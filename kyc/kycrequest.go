@@ -1,0 +1,261 @@
+package kyc
+
+import (
+	"fmt"
+	"time"
+)
+
+// KYCStatus is where a KYC request is in its lifecycle.
+type KYCStatus string
+
+// The KYC statuses. The transition table below is the only place that
+// says which moves between them are allowed.
+const (
+	KYCLinkGenerated  KYCStatus = "link_generated"  // created; the applicant has not opened the link
+	KYCInProgress     KYCStatus = "in_progress"     // the applicant opened the link
+	KYCSubmitted      KYCStatus = "submitted"       // the applicant finished the portal flow
+	KYCProcessing     KYCStatus = "processing"      // screenings and the decision engine run
+	KYCApproved       KYCStatus = "approved"        // final
+	KYCRejected       KYCStatus = "rejected"        // final
+	KYCAwaitingReview KYCStatus = "awaiting_review" // a reviewer must approve or reject
+	KYCExpired        KYCStatus = "expired"         // the link expired unsubmitted; resend-link reopens it
+	KYCCancelled      KYCStatus = "cancelled"       // final
+	KYCFailed         KYCStatus = "failed"          // processing errored for good; final
+)
+
+// KYCStatuses lists every status (OpenAPI enum, list filter).
+var KYCStatuses = []KYCStatus{KYCLinkGenerated, KYCInProgress, KYCSubmitted, KYCProcessing, KYCApproved,
+	KYCRejected, KYCAwaitingReview, KYCExpired, KYCCancelled, KYCFailed}
+
+// Valid reports whether s is a status.
+func (s KYCStatus) Valid() bool {
+	for _, v := range KYCStatuses {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// KYCDecision is the outcome of a KYC request.
+type KYCDecision string
+
+// Decisions: pending until the request is decided; none when it ended
+// without a decision (expired, cancelled, failed).
+const (
+	DecisionPending  KYCDecision = "pending"
+	DecisionApproved KYCDecision = "approved"
+	DecisionRejected KYCDecision = "rejected"
+	DecisionNone     KYCDecision = "none"
+)
+
+// KYCDecisions lists every decision.
+var KYCDecisions = []KYCDecision{DecisionPending, DecisionApproved, DecisionRejected, DecisionNone}
+
+// ActorType says who caused a transition.
+type ActorType string
+
+// Actors.
+const (
+	ActorAPIKey    ActorType = "api_key"
+	ActorApplicant ActorType = "applicant"
+	ActorSystem    ActorType = "system"
+	ActorReviewer  ActorType = "reviewer"
+)
+
+// KYCAction names what moves a request.
+type KYCAction string
+
+// The actions of the transition table.
+const (
+	ActionCreate     KYCAction = "create"
+	ActionOpen       KYCAction = "open"        // the applicant opens the portal link
+	ActionResendLink KYCAction = "resend_link" // new token and expiry
+	ActionSubmit     KYCAction = "submit"
+	ActionProcess    KYCAction = "process" // the processing job starts
+	ActionAutoDecide KYCAction = "auto_decide"
+	ActionFail       KYCAction = "fail"
+	ActionApprove    KYCAction = "approve" // manual
+	ActionReject     KYCAction = "reject"  // manual
+	ActionCancel     KYCAction = "cancel"
+	ActionExpire     KYCAction = "expire"
+)
+
+// Transition is one allowed move.
+type Transition struct {
+	Action KYCAction
+	From   []KYCStatus // empty for create
+	To     KYCStatus   // "" when the engine chooses (auto_decide) or the status stays (resend_link from a live link)
+	Event  EventType   // the §6.2 webhook it fires; "" when none exists (open)
+	Actor  ActorType
+}
+
+// Transitions is the KYC state machine.
+var Transitions = []Transition{
+	{ActionCreate, nil, KYCLinkGenerated, EventKYCCreated, ActorAPIKey},
+	{ActionOpen, []KYCStatus{KYCLinkGenerated}, KYCInProgress, "", ActorApplicant},
+	{ActionResendLink, []KYCStatus{KYCLinkGenerated, KYCInProgress, KYCExpired}, KYCLinkGenerated, EventKYCPortalLinkReady, ActorAPIKey},
+	{ActionSubmit, []KYCStatus{KYCInProgress}, KYCSubmitted, EventKYCSubmitted, ActorApplicant},
+	{ActionProcess, []KYCStatus{KYCSubmitted}, KYCProcessing, EventKYCProcessing, ActorSystem},
+	{ActionAutoDecide, []KYCStatus{KYCProcessing}, "", "", ActorSystem}, // to approved, rejected or awaiting_review
+	{ActionFail, []KYCStatus{KYCSubmitted, KYCProcessing}, KYCFailed, EventKYCFailed, ActorSystem},
+	{ActionApprove, []KYCStatus{KYCAwaitingReview}, KYCApproved, EventKYCApproved, ActorReviewer},
+	{ActionReject, []KYCStatus{KYCAwaitingReview}, KYCRejected, EventKYCRejected, ActorReviewer},
+	{ActionCancel, []KYCStatus{KYCLinkGenerated, KYCInProgress}, KYCCancelled, EventKYCCancelled, ActorAPIKey},
+	{ActionExpire, []KYCStatus{KYCLinkGenerated, KYCInProgress}, KYCExpired, EventKYCExpired, ActorSystem},
+}
+
+// StatusEvent is the §6.2 event announcing that a request reached s.
+func StatusEvent(s KYCStatus) EventType {
+	switch s {
+	case KYCApproved:
+		return EventKYCApproved
+	case KYCRejected:
+		return EventKYCRejected
+	case KYCAwaitingReview:
+		return EventKYCAwaitingReview
+	}
+	for _, t := range Transitions {
+		if t.To == s && t.Event != "" && t.Action != ActionResendLink {
+			return t.Event
+		}
+	}
+	return ""
+}
+
+// StatusDecision is the decision a request has in status s.
+func StatusDecision(s KYCStatus) KYCDecision {
+	switch s {
+	case KYCApproved:
+		return DecisionApproved
+	case KYCRejected:
+		return DecisionRejected
+	case KYCExpired, KYCCancelled, KYCFailed:
+		return DecisionNone
+	}
+	return DecisionPending
+}
+
+// CheckTransition finds the transition for action from status from, and
+// for auto_decide checks the engine's target. A move the table does not
+// allow is INVALID_TRANSITION naming the current status.
+func CheckTransition(action KYCAction, from, to KYCStatus) (Transition, error) {
+	for _, t := range Transitions {
+		if t.Action != action {
+			continue
+		}
+		for _, f := range t.From {
+			if f != from {
+				continue
+			}
+			if action == ActionAutoDecide {
+				if to != KYCApproved && to != KYCRejected && to != KYCAwaitingReview {
+					return t, fmt.Errorf("decision engine chose %q, not approved, rejected or awaiting_review", to)
+				}
+				t.To, t.Event = to, StatusEvent(to)
+			}
+			return t, nil
+		}
+		return t, &Error{Code: EInvalidTransition, Message: fmt.Sprintf(
+			"Cannot %s a KYC request whose status is %s.", humanAction(action), from),
+			Details: []FieldError{{Field: "status", Message: "is " + string(from)}}}
+	}
+	return Transition{}, fmt.Errorf("unknown KYC action %q", action)
+}
+
+func humanAction(a KYCAction) string {
+	switch a {
+	case ActionResendLink:
+		return "resend the link of"
+	case ActionAutoDecide:
+		return "decide"
+	}
+	return string(a)
+}
+
+// WorkflowType says what the portal asks of the applicant.
+type WorkflowType string
+
+// Workflows: standard = identity document and selfie; document_only =
+// identity document without a selfie.
+const (
+	WorkflowStandard     WorkflowType = "standard"
+	WorkflowDocumentOnly WorkflowType = "document_only"
+)
+
+// WorkflowTypes lists the workflows.
+var WorkflowTypes = []WorkflowType{WorkflowStandard, WorkflowDocumentOnly}
+
+// KYCRequest is one verification of an applicant (spec §2.2).
+type KYCRequest struct {
+	ID                   string
+	PublicID             string
+	OrganizationID       string
+	Environment          Environment
+	ApplicantID          string
+	ApplicantPublicID    string
+	Status               KYCStatus
+	Decision             KYCDecision
+	DecisionReason       *string
+	RiskScore            *float64
+	WorkflowType         WorkflowType
+	CallbackURL          *string
+	RedirectURL          *string
+	ExternalRef          *string
+	Metadata             map[string]any
+	PortalExpiresAt      time.Time
+	AutomationDecision   *string  // approve, reject, review: the engine's recommendation
+	AutomationConfidence *float64 // [0,1]
+	ProcessingResult     map[string]any
+	Screenings           []ListResult // AML results of the applicant; nil until screened
+	ReviewerNote         *string
+	SubmittedAt          *time.Time
+	DecidedAt            *time.Time
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	// PortalToken is the link's secret, only set when it was just made.
+	PortalToken string
+}
+
+// KYCEvent is one entry of a request's timeline (append-only).
+type KYCEvent struct {
+	ID         string      `json:"id"`
+	Type       string      `json:"type"` // the §6.2 event type, or kyc.request.opened
+	FromStatus *KYCStatus  `json:"fromStatus"`
+	ToStatus   KYCStatus   `json:"toStatus"`
+	Decision   KYCDecision `json:"decision"`
+	ActorType  ActorType   `json:"actorType"`
+	ActorID    *string     `json:"actorId"`
+	Reason     *string     `json:"reason"`
+	CreatedAt  time.Time   `json:"-"`
+}
+
+// TimelineOpened is the timeline type of the open transition, which has no
+// webhook event.
+const TimelineOpened = "kyc.request.opened"
+
+// DocumentTypes are the identity documents the portal accepts; the bool
+// says whether the document has a back side to capture.
+var DocumentTypes = map[string]bool{"passport": false, "id_card": true, "driving_licence": true, "residence_permit": true}
+
+// Capture is one stored image: a document side or a selfie.
+type Capture struct {
+	ID           string
+	RequestID    string
+	Kind         string  // document or selfie
+	Side         *string // front or back (documents)
+	DocumentType *string
+	Country      *string
+	ContentType  string
+	Size         int
+	Width        int
+	Height       int
+	SHA256       string
+	SourceSHA256 string
+	Method       string // camera or upload
+	UserAgent    string
+	IP           string
+	Meta         map[string]any // what the original file said (software, EXIF, GPS), before stripping
+	CapturedAt   time.Time
+	Data         []byte // only when loaded for download
+}

@@ -1,0 +1,75 @@
+package kyc
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTransitionMatrix checks every action from every status against the
+// table in the README: allowed moves and their targets, and
+// INVALID_TRANSITION naming the current status for everything else.
+func TestTransitionMatrix(t *testing.T) {
+	allowed := map[KYCAction]map[KYCStatus]KYCStatus{
+		ActionOpen:       {KYCLinkGenerated: KYCInProgress},
+		ActionResendLink: {KYCLinkGenerated: KYCLinkGenerated, KYCInProgress: KYCLinkGenerated, KYCExpired: KYCLinkGenerated},
+		ActionSubmit:     {KYCInProgress: KYCSubmitted},
+		ActionProcess:    {KYCSubmitted: KYCProcessing},
+		ActionFail:       {KYCSubmitted: KYCFailed, KYCProcessing: KYCFailed},
+		ActionApprove:    {KYCAwaitingReview: KYCApproved},
+		ActionReject:     {KYCAwaitingReview: KYCRejected},
+		ActionCancel:     {KYCLinkGenerated: KYCCancelled, KYCInProgress: KYCCancelled},
+		ActionExpire:     {KYCLinkGenerated: KYCExpired, KYCInProgress: KYCExpired},
+	}
+	for action, from := range allowed {
+		for _, s := range KYCStatuses {
+			tr, err := CheckTransition(action, s, "")
+			want, ok := from[s]
+			switch {
+			case ok && (err != nil || tr.To != want):
+				t.Errorf("%s from %s: %v %s, want %s", action, s, err, tr.To, want)
+			case !ok && err == nil:
+				t.Errorf("%s from %s allowed, want INVALID_TRANSITION", action, s)
+			case !ok:
+				e := AsError(err)
+				if e.Code != EInvalidTransition || !strings.Contains(e.Message, string(s)) {
+					t.Errorf("%s from %s: %v", action, s, err)
+				}
+			}
+		}
+	}
+	// The engine decides only from processing, and only to three statuses.
+	for _, to := range KYCStatuses {
+		tr, err := CheckTransition(ActionAutoDecide, KYCProcessing, to)
+		ok := to == KYCApproved || to == KYCRejected || to == KYCAwaitingReview
+		if ok != (err == nil) || (ok && (tr.To != to || tr.Event != StatusEvent(to))) {
+			t.Errorf("auto_decide to %s: %v %+v", to, err, tr)
+		}
+	}
+	if _, err := CheckTransition(ActionAutoDecide, KYCSubmitted, KYCApproved); AsError(err).Code != EInvalidTransition {
+		t.Errorf("auto_decide from submitted: %v", err)
+	}
+	// Decided requests never move again: no transition leaves approved or rejected.
+	for _, tr := range Transitions {
+		for _, f := range tr.From {
+			if f == KYCApproved || f == KYCRejected || f == KYCCancelled || f == KYCFailed {
+				t.Errorf("%s leaves final status %s", tr.Action, f)
+			}
+		}
+	}
+}
+
+func TestStatusDecisionAndEvents(t *testing.T) {
+	for s, want := range map[KYCStatus]KYCDecision{KYCLinkGenerated: DecisionPending, KYCAwaitingReview: DecisionPending,
+		KYCApproved: DecisionApproved, KYCRejected: DecisionRejected, KYCExpired: DecisionNone, KYCCancelled: DecisionNone, KYCFailed: DecisionNone} {
+		if got := StatusDecision(s); got != want {
+			t.Errorf("StatusDecision(%s) = %s, want %s", s, got, want)
+		}
+	}
+	for s, want := range map[KYCStatus]EventType{KYCSubmitted: EventKYCSubmitted, KYCProcessing: EventKYCProcessing,
+		KYCApproved: EventKYCApproved, KYCRejected: EventKYCRejected, KYCAwaitingReview: EventKYCAwaitingReview,
+		KYCExpired: EventKYCExpired, KYCCancelled: EventKYCCancelled, KYCFailed: EventKYCFailed, KYCInProgress: ""} {
+		if got := StatusEvent(s); got != want {
+			t.Errorf("StatusEvent(%s) = %s, want %s", s, got, want)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"time"
+
+	"kycd/kyc"
+)
+
+// DownloadURLTTL is how long a document or selfie download URL works
+// (spec §8: 10 minutes).
+const DownloadURLTTL = 10 * time.Minute
+
+// captureJSON is a document or selfie record.
+type captureJSON struct {
+	ID           string         `json:"id"`
+	Kind         string         `json:"kind"`
+	Side         *string        `json:"side"`
+	DocumentType *string        `json:"documentType"`
+	Country      *string        `json:"country"`
+	ContentType  string         `json:"contentType"`
+	Size         int            `json:"size"`
+	Width        int            `json:"width"`
+	Height       int            `json:"height"`
+	SHA256       string         `json:"sha256"`
+	CapturedAt   string         `json:"capturedAt"`
+	Method       string         `json:"captureMethod"`
+	Capture      map[string]any `json:"captureMetadata"`
+	DownloadURL  string         `json:"downloadUrl"`
+	ExpiresAt    string         `json:"downloadUrlExpiresAt"`
+}
+
+// signDownload returns the signature of a capture id and expiry.
+func (s *Server) signDownload(id string, expires int64) string {
+	m := hmac.New(sha256.New, s.urlKey)
+	m.Write([]byte(id + "\n" + strconv.FormatInt(expires, 10)))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (s *Server) toCaptureJSON(c kyc.Capture) captureJSON {
+	exp := s.now().Add(DownloadURLTTL).Truncate(time.Second)
+	url := s.baseURL + "/v1/files/" + c.ID + "?expires=" + strconv.FormatInt(exp.Unix(), 10) + "&signature=" + s.signDownload(c.ID, exp.Unix())
+	meta := map[string]any{"userAgent": c.UserAgent, "ip": c.IP}
+	for k, v := range c.Meta {
+		meta[k] = v
+	}
+	return captureJSON{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType, Country: c.Country,
+		ContentType: c.ContentType, Size: c.Size, Width: c.Width, Height: c.Height, SHA256: c.SHA256,
+		CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, Capture: meta, DownloadURL: url, ExpiresAt: kyc.FormatTime(exp)}
+}
+
+// handleKYCCaptures lists a request's documents or selfies.
+func (s *Server) handleKYCCaptures(kind string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		req, err := s.findKYC(r)
+		if err != nil {
+			return err
+		}
+		caps, err := s.store.FindCaptures(r.Context(), req.ID, kind)
+		if err != nil {
+			return err
+		}
+		out := make([]captureJSON, len(caps))
+		for i, c := range caps {
+			out[i] = s.toCaptureJSON(c)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"data": out})
+		return nil
+	}
+}
+
+// handleFile handles "GET /v1/files/{id}": the image behind a pre-signed
+// URL, without an API key. The signature proves the URL came from an
+// authorised documents or selfies call less than 10 minutes ago.
+func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	q := r.URL.Query()
+	exp, err := strconv.ParseInt(q.Get("expires"), 10, 64)
+	sig, decErr := hex.DecodeString(q.Get("signature"))
+	want, _ := hex.DecodeString(s.signDownload(id, exp))
+	switch {
+	case err != nil || decErr != nil || !hmac.Equal(sig, want):
+		return &kyc.Error{Code: kyc.EForbidden, Reason: "invalid_signature", Message: "This download URL is not valid. Get a fresh one from the documents or selfies endpoint."}
+	case s.now().Unix() > exp:
+		return &kyc.Error{Code: kyc.EForbidden, Reason: "expired_signature", Message: "This download URL has expired (they work for 10 minutes). Get a fresh one from the documents or selfies endpoint."}
+	}
+	c, err := s.store.FindCaptureData(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", c.ContentType)
+	w.Header().Set("Cache-Control", "private, no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Disposition", `inline; filename="`+c.ID+extension(c.ContentType)+`"`)
+	w.Header().Set("Content-Length", strconv.Itoa(len(c.Data)))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(c.Data); err != nil {
+		// The status is sent; all that is left is to note it.
+		s.log.Info("file download interrupted", "file", c.ID, "err", err)
+	}
+	return nil
+}
+
+func extension(ct string) string {
+	if ct == "image/png" {
+		return ".png"
+	}
+	return ".jpg"
+}

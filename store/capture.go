@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"kycd/kyc"
+)
+
+const captureColumns = `id, request_id, kind, side, document_type, country, content_type, size, width, height, sha256,
+	source_sha256, method, user_agent, ip, meta, captured_at`
+
+// SaveCapture stores an image for a request. A retake replaces the
+// earlier image of the same kind and side: before submission nothing is
+// final, and the engine must judge what the applicant submitted.
+func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
+	c.ID, c.CapturedAt, c.Size = "cap_"+NewULID(tx.now), tx.now, len(data)
+	if _, err := tx.exec(`DELETE FROM kyc_captures WHERE request_id = ? AND kind = ? AND side IS ?`, c.RequestID, c.Kind, c.Side); err != nil {
+		return fmt.Errorf("replace capture: %w", err)
+	}
+	meta, err := json.Marshal(orEmptyMap(c.Meta))
+	if err != nil {
+		return fmt.Errorf("encode capture meta: %w", err)
+	}
+	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.RequestID, c.Kind, c.Side, c.DocumentType, c.Country, c.ContentType, c.Size, c.Width, c.Height, c.SHA256,
+		c.SourceSHA256, c.Method, c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), data)
+	if err != nil {
+		return fmt.Errorf("insert capture: %w", err)
+	}
+	return nil
+}
+
+// FindCaptures returns a request's captures of kind ("" for all), without
+// their image data, oldest first.
+func (s *Store) FindCaptures(ctx context.Context, requestID, kind string) ([]kyc.Capture, error) {
+	return findCaptures(ctx, readPool{s.readStmts}, requestID, kind)
+}
+
+// FindCaptures is Store.FindCaptures inside the write transaction.
+func (tx *Tx) FindCaptures(requestID, kind string) ([]kyc.Capture, error) {
+	return findCaptures(context.Background(), tx.q, requestID, kind)
+}
+
+func findCaptures(ctx context.Context, q queryer, requestID, kind string) ([]kyc.Capture, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+captureColumns+` FROM kyc_captures WHERE request_id = ? AND (? = '' OR kind = ?) ORDER BY id`,
+		requestID, kind, kind)
+	if err != nil {
+		return nil, fmt.Errorf("find captures: %w", err)
+	}
+	defer rows.Close()
+	out := []kyc.Capture{}
+	for rows.Next() {
+		c, err := scanCapture(rows, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *c)
+	}
+	return out, rows.Err()
+}
+
+// FindCaptureData loads one capture with its image, by id alone: callers
+// have already proved access (a signed download URL, or a job).
+func (s *Store) FindCaptureData(ctx context.Context, id string) (*kyc.Capture, error) {
+	c, err := scanCapture(s.reader.QueryRowContext(ctx, `SELECT `+captureColumns+`, data FROM kyc_captures WHERE id = ?`, id), true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "File %s not found.", id)
+	}
+	return c, err
+}
+
+func scanCapture(row scanner, withData bool) (*kyc.Capture, error) {
+	var c kyc.Capture
+	var side, docType, country sql.NullString
+	var meta, captured string
+	dest := []any{&c.ID, &c.RequestID, &c.Kind, &side, &docType, &country, &c.ContentType, &c.Size, &c.Width, &c.Height,
+		&c.SHA256, &c.SourceSHA256, &c.Method, &c.UserAgent, &c.IP, &meta, &captured}
+	if withData {
+		dest = append(dest, &c.Data)
+	}
+	if err := row.Scan(dest...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("scan capture: %w", err)
+	}
+	c.Side, c.DocumentType, c.Country = ptrString(side), ptrString(docType), ptrString(country)
+	if err := json.Unmarshal([]byte(meta), &c.Meta); err != nil {
+		return nil, fmt.Errorf("decode capture meta: %w", err)
+	}
+	c.CapturedAt = parseTime(captured)
+	return &c, nil
+}

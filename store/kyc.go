@@ -1,0 +1,318 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"kycd/kyc"
+)
+
+const kycColumns = `r.id, r.public_id, r.organization_id, r.environment, r.applicant_id, a.public_id, r.status, r.decision,
+	r.decision_reason, r.risk_score, r.workflow_type, r.callback_url, r.redirect_url, r.external_ref, r.metadata,
+	r.portal_expires_at, r.automation_decision, r.automation_confidence, r.processing_result, r.screenings, r.reviewer_note,
+	r.submitted_at, r.decided_at, r.created_at, r.updated_at`
+
+const kycFrom = ` FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id `
+
+// CreateKYCRequest inserts a new request. The caller fills the input
+// fields, status and portal expiry; ids and times are set here.
+func (tx *Tx) CreateKYCRequest(r *kyc.KYCRequest, tokenHash []byte) error {
+	r.ID, r.PublicID = "kyc_"+NewULID(tx.now), NewPublicID("kyc_")
+	r.CreatedAt, r.UpdatedAt = tx.now, tx.now
+	meta, err := json.Marshal(orEmptyMap(r.Metadata))
+	if err != nil {
+		return fmt.Errorf("encode metadata: %w", err)
+	}
+	_, err = tx.exec(`INSERT INTO kyc_requests (id, public_id, organization_id, environment, applicant_id, status, decision,
+		workflow_type, callback_url, redirect_url, external_ref, metadata, portal_token_hash, portal_expires_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.PublicID, r.OrganizationID, string(r.Environment), r.ApplicantID, string(r.Status), string(r.Decision),
+		string(r.WorkflowType), r.CallbackURL, r.RedirectURL, r.ExternalRef, string(meta), tokenHash,
+		kyc.FormatTime(r.PortalExpiresAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now))
+	if err != nil {
+		return fmt.Errorf("insert kyc request: %w", err)
+	}
+	return nil
+}
+
+// SaveKYCRequest writes a request's mutable fields.
+func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
+	r.UpdatedAt = tx.now
+	var result any
+	if r.ProcessingResult != nil {
+		b, err := json.Marshal(r.ProcessingResult)
+		if err != nil {
+			return fmt.Errorf("encode processing result: %w", err)
+		}
+		result = string(b)
+	}
+	var screenings any
+	if r.Screenings != nil {
+		b, err := json.Marshal(r.Screenings)
+		if err != nil {
+			return fmt.Errorf("encode screenings: %w", err)
+		}
+		screenings = string(b)
+	}
+	_, err := tx.exec(`UPDATE kyc_requests SET status = ?, decision = ?, decision_reason = ?, risk_score = ?,
+		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
+		submitted_at = ?, decided_at = ?, updated_at = ? WHERE id = ?`,
+		string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
+		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),
+		timeOrNil(r.DecidedAt), kyc.FormatTime(tx.now), r.ID)
+	if err != nil {
+		return fmt.Errorf("save kyc request: %w", err)
+	}
+	return nil
+}
+
+// SetPortalToken replaces the link's token (resend-link).
+func (tx *Tx) SetPortalToken(id string, tokenHash []byte) error {
+	if _, err := tx.exec(`UPDATE kyc_requests SET portal_token_hash = ? WHERE id = ?`, tokenHash, id); err != nil {
+		return fmt.Errorf("set portal token: %w", err)
+	}
+	return nil
+}
+
+// FindKYCRequest looks a request up by internal or public id: NOT_FOUND
+// outside the organization, wrong_environment in its other environment.
+func (s *Store) FindKYCRequest(ctx context.Context, orgID string, env kyc.Environment, idParam string) (*kyc.KYCRequest, error) {
+	return findKYCRequest(ctx, readPool{s.readStmts}, orgID, env, idParam)
+}
+
+// FindKYCRequest is Store.FindKYCRequest inside the write transaction.
+func (tx *Tx) FindKYCRequest(orgID string, env kyc.Environment, idParam string) (*kyc.KYCRequest, error) {
+	return findKYCRequest(context.Background(), tx.q, orgID, env, idParam)
+}
+
+func findKYCRequest(ctx context.Context, q queryer, orgID string, env kyc.Environment, idParam string) (*kyc.KYCRequest, error) {
+	col, id, err := idColumn("kyc_", idParam, "KYC request")
+	if err != nil {
+		return nil, err
+	}
+	r, err := scanKYC(q.QueryRowContext(ctx, `SELECT `+kycColumns+kycFrom+`WHERE r.`+col+` = ? AND r.organization_id = ?`, id, orgID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "KYC request %s not found.", idParam)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find kyc request: %w", err)
+	}
+	if r.Environment != env {
+		return nil, wrongEnvironment("KYC request", idParam, r.Environment, env)
+	}
+	return r, nil
+}
+
+// FindKYCRequestByID loads a request by internal id, for jobs.
+func (tx *Tx) FindKYCRequestByID(id string) (*kyc.KYCRequest, error) {
+	r, err := scanKYC(tx.q.QueryRowContext(context.Background(), `SELECT `+kycColumns+kycFrom+`WHERE r.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "KYC request %s not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find kyc request: %w", err)
+	}
+	return r, nil
+}
+
+// FindKYCRequestByToken finds the request whose portal link has this
+// token hash; the token is the applicant's only credential.
+func (tx *Tx) FindKYCRequestByToken(tokenHash []byte) (*kyc.KYCRequest, error) {
+	return findByToken(context.Background(), tx.q, tokenHash)
+}
+
+// FindKYCRequestByToken is the read-only form, for portal pages.
+func (s *Store) FindKYCRequestByToken(ctx context.Context, tokenHash []byte) (*kyc.KYCRequest, error) {
+	return findByToken(ctx, readPool{s.readStmts}, tokenHash)
+}
+
+func findByToken(ctx context.Context, q queryer, tokenHash []byte) (*kyc.KYCRequest, error) {
+	r, err := scanKYC(q.QueryRowContext(ctx, `SELECT `+kycColumns+kycFrom+`WHERE r.portal_token_hash = ?`, tokenHash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "This link is not valid.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find kyc request by token: %w", err)
+	}
+	return r, nil
+}
+
+// FindKYCRequests returns one page of requests, newest first, and the total.
+func (s *Store) FindKYCRequests(ctx context.Context, orgID string, env kyc.Environment, status kyc.KYCStatus, page, size int) ([]*kyc.KYCRequest, int, error) {
+	where := `r.organization_id = ? AND r.environment = ?`
+	args := []any{orgID, string(env)}
+	if status != "" {
+		where += ` AND r.status = ?`
+		args = append(args, string(status))
+	}
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count kyc requests: %w", err)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+kycColumns+kycFrom+`WHERE `+where+` ORDER BY r.id DESC LIMIT ? OFFSET ?`,
+		append(args, size, (page-1)*size)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find kyc requests: %w", err)
+	}
+	defer rows.Close()
+	list := make([]*kyc.KYCRequest, 0, size)
+	for rows.Next() {
+		r, err := scanKYC(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("scan kyc request: %w", err)
+		}
+		list = append(list, r)
+	}
+	return list, total, rows.Err()
+}
+
+func scanKYC(row scanner) (*kyc.KYCRequest, error) {
+	var r kyc.KYCRequest
+	var env, status, decision, workflow, meta, expires, created, updated string
+	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided sql.NullString
+	var risk, confidence sql.NullFloat64
+	if err := row.Scan(&r.ID, &r.PublicID, &r.OrganizationID, &env, &r.ApplicantID, &r.ApplicantPublicID, &status, &decision,
+		&reason, &risk, &workflow, &callback, &redirect, &ref, &meta, &expires, &autoDecision, &confidence, &result, &screenings, &note,
+		&submitted, &decided, &created, &updated); err != nil {
+		return nil, err
+	}
+	r.Environment, r.Status, r.Decision, r.WorkflowType = kyc.Environment(env), kyc.KYCStatus(status), kyc.KYCDecision(decision), kyc.WorkflowType(workflow)
+	r.DecisionReason, r.CallbackURL, r.RedirectURL, r.ExternalRef = ptrString(reason), ptrString(callback), ptrString(redirect), ptrString(ref)
+	r.AutomationDecision, r.ReviewerNote = ptrString(autoDecision), ptrString(note)
+	if risk.Valid {
+		r.RiskScore = &risk.Float64
+	}
+	if confidence.Valid {
+		r.AutomationConfidence = &confidence.Float64
+	}
+	d := json.NewDecoder(strings.NewReader(meta))
+	d.UseNumber()
+	if err := d.Decode(&r.Metadata); err != nil {
+		return nil, fmt.Errorf("decode metadata: %w", err)
+	}
+	if result.Valid {
+		if err := json.Unmarshal([]byte(result.String), &r.ProcessingResult); err != nil {
+			return nil, fmt.Errorf("decode processing result: %w", err)
+		}
+	}
+	if screenings.Valid {
+		if err := json.Unmarshal([]byte(screenings.String), &r.Screenings); err != nil {
+			return nil, fmt.Errorf("decode screenings: %w", err)
+		}
+	}
+	r.PortalExpiresAt, r.CreatedAt, r.UpdatedAt = parseTime(expires), parseTime(created), parseTime(updated)
+	r.SubmittedAt, r.DecidedAt = parseTimePtr(submitted), parseTimePtr(decided)
+	return &r, nil
+}
+
+func parseTimePtr(s sql.NullString) *time.Time {
+	if !s.Valid {
+		return nil
+	}
+	t := parseTime(s.String)
+	return &t
+}
+
+func orEmptyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// AppendKYCEvent adds a timeline entry.
+func (tx *Tx) AppendKYCEvent(requestID string, ev *kyc.KYCEvent) error {
+	ev.ID, ev.CreatedAt = "kte_"+NewULID(tx.now), tx.now
+	var from any
+	if ev.FromStatus != nil {
+		from = string(*ev.FromStatus)
+	}
+	_, err := tx.exec(`INSERT INTO kyc_events (id, request_id, type, from_status, to_status, decision, actor_type, actor_id, reason, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.ID, requestID, ev.Type, from, string(ev.ToStatus), string(ev.Decision),
+		string(ev.ActorType), ev.ActorID, ev.Reason, kyc.FormatTime(tx.now))
+	if err != nil {
+		return fmt.Errorf("append kyc event: %w", err)
+	}
+	return nil
+}
+
+// FindKYCEvents returns a request's timeline, oldest first.
+func (s *Store) FindKYCEvents(ctx context.Context, requestID string) ([]kyc.KYCEvent, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, type, from_status, to_status, decision, actor_type, actor_id, reason, created_at
+		FROM kyc_events WHERE request_id = ? ORDER BY id`, requestID)
+	if err != nil {
+		return nil, fmt.Errorf("find kyc events: %w", err)
+	}
+	defer rows.Close()
+	out := []kyc.KYCEvent{}
+	for rows.Next() {
+		var ev kyc.KYCEvent
+		var from, actorID, reason sql.NullString
+		var to, decision, actor, created string
+		if err := rows.Scan(&ev.ID, &ev.Type, &from, &to, &decision, &actor, &actorID, &reason, &created); err != nil {
+			return nil, fmt.Errorf("scan kyc event: %w", err)
+		}
+		if from.Valid {
+			f := kyc.KYCStatus(from.String)
+			ev.FromStatus = &f
+		}
+		ev.ToStatus, ev.Decision, ev.ActorType = kyc.KYCStatus(to), kyc.KYCDecision(decision), kyc.ActorType(actor)
+		ev.ActorID, ev.Reason, ev.CreatedAt = ptrString(actorID), ptrString(reason), parseTime(created)
+		out = append(out, ev)
+	}
+	return out, rows.Err()
+}
+
+// AuditEntry is one row of the append-only audit log.
+type AuditEntry struct {
+	OrganizationID string
+	Environment    kyc.Environment
+	ResourceType   string
+	ResourceID     string
+	Action         string
+	ActorType      kyc.ActorType
+	ActorID        *string
+	FromStatus     *string
+	ToStatus       *string
+	Reason         *string
+}
+
+// AppendAudit writes an audit row.
+func (tx *Tx) AppendAudit(a AuditEntry) error {
+	_, err := tx.exec(`INSERT INTO audit_log (organization_id, environment, resource_type, resource_id, action, actor_type,
+		actor_id, from_status, to_status, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.OrganizationID, string(a.Environment), a.ResourceType, a.ResourceID, a.Action, string(a.ActorType), a.ActorID,
+		a.FromStatus, a.ToStatus, a.Reason, kyc.FormatTime(tx.now))
+	if err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	return nil
+}
+
+// FindAudit returns a resource's audit rows, oldest first.
+func (s *Store) FindAudit(ctx context.Context, resourceID string) ([]AuditEntry, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT organization_id, environment, resource_type, resource_id, action, actor_type,
+		actor_id, from_status, to_status, reason FROM audit_log WHERE resource_id = ? ORDER BY id`, resourceID)
+	if err != nil {
+		return nil, fmt.Errorf("find audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var a AuditEntry
+		var env, actor string
+		var actorID, from, to, reason sql.NullString
+		if err := rows.Scan(&a.OrganizationID, &env, &a.ResourceType, &a.ResourceID, &a.Action, &actor, &actorID, &from, &to, &reason); err != nil {
+			return nil, fmt.Errorf("scan audit: %w", err)
+		}
+		a.Environment, a.ActorType = kyc.Environment(env), kyc.ActorType(actor)
+		a.ActorID, a.FromStatus, a.ToStatus, a.Reason = ptrString(actorID), ptrString(from), ptrString(to), ptrString(reason)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,156 @@
+package verification
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// LinkState says what the portal can do with a link.
+type LinkState string
+
+// Link states; every state but LinkOpen gets its own page.
+const (
+	LinkOpen      LinkState = "open"      // capture and submit
+	LinkExpired   LinkState = "expired"   // the link's time ran out
+	LinkCancelled LinkState = "cancelled" // the organization cancelled it
+	LinkDone      LinkState = "done"      // already submitted (processing or decided)
+)
+
+// linkState classifies a request for the portal. A link past its expiry
+// is expired even before the expiry job has run.
+func linkState(r *kyc.KYCRequest, now time.Time) LinkState {
+	switch r.Status {
+	case kyc.KYCLinkGenerated, kyc.KYCInProgress:
+		if !now.Before(r.PortalExpiresAt) {
+			return LinkExpired
+		}
+		return LinkOpen
+	case kyc.KYCExpired:
+		return LinkExpired
+	case kyc.KYCCancelled:
+		return LinkCancelled
+	}
+	return LinkDone
+}
+
+// PortalState finds the request behind a token (read-only, for pages)
+// and says what the portal may do. An unknown token is NOT_FOUND.
+func (s *Service) PortalState(ctx context.Context, token string) (*kyc.KYCRequest, LinkState, error) {
+	r, err := s.store.FindKYCRequestByToken(ctx, hashToken(token))
+	if err != nil {
+		return nil, "", err
+	}
+	return r, linkState(r, s.store.Now()), nil
+}
+
+// errLink is the UNPROCESSABLE error for a link that cannot be used; the
+// portal shows the page for its state.
+func errLink(st LinkState) error {
+	msg := map[LinkState]string{
+		LinkExpired:   "This link has expired.",
+		LinkCancelled: "This verification was cancelled.",
+		LinkDone:      "This verification has already been submitted.",
+	}[st]
+	return &kyc.Error{Code: kyc.EUnprocessable, Message: msg, Reason: string(st)}
+}
+
+// usable loads the request behind token inside tx and refuses links that
+// cannot be used any more.
+func (s *Service) usable(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
+	r, err := tx.FindKYCRequestByToken(hashToken(token))
+	if err != nil {
+		return nil, err
+	}
+	if st := linkState(r, tx.Now()); st != LinkOpen {
+		return nil, errLink(st)
+	}
+	return r, nil
+}
+
+var applicantActor = Actor{Type: kyc.ActorApplicant}
+
+// Open records that the applicant opened the link (link_generated →
+// in_progress, once); later opens change nothing.
+func (s *Service) Open(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
+	r, err := s.usable(tx, token)
+	if err != nil || r.Status != kyc.KYCLinkGenerated {
+		return r, err
+	}
+	return r, s.move(tx, r, kyc.ActionOpen, "", applicantActor, nil)
+}
+
+// AddCapture stores an image the applicant took; a retake replaces the
+// earlier one of the same kind and side.
+func (s *Service) AddCapture(tx *store.Tx, token string, c *kyc.Capture, data []byte) (*kyc.KYCRequest, error) {
+	r, err := s.Open(tx, token)
+	if err != nil {
+		return nil, err
+	}
+	c.RequestID = r.ID
+	return r, tx.SaveCapture(c, data)
+}
+
+// Submit finishes the portal flow: the captures the workflow needs must
+// be there; the request becomes submitted and processing is queued.
+func (s *Service) Submit(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
+	r, err := s.Open(tx, token)
+	if err != nil {
+		return nil, err
+	}
+	caps, err := tx.FindCaptures(r.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	if missing := missingCaptures(r.WorkflowType, caps); len(missing) > 0 {
+		details := make([]kyc.FieldError, len(missing))
+		for i, m := range missing {
+			details[i] = kyc.FieldError{Field: m, Message: "is required before submitting"}
+		}
+		return nil, &kyc.Error{Code: kyc.EValidation, Message: "Some photos are missing.", Details: details}
+	}
+	if err := s.move(tx, r, kyc.ActionSubmit, "", applicantActor, nil); err != nil {
+		return nil, err
+	}
+	payload, err := json.Marshal(requestJob{RequestID: r.ID})
+	if err != nil {
+		return nil, err
+	}
+	_, err = tx.EnqueueJob(store.NewJob{Kind: KindProcess, Payload: payload, MaxAttempts: processAttempts,
+		DedupeKey: KindProcess + "/" + r.ID})
+	return r, err
+}
+
+// missingCaptures names what the workflow still needs: document.front,
+// document.back (for documents with a back), selfie (standard only).
+func missingCaptures(wf kyc.WorkflowType, caps []kyc.Capture) []string {
+	var front, back, selfie bool
+	hasBack := false
+	for _, c := range caps {
+		switch {
+		case c.Kind == "selfie":
+			selfie = true
+		case c.Side != nil && *c.Side == "front":
+			front = true
+			if c.DocumentType != nil {
+				hasBack = kyc.DocumentTypes[*c.DocumentType]
+			}
+		case c.Side != nil && *c.Side == "back":
+			back = true
+		}
+	}
+	var missing []string
+	if !front {
+		missing = append(missing, "document.front")
+	}
+	if front && hasBack && !back {
+		missing = append(missing, "document.back")
+	}
+	if wf == kyc.WorkflowStandard && !selfie {
+		missing = append(missing, "selfie")
+	}
+	return missing
+}

@@ -1,0 +1,264 @@
+// Package verification runs the KYC request lifecycle: creation with a
+// portal link, the applicant's captures and submission, processing by the
+// decision engine, manual review, cancellation and expiry. Every move goes
+// through kyc.CheckTransition and is written with its timeline entry, its
+// webhook event and (in live) its audit row in the same transaction.
+package verification
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"kycd/decision"
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// DefaultPortalTTL is how long a portal link lives unless the request
+// says otherwise; MaxPortalTTL bounds portalTtlHours.
+const (
+	DefaultPortalTTL = 7 * 24 * time.Hour
+	MaxPortalTTL     = 30 * 24 * time.Hour
+)
+
+// Service is the KYC use cases.
+type Service struct {
+	store     *store.Store
+	engine    decision.Engine
+	portalURL string
+	log       *slog.Logger
+}
+
+// New returns a service. portalURL is the public base of the portal
+// (links are portalURL + "/" + token).
+func New(st *store.Store, engine decision.Engine, portalURL string, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if engine == nil {
+		engine = decision.Manual{}
+	}
+	return &Service{store: st, engine: engine, portalURL: strings.TrimRight(portalURL, "/"), log: log}
+}
+
+// Actor is who asks for a change.
+type Actor struct {
+	Type kyc.ActorType
+	ID   *string
+}
+
+// CreateInput is a validated POST /v1/kyc-requests body.
+type CreateInput struct {
+	ApplicantID  string                // one of ApplicantID and Applicant
+	Applicant    *kyc.ApplicantInput   // inline applicant, created with the request
+	WorkflowType kyc.WorkflowType      // default standard
+	CallbackURL  *string
+	RedirectURL  *string
+	ExternalRef  *string
+	Metadata     map[string]any
+	PortalTTL    time.Duration // 0: DefaultPortalTTL
+}
+
+// Create makes a request with a fresh portal link, fires created and
+// portal_link_ready, e-mails the link when the applicant has an e-mail,
+// and schedules the expiry. An archived applicant is UNPROCESSABLE; an
+// inline applicant whose externalRef exists is CONFLICT (use applicantId).
+func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, actor Actor, in CreateInput) (*kyc.KYCRequest, error) {
+	var a *kyc.Applicant
+	var err error
+	if in.Applicant != nil {
+		if a, err = tx.CreateApplicant(orgID, env, in.Applicant); err != nil {
+			if ke := kyc.AsError(err); ke.Code == kyc.EConflict {
+				ke.Message += " Pass its id as applicantId to verify that applicant again."
+				for i := range ke.Details {
+					ke.Details[i].Field = "applicant." + ke.Details[i].Field
+				}
+			}
+			return nil, err
+		}
+	} else {
+		if a, err = tx.FindApplicant(orgID, env, in.ApplicantID); err != nil {
+			return nil, err
+		}
+		if a.Status == kyc.ApplicantArchived {
+			return nil, &kyc.Error{Code: kyc.EUnprocessable, Message: fmt.Sprintf("Applicant %s is archived; unarchive it before creating a KYC request.", a.ID),
+				Details: []kyc.FieldError{{Field: "applicantId", Message: "is archived"}}}
+		}
+	}
+	ttl := in.PortalTTL
+	if ttl == 0 {
+		ttl = DefaultPortalTTL
+	}
+	wf := in.WorkflowType
+	if wf == "" {
+		wf = kyc.WorkflowStandard
+	}
+	r := &kyc.KYCRequest{OrganizationID: orgID, Environment: env, ApplicantID: a.ID, ApplicantPublicID: a.PublicID,
+		Status: kyc.KYCLinkGenerated, Decision: kyc.DecisionPending, WorkflowType: wf, CallbackURL: in.CallbackURL,
+		RedirectURL: in.RedirectURL, ExternalRef: in.ExternalRef, Metadata: in.Metadata, PortalExpiresAt: tx.Now().Add(ttl)}
+	token := store.NewSecret(32)
+	if err := tx.CreateKYCRequest(r, hashToken(token)); err != nil {
+		return nil, err
+	}
+	r.PortalToken = token
+	if err := s.record(tx, r, kyc.EventKYCCreated, string(kyc.EventKYCCreated), nil, actor, nil); err != nil {
+		return nil, err
+	}
+	if err := s.linkIssued(tx, r, a, actor); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// PortalURL is the link the applicant opens.
+func (s *Service) PortalURL(token string) string { return s.portalURL + "/" + token }
+
+// linkIssued fires portal_link_ready, e-mails the link and schedules the
+// expiry check at the link's expiry.
+func (s *Service) linkIssued(tx *store.Tx, r *kyc.KYCRequest, a *kyc.Applicant, actor Actor) error {
+	if err := s.record(tx, r, kyc.EventKYCPortalLinkReady, string(kyc.EventKYCPortalLinkReady), &r.Status, actor, nil); err != nil {
+		return err
+	}
+	if a != nil && a.Email != nil {
+		body := fmt.Sprintf("Hello %s,\n\nplease verify your identity here:\n\n%s\n\nThe link is valid until %s (UTC). "+
+			"You will need an identity document and a camera or photos of the document.\n",
+			a.FirstName, s.PortalURL(r.PortalToken), r.PortalExpiresAt.UTC().Format("2 January 2006 15:04"))
+		if err := tx.QueueEmail(r.OrganizationID, *a.Email, "Verify your identity", body); err != nil {
+			return err
+		}
+	}
+	payload, err := json.Marshal(requestJob{RequestID: r.ID})
+	if err != nil {
+		return err
+	}
+	_, err = tx.EnqueueJob(store.NewJob{Kind: KindExpire, Payload: payload, RunAt: r.PortalExpiresAt, MaxAttempts: 5})
+	return err
+}
+
+// Cancel ends a request before submission.
+func (s *Service) Cancel(tx *store.Tx, orgID string, env kyc.Environment, id string, actor Actor, reason *string) (*kyc.KYCRequest, error) {
+	r, err := tx.FindKYCRequest(orgID, env, id)
+	if err != nil {
+		return nil, err
+	}
+	return r, s.move(tx, r, kyc.ActionCancel, "", actor, reason)
+}
+
+// ResendLink issues a new token and expiry (the old link stops working)
+// and sends it again; an expired request is reopened.
+func (s *Service) ResendLink(tx *store.Tx, orgID string, env kyc.Environment, id string, actor Actor, ttl time.Duration) (*kyc.KYCRequest, error) {
+	r, err := tx.FindKYCRequest(orgID, env, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := kyc.CheckTransition(kyc.ActionResendLink, r.Status, ""); err != nil {
+		return nil, err
+	}
+	if ttl == 0 {
+		ttl = DefaultPortalTTL
+	}
+	token := store.NewSecret(32)
+	if err := tx.SetPortalToken(r.ID, hashToken(token)); err != nil {
+		return nil, err
+	}
+	r.PortalToken, r.PortalExpiresAt = token, tx.Now().Add(ttl)
+	if r.Status != kyc.KYCLinkGenerated {
+		if err := s.move(tx, r, kyc.ActionResendLink, "", actor, nil); err != nil {
+			return nil, err
+		}
+	} else if err := tx.SaveKYCRequest(r); err != nil {
+		return nil, err
+	}
+	a, err := tx.FindApplicant(orgID, env, r.ApplicantID)
+	if err != nil {
+		return nil, err
+	}
+	return r, s.linkIssued(tx, r, a, actor)
+}
+
+// Review records a reviewer's decision on a request awaiting review.
+func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id string, approve bool, note string, actor Actor) (*kyc.KYCRequest, error) {
+	r, err := tx.FindKYCRequest(orgID, env, id)
+	if err != nil {
+		return nil, err
+	}
+	action := kyc.ActionReject
+	if approve {
+		action = kyc.ActionApprove
+	}
+	r.ReviewerNote, r.DecisionReason = &note, &note
+	return r, s.move(tx, r, action, "", actor, &note)
+}
+
+// move applies one transition: status and decision, the timeline entry,
+// the webhook event and, in live, the audit row.
+func (s *Service) move(tx *store.Tx, r *kyc.KYCRequest, action kyc.KYCAction, to kyc.KYCStatus, actor Actor, reason *string) error {
+	t, err := kyc.CheckTransition(action, r.Status, to)
+	if err != nil {
+		return err
+	}
+	from := r.Status
+	r.Status, r.Decision = t.To, kyc.StatusDecision(t.To)
+	if r.Decision == kyc.DecisionApproved || r.Decision == kyc.DecisionRejected {
+		now := tx.Now()
+		r.DecidedAt = &now
+	}
+	if t.To == kyc.KYCSubmitted {
+		now := tx.Now()
+		r.SubmittedAt = &now
+	}
+	if err := tx.SaveKYCRequest(r); err != nil {
+		return err
+	}
+	timelineType := string(t.Event)
+	if action == kyc.ActionOpen {
+		timelineType = kyc.TimelineOpened
+	}
+	return s.record(tx, r, t.Event, timelineType, &from, actor, reason)
+}
+
+// record writes the timeline entry, the webhook event (when typ is one)
+// and, in live, the audit row, for the request as it now is.
+func (s *Service) record(tx *store.Tx, r *kyc.KYCRequest, typ kyc.EventType, timelineType string, from *kyc.KYCStatus, actor Actor, reason *string) error {
+	if err := tx.AppendKYCEvent(r.ID, &kyc.KYCEvent{Type: timelineType, FromStatus: from, ToStatus: r.Status,
+		Decision: r.Decision, ActorType: actor.Type, ActorID: actor.ID, Reason: reason}); err != nil {
+		return err
+	}
+	if typ != "" {
+		ev := tx.NewEvent(r.OrganizationID, r.Environment, typ, r.ID)
+		body, err := json.Marshal(map[string]any{
+			"eventId": ev.ID, "eventType": typ, "resourceId": r.ID, "publicId": r.PublicID, "applicantId": r.ApplicantID,
+			"applicantPublicId": r.ApplicantPublicID, "status": r.Status, "decision": r.Decision,
+			"decisionReason": r.DecisionReason, "riskScore": r.RiskScore, "organizationId": r.OrganizationID,
+			"environment": r.Environment, "actorType": actor.Type, "createdAt": kyc.FormatTime(ev.CreatedAt),
+		})
+		if err != nil {
+			return fmt.Errorf("encode event: %w", err)
+		}
+		ev.Payload = body
+		if _, err := tx.RecordEvent(ev, ""); err != nil {
+			return err
+		}
+	}
+	if r.Environment != kyc.Live {
+		return nil
+	}
+	to := string(r.Status)
+	var fromS *string
+	if from != nil {
+		f := string(*from)
+		fromS = &f
+	}
+	return tx.AppendAudit(store.AuditEntry{OrganizationID: r.OrganizationID, Environment: r.Environment,
+		ResourceType: "kyc_request", ResourceID: r.ID, Action: timelineType, ActorType: actor.Type, ActorID: actor.ID,
+		FromStatus: fromS, ToStatus: &to, Reason: reason})
+}
+
+func hashToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
