@@ -64,8 +64,8 @@ func (Manual) Decide(_ context.Context, in Input) (Result, error) {
 		Processing: map[string]any{
 			"engine": "manual", "engineVersion": ManualVersion, "policyVersion": nil,
 			"automatedChecks": false, "signals": []any{},
-			"reasons":         []string{"No automated checks ran; a reviewer must decide."},
-			"capturesCount":   len(in.Captures),
+			"reasons":       []string{"No automated checks ran; a reviewer must decide."},
+			"capturesCount": len(in.Captures),
 		},
 	}, nil
 }

@@ -33,7 +33,9 @@ func TestLinkState(t *testing.T) {
 func TestMissingCaptures(t *testing.T) {
 	front, back := "front", "back"
 	passport, idCard := "passport", "id_card"
-	doc := func(side, typ *string) kyc.Capture { return kyc.Capture{Kind: "document", Side: side, DocumentType: typ} }
+	doc := func(side, typ *string) kyc.Capture {
+		return kyc.Capture{Kind: "document", Side: side, DocumentType: typ}
+	}
 	selfie := kyc.Capture{Kind: "selfie"}
 	for _, tt := range []struct {
 		wf   kyc.WorkflowType

@@ -53,9 +53,9 @@ type Actor struct {
 
 // CreateInput is a validated POST /v1/kyc-requests body.
 type CreateInput struct {
-	ApplicantID  string                // one of ApplicantID and Applicant
-	Applicant    *kyc.ApplicantInput   // inline applicant, created with the request
-	WorkflowType kyc.WorkflowType      // default standard
+	ApplicantID  string              // one of ApplicantID and Applicant
+	Applicant    *kyc.ApplicantInput // inline applicant, created with the request
+	WorkflowType kyc.WorkflowType    // default standard
 	CallbackURL  *string
 	RedirectURL  *string
 	ExternalRef  *string
