@@ -141,3 +141,14 @@ func versionIDs(results []kyc.ListResult) []string {
 	}
 	return ids
 }
+
+// ScreenPerson screens a KYC applicant with the organization's threshold
+// (the decision engine's AML signal; its results become the request's
+// screenings).
+func (s *Service) ScreenPerson(ctx context.Context, orgID string, env kyc.Environment, firstName, lastName string, dob, country *string) ([]kyc.ListResult, error) {
+	sc, err := s.Screen(ctx, orgID, env, Subject{FirstName: firstName, LastName: lastName, DOB: dob, Country: country})
+	if err != nil {
+		return nil, err
+	}
+	return sc.Results, nil
+}

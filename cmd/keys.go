@@ -1,7 +1,11 @@
 package cmd
 
 import (
+	"encoding/json"
+	"os"
+
 	"fmt"
+	"kycd/decision"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -82,28 +86,79 @@ func thresholdText(t *float64) string {
 type OrgsUpdateCmd struct {
 	dbFlag
 	OrgID        string `arg:"" name:"ORG_ID" help:"org_<ulid>"`
-	AMLThreshold string `name:"aml-threshold" required:"" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
+	AMLThreshold string `name:"aml-threshold" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
+	Policy       string `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
+	FourEyes     string `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
 }
 
-// Run sets the threshold and prints the organization's new setting.
+// Run applies the given settings and prints the organization's new ones.
 func (c *OrgsUpdateCmd) Run(e *env) error {
+	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" {
+		return fmt.Errorf("nothing to change: give --aml-threshold, --policy or --four-eyes")
+	}
 	var t *float64
-	if c.AMLThreshold != "default" {
+	if c.AMLThreshold != "" && c.AMLThreshold != "default" {
 		v, err := strconv.ParseFloat(strings.TrimSpace(c.AMLThreshold), 64)
 		if err != nil || !(v > 0 && v <= 1) { // also refuses NaN
 			return fmt.Errorf("--aml-threshold %q must be a number greater than 0 and at most 1, or 'default'", c.AMLThreshold)
 		}
 		t = &v
 	}
+	var policy []byte
+	if c.Policy != "" && c.Policy != "default" {
+		b, err := os.ReadFile(c.Policy)
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		p, err := decision.ParsePolicy(b)
+		if err != nil {
+			return fmt.Errorf("--policy %s: %w", c.Policy, err)
+		}
+		if policy, err = json.Marshal(p); err != nil {
+			return err
+		}
+	}
 	s, err := openStore(e.ctx, c.DB)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := s.InTx(e.ctx, func(tx *store.Tx) error { return tx.SetAMLThreshold(c.OrgID, t) }); err != nil {
+	err = s.InTx(e.ctx, func(tx *store.Tx) error {
+		if c.AMLThreshold != "" {
+			if err := tx.SetAMLThreshold(c.OrgID, t); err != nil {
+				return err
+			}
+		}
+		if c.Policy != "" {
+			if err := tx.SetDecisionPolicy(c.OrgID, policy); err != nil {
+				return err
+			}
+		}
+		if c.FourEyes != "" {
+			return tx.SetFourEyes(c.OrgID, c.FourEyes == "on")
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: AML threshold %s\n", c.OrgID, thresholdText(t))
+	if c.AMLThreshold != "" {
+		fmt.Fprintf(e.stdout, "%s: AML threshold %s\n", c.OrgID, thresholdText(t))
+	}
+	if c.Policy != "" {
+		v := "default"
+		if policy != nil {
+			var p decision.Policy
+			if err := json.Unmarshal(policy, &p); err != nil {
+				return err
+			}
+			v = p.Version
+		}
+		fmt.Fprintf(e.stdout, "%s: decision policy %s\n", c.OrgID, v)
+	}
+	if c.FourEyes != "" {
+		fmt.Fprintf(e.stdout, "%s: four-eyes review %s\n", c.OrgID, c.FourEyes)
+	}
 	return nil
 }
 

@@ -237,7 +237,9 @@ func TestOrgsUpdate(t *testing.T) {
 		{[]string{org, "--aml-threshold", "1.5"}, 1, "greater than 0 and at most 1"},
 		{[]string{org, "--aml-threshold", "NaN"}, 1, "greater than 0 and at most 1"},
 		{[]string{org, "--aml-threshold", "high"}, 1, "greater than 0 and at most 1"},
-		{[]string{org}, 2, "--aml-threshold"},
+		{[]string{org}, 1, "nothing to change: give --aml-threshold, --policy or --four-eyes"},
+		{[]string{org, "--four-eyes", "maybe"}, 2, "--four-eyes"},
+		{[]string{org, "--policy", "/nonexistent.json"}, 1, "--policy"},
 		{[]string{"org_01JCXW6Y0Q4H3T2V5N7M8K9P0R", "--aml-threshold", "0.9"}, 1, "not found"},
 	} {
 		if code, _, errOut := run(t, append([]string{"orgs", "update", "--db", db}, tt.args...)...); code != tt.code || !strings.Contains(errOut, tt.wantErr) {
@@ -255,5 +257,23 @@ func TestOrgsUpdate(t *testing.T) {
 	}
 	if _, out, _ := run(t, "orgs", "list", "--db", db); !strings.Contains(out, "default (0.82)") {
 		t.Errorf("after reset:\n%s", out)
+	}
+}
+
+func TestOrgsUpdatePolicy(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "kyc.db")
+	_, out, _ := run(t, "orgs", "create", "--db", db, "--name", "Acme")
+	org := strings.TrimSpace(out)
+	good := writeFile(t, "policy.json", `{"version":"acme-1","minimumAge":21}`)
+	bad := writeFile(t, "bad.json", `{"version":"acme-2","actions":{"NOPE":"reject"}}`)
+	if code, out, errOut := run(t, "orgs", "update", org, "--db", db, "--policy", good, "--four-eyes", "on"); code != 0 ||
+		out != org+": decision policy acme-1\n"+org+": four-eyes review on\n" {
+		t.Fatalf("update: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "orgs", "update", org, "--db", db, "--policy", bad); code != 1 || !strings.Contains(errOut, "actions.NOPE: unknown reason code") {
+		t.Errorf("bad policy: %d %q", code, errOut)
+	}
+	if code, out, _ := run(t, "orgs", "update", org, "--db", db, "--policy", "default"); code != 0 || out != org+": decision policy default\n" {
+		t.Errorf("reset: %d %q", code, out)
 	}
 }

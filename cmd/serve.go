@@ -78,7 +78,8 @@ func (c *ServeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	kycSvc := verification.New(st, decision.Manual{}, portalURL, log)
+	engine := &decision.Auto{Store: st, Screen: amlSvc.ScreenPerson, Policy: decision.StorePolicy(st), Now: time.Now}
+	kycSvc := verification.New(st, engine, portalURL, log)
 	listSources, err := c.sources(nil) // checked before bootstrap can print a key
 	if err != nil {
 		return err

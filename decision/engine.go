@@ -64,7 +64,7 @@ func (Manual) Decide(_ context.Context, in Input) (Result, error) {
 		Processing: map[string]any{
 			"engine": "manual", "engineVersion": ManualVersion, "policyVersion": nil,
 			"automatedChecks": false, "signals": []any{},
-			"reasons":       []string{"No automated checks ran; a reviewer must decide."},
+			"reasons": []any{}, "summary": "No automated checks ran; a reviewer must decide.",
 			"capturesCount": len(in.Captures),
 		},
 	}, nil

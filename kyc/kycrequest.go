@@ -209,6 +209,9 @@ type KYCRequest struct {
 	ProcessingResult     map[string]any
 	Screenings           []ListResult // AML results of the applicant; nil until screened
 	ReviewerNote         *string
+	ReviewReasonCode     *string
+	DocumentData         *DocumentData  // what the applicant confirmed in the portal
+	PendingReview        *PendingReview // four-eyes: the first reviewer's decision
 	SubmittedAt          *time.Time
 	DecidedAt            *time.Time
 	CreatedAt            time.Time
@@ -258,4 +261,70 @@ type Capture struct {
 	Meta         map[string]any // what the original file said (software, EXIF, GPS), before stripping
 	CapturedAt   time.Time
 	Data         []byte // only when loaded for download
+}
+
+// DocumentData is what the applicant confirms about their document in the
+// portal: its number and expiry, and the MRZ lines when the camera could
+// not read them.
+type DocumentData struct {
+	DocumentType   string `json:"documentType"`
+	IssuingCountry string `json:"issuingCountry"`
+	DocumentNumber string `json:"documentNumber"`
+	ExpiryDate     string `json:"expiryDate"`    // YYYY-MM-DD
+	MRZ            string `json:"mrz,omitempty"` // lines separated by newlines
+}
+
+// Validate checks the portal's document form; field names are as the
+// form sends them.
+func (d *DocumentData) Validate() []FieldError {
+	var errs []FieldError
+	if _, ok := DocumentTypes[d.DocumentType]; !ok {
+		errs = append(errs, FieldError{Field: "documentType", Message: "must be passport, id_card, driving_licence or residence_permit"})
+	}
+	if !ValidCountry(d.IssuingCountry) {
+		errs = append(errs, FieldError{Field: "issuingCountry", Message: "must be a country code such as GB"})
+	}
+	if n := NormalizeDocumentNumber(d.DocumentNumber); n == "" || len(n) > 30 {
+		errs = append(errs, FieldError{Field: "documentNumber", Message: "must be 1 to 30 letters and digits"})
+	}
+	if _, ok := ParseDate(d.ExpiryDate); !ok {
+		errs = append(errs, FieldError{Field: "expiryDate", Message: "must be a date YYYY-MM-DD"})
+	}
+	if len(d.MRZ) > 200 {
+		errs = append(errs, FieldError{Field: "mrz", Message: "must be at most 3 lines of 44 characters"})
+	}
+	for _, r := range d.MRZ {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '<' || r == '\n' || r == '\r' || r == ' ') {
+			errs = append(errs, FieldError{Field: "mrz", Message: "may hold only letters, digits, < and line breaks"})
+			break
+		}
+	}
+	return errs
+}
+
+// NormalizeDocumentNumber upper-cases a document number and drops spaces,
+// dashes and MRZ fillers, so the same document compares equal however it
+// was typed.
+func NormalizeDocumentNumber(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			b = append(b, c-'a'+'A')
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// PendingReview is a first reviewer's decision waiting for a second,
+// different reviewer (four-eyes, live only, when the organization asks).
+type PendingReview struct {
+	Approve    bool      `json:"approve"`
+	Reviewer   string    `json:"reviewer"`
+	Note       string    `json:"note"`
+	ReasonCode string    `json:"reasonCode,omitempty"`
+	At         time.Time `json:"at"`
 }

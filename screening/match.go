@@ -461,3 +461,15 @@ func compareCountry(q string, listed []string) (string, float64) {
 func round3(f float64) float64 {
 	return float64(int64(f*1000+0.5)) / 1000
 }
+
+// CompareNames scores how alike two person names are with the screening
+// matcher (transliteration, order, variants, typos), in [0,1]: the name
+// score a list holding only b would give a query for a.
+func CompareNames(a, b string) float64 {
+	ix := BuildIndex([]Entity{{ID: "b", Schema: Person, Names: []Name{{Full: b, Type: Primary}}}})
+	ms := ix.Search(Query{Name: a}, 0, 1)
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[0].Features.NameScore
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -48,6 +49,8 @@ type kycJSON struct {
 	AutomationConfidence *float64        `json:"automationConfidence"`
 	ProcessingResult     map[string]any  `json:"processingResult"`
 	ReviewerNote         *string         `json:"reviewerNote"`
+	ReviewReasonCode     *string         `json:"reviewReasonCode"`
+	PendingReview        map[string]any  `json:"pendingReview"`
 	SubmittedAt          *string         `json:"submittedAt"`
 	DecidedAt            *string         `json:"decidedAt"`
 	CreatedAt            string          `json:"createdAt"`
@@ -68,10 +71,14 @@ func toKYCJSON(r *kyc.KYCRequest) kycJSON {
 		RiskScore: r.RiskScore, WorkflowType: string(r.WorkflowType), CallbackURL: r.CallbackURL, RedirectURL: r.RedirectURL,
 		ExternalRef: r.ExternalRef, Metadata: r.Metadata, PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt),
 		AutomationDecision: r.AutomationDecision, AutomationConfidence: r.AutomationConfidence,
-		ProcessingResult: r.ProcessingResult, ReviewerNote: r.ReviewerNote, SubmittedAt: timePtr(r.SubmittedAt),
+		ProcessingResult: r.ProcessingResult, ReviewerNote: r.ReviewerNote, ReviewReasonCode: r.ReviewReasonCode, SubmittedAt: timePtr(r.SubmittedAt),
 		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt)}
 	if j.Metadata == nil {
 		j.Metadata = map[string]any{}
+	}
+	if p := r.PendingReview; p != nil {
+		j.PendingReview = map[string]any{"decision": map[bool]string{true: "approve", false: "reject"}[p.Approve],
+			"reviewer": p.Reviewer, "note": p.Note, "reasonCode": p.ReasonCode, "at": kyc.FormatTime(p.At)}
 	}
 	return j
 }
@@ -329,6 +336,8 @@ func (s *Server) handleKYCResend(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
+var reasonCodePattern = regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
+
 // maxNoteLen bounds reviewer notes and reasons.
 const maxNoteLen = 2000
 
@@ -339,8 +348,11 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 		if err != nil {
 			return err
 		}
-		note, reviewer := o.str("note"), o.str("reviewer")
+		note, reviewer, code := o.str("note"), o.str("reviewer"), o.str("reasonCode")
 		var errs []kyc.FieldError
+		if code != nil && !reasonCodePattern.MatchString(*code) {
+			errs = append(errs, kyc.FieldError{Field: "reasonCode", Message: "must be 1 to 64 of A-Z, 0-9 and _, e.g. DOCUMENT_FORGED"})
+		}
 		switch {
 		case note == nil || strings.TrimSpace(*note) == "":
 			errs = append(errs, kyc.FieldError{Field: "note", Message: "is required: say why"})
@@ -359,7 +371,11 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 				who := strings.TrimSpace(*reviewer) + " (key_" + key.ID + ")"
 				actor.ID = &who
 			}
-			return s.kyc.Review(tx, key.OrganizationID, key.Environment, id, approve, strings.TrimSpace(*note), actor)
+			in := verification.ReviewInput{Approve: approve, Note: strings.TrimSpace(*note)}
+			if code != nil {
+				in.ReasonCode = *code
+			}
+			return s.kyc.Review(tx, key.OrganizationID, key.Environment, id, in, actor)
 		})
 	}
 }

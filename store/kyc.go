@@ -15,7 +15,7 @@ import (
 const kycColumns = `r.id, r.public_id, r.organization_id, r.environment, r.applicant_id, a.public_id, r.status, r.decision,
 	r.decision_reason, r.risk_score, r.workflow_type, r.callback_url, r.redirect_url, r.external_ref, r.metadata,
 	r.portal_expires_at, r.automation_decision, r.automation_confidence, r.processing_result, r.screenings, r.reviewer_note,
-	r.submitted_at, r.decided_at, r.created_at, r.updated_at`
+	r.submitted_at, r.decided_at, r.created_at, r.updated_at, r.document_data, r.pending_review, r.review_reason_code`
 
 const kycFrom = ` FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id `
 
@@ -59,10 +59,23 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 		}
 		screenings = string(b)
 	}
-	_, err := tx.exec(`UPDATE kyc_requests SET status = ?, decision = ?, decision_reason = ?, risk_score = ?,
+	docData, err := jsonOrNil(r.DocumentData)
+	if err != nil {
+		return err
+	}
+	docNumber := ""
+	if r.DocumentData != nil {
+		docNumber = kyc.NormalizeDocumentNumber(r.DocumentData.DocumentNumber)
+	}
+	pending, err := jsonOrNil(r.PendingReview)
+	if err != nil {
+		return err
+	}
+	_, err = tx.exec(`UPDATE kyc_requests SET document_data = ?, document_number = ?, pending_review = ?, review_reason_code = ?,
+		status = ?, decision = ?, decision_reason = ?, risk_score = ?,
 		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
 		submitted_at = ?, decided_at = ?, updated_at = ? WHERE id = ?`,
-		string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
+		docData, nullString(docNumber), pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
 		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),
 		timeOrNil(r.DecidedAt), kyc.FormatTime(tx.now), r.ID)
 	if err != nil {
@@ -174,16 +187,16 @@ func (s *Store) FindKYCRequests(ctx context.Context, orgID string, env kyc.Envir
 func scanKYC(row scanner) (*kyc.KYCRequest, error) {
 	var r kyc.KYCRequest
 	var env, status, decision, workflow, meta, expires, created, updated string
-	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided sql.NullString
+	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided, docData, pending, reasonCode sql.NullString
 	var risk, confidence sql.NullFloat64
 	if err := row.Scan(&r.ID, &r.PublicID, &r.OrganizationID, &env, &r.ApplicantID, &r.ApplicantPublicID, &status, &decision,
 		&reason, &risk, &workflow, &callback, &redirect, &ref, &meta, &expires, &autoDecision, &confidence, &result, &screenings, &note,
-		&submitted, &decided, &created, &updated); err != nil {
+		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode); err != nil {
 		return nil, err
 	}
 	r.Environment, r.Status, r.Decision, r.WorkflowType = kyc.Environment(env), kyc.KYCStatus(status), kyc.KYCDecision(decision), kyc.WorkflowType(workflow)
 	r.DecisionReason, r.CallbackURL, r.RedirectURL, r.ExternalRef = ptrString(reason), ptrString(callback), ptrString(redirect), ptrString(ref)
-	r.AutomationDecision, r.ReviewerNote = ptrString(autoDecision), ptrString(note)
+	r.AutomationDecision, r.ReviewerNote, r.ReviewReasonCode = ptrString(autoDecision), ptrString(note), ptrString(reasonCode)
 	if risk.Valid {
 		r.RiskScore = &risk.Float64
 	}
@@ -198,6 +211,16 @@ func scanKYC(row scanner) (*kyc.KYCRequest, error) {
 	if result.Valid {
 		if err := json.Unmarshal([]byte(result.String), &r.ProcessingResult); err != nil {
 			return nil, fmt.Errorf("decode processing result: %w", err)
+		}
+	}
+	if docData.Valid {
+		if err := json.Unmarshal([]byte(docData.String), &r.DocumentData); err != nil {
+			return nil, fmt.Errorf("decode document data: %w", err)
+		}
+	}
+	if pending.Valid {
+		if err := json.Unmarshal([]byte(pending.String), &r.PendingReview); err != nil {
+			return nil, fmt.Errorf("decode pending review: %w", err)
 		}
 	}
 	if screenings.Valid {
@@ -315,4 +338,16 @@ func (s *Store) FindAudit(ctx context.Context, resourceID string) ([]AuditEntry,
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// jsonOrNil encodes v, or gives NULL for a nil pointer.
+func jsonOrNil[T any](v *T) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, err)
+	}
+	return string(b), nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"kycd/kyc"
@@ -76,4 +77,62 @@ func (s *Store) AMLThreshold(ctx context.Context, orgID string, def float64) (fl
 		return t.Float64, nil
 	}
 	return def, nil
+}
+
+// OrgSettings are an organization's decision settings.
+type OrgSettings struct {
+	DecisionPolicy []byte // JSON; nil: the default policy
+	FourEyes       bool   // live manual decisions need two reviewers
+}
+
+// FindOrgSettings returns the organization's decision settings.
+func (s *Store) FindOrgSettings(ctx context.Context, orgID string) (*OrgSettings, error) {
+	return findOrgSettings(ctx, readPool{s.readStmts}, orgID)
+}
+
+// FindOrgSettings inside the write transaction.
+func (tx *Tx) FindOrgSettings(orgID string) (*OrgSettings, error) {
+	return findOrgSettings(context.Background(), tx.q, orgID)
+}
+
+func findOrgSettings(ctx context.Context, q queryer, orgID string) (*OrgSettings, error) {
+	var policy sql.NullString
+	var four int
+	err := q.QueryRowContext(ctx, `SELECT decision_policy, four_eyes FROM organizations WHERE id = ?`, orgID).Scan(&policy, &four)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find organization settings: %w", err)
+	}
+	o := &OrgSettings{FourEyes: four == 1}
+	if policy.Valid {
+		o.DecisionPolicy = []byte(policy.String)
+	}
+	return o, nil
+}
+
+// SetDecisionPolicy stores a validated policy (nil resets to the default).
+func (tx *Tx) SetDecisionPolicy(orgID string, policy []byte) error {
+	var v any
+	if policy != nil {
+		v = string(policy)
+	}
+	return tx.updateOrg(`UPDATE organizations SET decision_policy = ? WHERE id = ?`, v, orgID)
+}
+
+// SetFourEyes turns the two-reviewer rule on or off.
+func (tx *Tx) SetFourEyes(orgID string, on bool) error {
+	return tx.updateOrg(`UPDATE organizations SET four_eyes = ? WHERE id = ?`, boolInt(on), orgID)
+}
+
+func (tx *Tx) updateOrg(q string, v any, orgID string) error {
+	res, err := tx.exec(q, v, orgID)
+	if err != nil {
+		return fmt.Errorf("update organization: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
+	}
+	return nil
 }

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 5
+-- PRAGMA user_version = 6
 
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 
@@ -196,7 +196,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -222,7 +222,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1)) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1))) STRICT;
 
 CREATE TABLE webhook_attempts (
   id               INTEGER PRIMARY KEY,
@@ -296,13 +296,20 @@ CREATE INDEX idempotency_keys_expires_at_idx ON idempotency_keys (expires_at);
 
 CREATE INDEX jobs_state_run_at_idx ON jobs (state, run_at);
 
+CREATE INDEX kyc_captures_ip_idx ON kyc_captures (ip, captured_at);
+
 CREATE INDEX kyc_captures_request_idx ON kyc_captures (request_id, kind, id);
+
+CREATE INDEX kyc_captures_sha256_idx ON kyc_captures (sha256);
 
 CREATE INDEX kyc_captures_sha_idx ON kyc_captures (source_sha256);
 
 CREATE INDEX kyc_events_request_idx ON kyc_events (request_id, id);
 
 CREATE INDEX kyc_requests_applicant_idx ON kyc_requests (applicant_id);
+
+CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests (organization_id, environment, document_number)
+  WHERE document_number IS NOT NULL;
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
 

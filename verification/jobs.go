@@ -94,7 +94,7 @@ func (s *Service) runProcess(ctx context.Context, j store.Job) error {
 		return nil // decided already (a retry after a crash between commits)
 	}
 	res, engineErr := s.decide(ctx, r, a)
-	if engineErr != nil && j.Attempt < j.MaxAttempts {
+	if engineErr != nil && j.Attempt < j.MaxAttempts && !decision.IsPermanent(engineErr) {
 		s.log.Warn("decision engine failed; will retry", "request", r.ID, "attempt", j.Attempt, "err", engineErr)
 		return engineErr
 	}

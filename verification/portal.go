@@ -154,3 +154,17 @@ func missingCaptures(wf kyc.WorkflowType, caps []kyc.Capture) []string {
 	}
 	return missing
 }
+
+// SetDocumentData stores the document details the applicant confirmed
+// (type, issuing country, number, expiry, and the MRZ lines if typed).
+func (s *Service) SetDocumentData(tx *store.Tx, token string, d *kyc.DocumentData) (*kyc.KYCRequest, error) {
+	if errs := d.Validate(); len(errs) > 0 {
+		return nil, kyc.Invalid(errs...)
+	}
+	r, err := s.Open(tx, token)
+	if err != nil {
+		return nil, err
+	}
+	r.DocumentData = d
+	return r, tx.SaveKYCRequest(r)
+}

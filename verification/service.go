@@ -180,17 +180,60 @@ func (s *Service) ResendLink(tx *store.Tx, orgID string, env kyc.Environment, id
 	return r, s.linkIssued(tx, r, a, actor)
 }
 
-// Review records a reviewer's decision on a request awaiting review.
-func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id string, approve bool, note string, actor Actor) (*kyc.KYCRequest, error) {
+// ReviewInput is a reviewer's decision.
+type ReviewInput struct {
+	Approve    bool
+	Note       string
+	ReasonCode string // optional, e.g. DOCUMENT_FORGED
+}
+
+// Review records a reviewer's decision on a request awaiting review. With
+// four-eyes on (live only), the first decision waits in PendingReview and
+// a second, different reviewer making the same decision makes it final;
+// the same reviewer again, or a different decision, is CONFLICT.
+func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id string, in ReviewInput, actor Actor) (*kyc.KYCRequest, error) {
 	r, err := tx.FindKYCRequest(orgID, env, id)
 	if err != nil {
 		return nil, err
 	}
 	action := kyc.ActionReject
-	if approve {
+	if in.Approve {
 		action = kyc.ActionApprove
 	}
+	if _, err := kyc.CheckTransition(action, r.Status, ""); err != nil {
+		return nil, err
+	}
+	settings, err := tx.FindOrgSettings(orgID)
+	if err != nil {
+		return nil, err
+	}
+	who := ""
+	if actor.ID != nil {
+		who = *actor.ID
+	}
+	note := in.Note
+	if settings.FourEyes && env == kyc.Live {
+		p := r.PendingReview
+		switch {
+		case p == nil:
+			r.PendingReview = &kyc.PendingReview{Approve: in.Approve, Reviewer: who, Note: in.Note, ReasonCode: in.ReasonCode, At: tx.Now()}
+			if err := tx.SaveKYCRequest(r); err != nil {
+				return nil, err
+			}
+			reason := "First review (" + string(action) + "), waiting for a second reviewer: " + in.Note
+			return r, s.record(tx, r, "", "kyc.review.first_decision", &r.Status, actor, &reason)
+		case p.Reviewer == who:
+			return nil, kyc.Errorf(kyc.EConflict, "Four-eyes review: %s already decided; a second, different reviewer must confirm.", who)
+		case p.Approve != in.Approve:
+			return nil, kyc.Errorf(kyc.EConflict, "Four-eyes review: the first reviewer (%s) chose to %s; both reviewers must agree. Discuss and have one of them decide again.", p.Reviewer, map[bool]string{true: "approve", false: "reject"}[p.Approve])
+		}
+		note = p.Note + " / confirmed by " + who + ": " + in.Note
+		r.PendingReview = nil
+	}
 	r.ReviewerNote, r.DecisionReason = &note, &note
+	if in.ReasonCode != "" {
+		r.ReviewReasonCode = &in.ReasonCode
+	}
 	return r, s.move(tx, r, action, "", actor, &note)
 }
 

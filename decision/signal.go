@@ -1,0 +1,66 @@
+package decision
+
+// Status is a signal's verdict.
+type Status string
+
+// Signal verdicts: not_run says why in Detail (no image of that kind, a
+// check that does not apply to the document type…).
+const (
+	Pass   Status = "pass"
+	Warn   Status = "warn"
+	Fail   Status = "fail"
+	NotRun Status = "not_run"
+)
+
+// Signal is one check's result. Every signal is deterministic: the same
+// input gives the same Signal.
+type Signal struct {
+	Name      string         `json:"name"`      // e.g. image_quality
+	CaptureID string         `json:"captureId"` // the image it looked at; "" for request-level signals
+	Status    Status         `json:"status"`
+	Score     float64        `json:"score"`  // [0,1], 1 = nothing wrong
+	Detail    string         `json:"detail"` // one sentence for people
+	Findings  []Finding      `json:"findings"`
+	Data      map[string]any `json:"data"` // measurements (blur variance, face boxes, parsed MRZ…)
+}
+
+// Finding is one problem a signal saw, with a stable code the policy maps
+// to an action (reject, review, or a risk weight).
+type Finding struct {
+	Code    string `json:"code"`    // e.g. DOCUMENT_EXPIRED, FACE_NOT_DETECTED
+	Message string `json:"message"` // for people
+}
+
+// Reason codes. The policy refers to these; the OpenAPI description and
+// the README list them.
+const (
+	CodeImageTooSmall        = "IMAGE_TOO_SMALL"
+	CodeImageBlurry          = "IMAGE_BLURRY"
+	CodeImageGlare           = "IMAGE_GLARE"
+	CodeImageDark            = "IMAGE_TOO_DARK"
+	CodeDocumentNotFilling   = "DOCUMENT_NOT_FILLING_FRAME"
+	CodeFaceNotDetected      = "FACE_NOT_DETECTED"
+	CodeMultipleFaces        = "MULTIPLE_FACES"
+	CodeMRZMissing           = "MRZ_MISSING"
+	CodeMRZInvalid           = "MRZ_INVALID"
+	CodeMRZChecksumFailed    = "MRZ_CHECKSUM_FAILED"
+	CodeDocumentExpired      = "DOCUMENT_EXPIRED"
+	CodeUnderAge             = "UNDER_AGE"
+	CodeNameMismatch         = "NAME_MISMATCH"
+	CodeDOBMismatch          = "DOB_MISMATCH"
+	CodeNationalityMismatch  = "NATIONALITY_MISMATCH"
+	CodeDocumentNumberDiffer = "DOCUMENT_NUMBER_MISMATCH"
+	CodeSanctionsMatch       = "SANCTIONS_MATCH"
+	CodePEPMatch             = "PEP_MATCH"
+	CodeAdverseMediaMatch    = "ADVERSE_MEDIA_MATCH"
+	CodeScreeningFailed      = "SCREENING_FAILED"
+	CodeDuplicateDocument    = "DUPLICATE_DOCUMENT"
+	CodeDuplicateImage       = "DUPLICATE_IMAGE"
+	CodeDuplicateApplicant   = "DUPLICATE_APPLICANT"
+	CodeUploadedNotCaptured  = "UPLOADED_NOT_CAPTURED"
+	CodeEditingSoftware      = "EDITING_SOFTWARE"
+	CodeSameImageReused      = "SAME_IMAGE_REUSED"
+	CodeManyAttemptsFromIP   = "MANY_ATTEMPTS_FROM_IP"
+	CodeHighRiskCountry      = "HIGH_RISK_COUNTRY"
+	CodeFaceMismatch         = "FACE_MISMATCH"
+)

@@ -1,0 +1,238 @@
+package decision
+
+import (
+	"fmt"
+	"strings"
+
+	"kycd/kyc"
+	"kycd/screening"
+	"kycd/store"
+)
+
+// Signal names.
+const (
+	SigImageQuality     = "image_quality"
+	SigFacePresence     = "face_presence"
+	SigDocumentData     = "document_data"
+	SigDataConsistency  = "data_consistency"
+	SigAMLScreening     = "aml_screening"
+	SigDuplicates       = "duplicates"
+	SigCaptureIntegrity = "capture_integrity"
+	SigCountryRisk      = "country_risk"
+)
+
+// newSignal starts a request-level signal that passes unless findings say
+// otherwise.
+func newSignal(name string) Signal {
+	return Signal{Name: name, Status: Pass, Score: 1, Findings: []Finding{}, Data: map[string]any{}}
+}
+
+func notRun(name, why string) Signal {
+	s := newSignal(name)
+	s.Status, s.Score, s.Detail = NotRun, 0, why
+	return s
+}
+
+// finish sets the status from the findings: fail when any finding is
+// hard (its default action rejects), warn when there are others.
+func (s *Signal) add(status Status, score float64, code, msg string) {
+	s.Findings = append(s.Findings, Finding{Code: code, Message: msg})
+	if status == Fail || (status == Warn && s.Status == Pass) {
+		s.Status = status
+	}
+	if score < s.Score {
+		s.Score = score
+	}
+}
+
+// NameMatchThreshold is the name similarity (screening.CompareNames) from
+// which the document's name and the applicant's are the same person's.
+const NameMatchThreshold = 0.82
+
+// DataConsistency compares what the document says (the MRZ when given,
+// else the confirmed data) with the applicant record: name, date of
+// birth, nationality, and the confirmed document number against the MRZ.
+func DataConsistency(a *kyc.Applicant, doc *kyc.DocumentData, parsed *MRZData) Signal {
+	s := newSignal(SigDataConsistency)
+	if parsed == nil {
+		if doc == nil {
+			return notRun(SigDataConsistency, "No document data to compare: the applicant did not confirm the document details.")
+		}
+		s.Detail = "Only the confirmed document number was available; names and dates need the MRZ."
+		s.Data["source"] = "confirmed"
+		return s
+	}
+	s.Data["source"] = "mrz"
+	docName := strings.TrimSpace(parsed.GivenNames + " " + parsed.Surname)
+	appName := a.FirstName + " " + a.LastName
+	sim := screening.CompareNames(appName, docName)
+	s.Data["nameSimilarity"], s.Data["documentName"], s.Data["applicantName"] = round3(sim), docName, appName
+	if sim < NameMatchThreshold {
+		s.add(Fail, sim, CodeNameMismatch, fmt.Sprintf("The name on the document (%s) does not match the applicant (%s): similarity %.2f.", docName, appName, sim))
+	}
+	if a.DOB != nil && parsed.BirthDate != "" && *a.DOB != parsed.BirthDate {
+		s.add(Fail, 0, CodeDOBMismatch, fmt.Sprintf("The date of birth on the document (%s) is not the applicant's (%s).", parsed.BirthDate, *a.DOB))
+	}
+	if a.Country != nil && parsed.NationalityISO != "" && *a.Country != parsed.NationalityISO {
+		s.add(Warn, 0.7, CodeNationalityMismatch, fmt.Sprintf("The document's nationality (%s) differs from the applicant's country (%s).", parsed.NationalityISO, *a.Country))
+	}
+	if doc != nil && parsed.DocumentNumber != "" &&
+		kyc.NormalizeDocumentNumber(doc.DocumentNumber) != kyc.NormalizeDocumentNumber(parsed.DocumentNumber) {
+		s.add(Fail, 0, CodeDocumentNumberDiffer, "The document number typed does not match the one in the MRZ.")
+	}
+	if len(s.Findings) == 0 {
+		s.Detail = "Name, date of birth and nationality on the document match the applicant."
+	} else {
+		s.Detail = s.Findings[0].Message
+	}
+	return s
+}
+
+// AMLScreening turns the applicant's screening results into a signal: a
+// hit on each list kind is a finding (the top score in Data), an error is
+// SCREENING_FAILED (never a pass).
+func AMLScreening(results []kyc.ListResult, sanctionsReject float64) Signal {
+	s := newSignal(SigAMLScreening)
+	codes := map[string]string{"sanctions": CodeSanctionsMatch, "pep": CodePEPMatch, "adverse_media": CodeAdverseMediaMatch}
+	for _, r := range results {
+		switch r.Status {
+		case kyc.ListError:
+			msg := "The " + r.CheckType + " list could not be screened."
+			if r.Error != nil {
+				msg = *r.Error
+			}
+			s.add(Fail, 0, CodeScreeningFailed, msg)
+		case kyc.ListHit:
+			top := r.Matches[0]
+			s.Data[r.CheckType+"TopScore"] = top.Score
+			s.add(Fail, 1-top.Score, codes[r.CheckType], fmt.Sprintf("%s: %s (%s, score %.2f).", r.CheckType, top.MatchedName, top.Provider, top.Score))
+			if r.CheckType == "sanctions" && top.Score >= sanctionsReject {
+				s.Data["sanctionsAboveRejectScore"] = true
+			}
+		}
+	}
+	s.Data["matchCount"] = countMatches(results)
+	if len(s.Findings) == 0 {
+		s.Detail = "No sanctions, PEP or adverse-media match."
+	} else {
+		s.Detail = s.Findings[0].Message
+	}
+	return s
+}
+
+func countMatches(rs []kyc.ListResult) int {
+	n := 0
+	for _, r := range rs {
+		n += r.MatchCount
+	}
+	return n
+}
+
+// Duplicates reports other applicants of the organization who used the
+// same document, the same image, or the same details on an approved
+// verification.
+func Duplicates(dups []store.Duplicate) Signal {
+	s := newSignal(SigDuplicates)
+	codes := map[string]string{"document_number": CodeDuplicateDocument, "image": CodeDuplicateImage, "applicant_details": CodeDuplicateApplicant}
+	msgs := map[string]string{
+		"document_number":   "The same document number was used by another applicant (request %s).",
+		"image":             "The same image was submitted for another applicant (request %s).",
+		"applicant_details": "Another applicant with the same name and date of birth was already approved (request %s).",
+	}
+	seen := map[string]bool{}
+	list := make([]map[string]any, 0, len(dups))
+	for _, d := range dups {
+		list = append(list, map[string]any{"requestId": d.RequestID, "applicantId": d.ApplicantID, "status": d.Status, "what": d.What})
+		if !seen[d.What] {
+			seen[d.What] = true
+			s.add(Fail, 0, codes[d.What], fmt.Sprintf(msgs[d.What], d.RequestID))
+		}
+	}
+	s.Data["duplicates"] = list
+	if len(s.Findings) == 0 {
+		s.Detail = "No other applicant used this document, these images or these details."
+	} else {
+		s.Detail = s.Findings[0].Message
+	}
+	return s
+}
+
+// CaptureIntegrity looks at how the images were made: uploaded files
+// instead of the camera, editing software in the original metadata, one
+// image used for two captures, and many requests from one address.
+func CaptureIntegrity(caps []kyc.Capture, requestsFromIP, maxPerIP int) Signal {
+	s := newSignal(SigCaptureIntegrity)
+	uploads, bySource := 0, map[string]string{}
+	for _, c := range caps {
+		if c.Method == "upload" {
+			uploads++
+		}
+		if sw, _ := c.Meta["software"].(string); sw != "" && editingSoftware(sw) {
+			s.add(Fail, 0.2, CodeEditingSoftware, fmt.Sprintf("The %s image was saved by %s.", c.Kind, sw))
+		}
+		if other, ok := bySource[c.SourceSHA256]; ok {
+			s.add(Fail, 0, CodeSameImageReused, fmt.Sprintf("The same image was used for the %s and the %s.", other, captureLabel(c)))
+		}
+		bySource[c.SourceSHA256] = captureLabel(c)
+	}
+	s.Data["uploads"], s.Data["captures"], s.Data["requestsFromIp24h"] = uploads, len(caps), requestsFromIP
+	if uploads > 0 {
+		s.add(Warn, 0.7, CodeUploadedNotCaptured, fmt.Sprintf("%d of %d images were uploaded files rather than camera captures.", uploads, len(caps)))
+	}
+	if requestsFromIP > maxPerIP {
+		s.add(Warn, 0.5, CodeManyAttemptsFromIP, fmt.Sprintf("%d verifications received images from this address in 24 hours.", requestsFromIP))
+	}
+	if len(s.Findings) == 0 {
+		s.Detail = "Camera captures, no editing software, no reused image."
+	} else {
+		s.Detail = s.Findings[0].Message
+	}
+	return s
+}
+
+func captureLabel(c kyc.Capture) string {
+	if c.Side != nil {
+		return "document " + *c.Side
+	}
+	return c.Kind
+}
+
+// editingSoftware recognises image editors in EXIF Software tags; camera
+// firmware and phone OS names are not editors.
+func editingSoftware(sw string) bool {
+	l := strings.ToLower(sw)
+	for _, e := range []string{"photoshop", "gimp", "lightroom", "affinity", "pixelmator", "paint.net", "snapseed", "picsart", "canva", "facetune", "corel", "acdsee", "faceapp"} {
+		if strings.Contains(l, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// CountryRisk flags the applicant's country, the document's issuing
+// country and nationality when the policy lists them as high-risk.
+func CountryRisk(p *Policy, countries map[string]string) Signal {
+	s := newSignal(SigCountryRisk)
+	high := map[string]bool{}
+	for _, c := range p.HighRiskCountries {
+		high[c] = true
+	}
+	for _, role := range sortedKeys(countries) {
+		c := countries[role]
+		if c != "" && high[c] {
+			s.add(Warn, 0.5, CodeHighRiskCountry, fmt.Sprintf("The %s (%s) is on the high-risk list.", role, c))
+		}
+	}
+	s.Data["countries"], s.Data["listDate"] = countries, FATFDate
+	if len(countries) == 0 {
+		return notRun(SigCountryRisk, "No country is known for the applicant or the document.")
+	}
+	if len(s.Findings) == 0 {
+		s.Detail = "No high-risk jurisdiction involved."
+	} else {
+		s.Detail = s.Findings[0].Message
+	}
+	return s
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -1,0 +1,127 @@
+package decision
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+func codes(s Signal) string {
+	var cs []string
+	for _, f := range s.Findings {
+		cs = append(cs, f.Code)
+	}
+	return strings.Join(cs, ",")
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// The ICAO 9303 part 4 specimen: Anna Maria Eriksson, born 1974-08-12,
+// passport L898902C3 expiring 2012-04-15.
+const specimenTD3 = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10"
+
+func TestDocumentDataSignal(t *testing.T) {
+	anna := &kyc.Applicant{FirstName: "Anna Maria", LastName: "Eriksson", DOB: ptr("1974-08-12")}
+	for _, tt := range []struct {
+		name  string
+		doc   *kyc.DocumentData
+		a     *kyc.Applicant
+		want  string
+		state Status
+	}{
+		{"no data", nil, anna, "", NotRun},
+		{"valid, no MRZ on a driving licence", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"}, anna, "", Pass},
+		{"passport without MRZ", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "X1", ExpiryDate: "2030-01-01"}, anna, CodeMRZMissing, Warn},
+		{"expired", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2026-11-21"}, anna, CodeDocumentExpired, Fail},
+		{"specimen MRZ: expiry from the MRZ", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "L898902C3", ExpiryDate: "2030-01-01", MRZ: specimenTD3}, anna, CodeDocumentExpired, Fail},
+		{"bad check digit", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "L898902C3", ExpiryDate: "2030-01-01",
+			MRZ: strings.Replace(specimenTD3, "L898902C36", "L898902C37", 1)}, anna, CodeMRZChecksumFailed + "," + CodeDocumentExpired, Fail},
+		{"not an MRZ", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "X", ExpiryDate: "2030-01-01", MRZ: "HELLO"}, anna, CodeMRZInvalid, Fail},
+		{"under age", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"},
+			&kyc.Applicant{FirstName: "Kid", LastName: "Young", DOB: ptr("2009-11-23")}, CodeUnderAge, Fail},
+		{"eighteen today", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"},
+			&kyc.Applicant{FirstName: "Kid", LastName: "Young", DOB: ptr("2008-11-22")}, "", Pass},
+	} {
+		s, parsed := DocumentDataSignal(tt.doc, tt.a, 18, now)
+		if codes(s) != tt.want || s.Status != tt.state {
+			t.Errorf("%s: %s %q, want %s %q (%s)", tt.name, s.Status, codes(s), tt.state, tt.want, s.Detail)
+		}
+		if tt.doc != nil && tt.doc.MRZ == specimenTD3 && (parsed == nil || parsed.Surname != "ERIKSSON" || parsed.BirthDate != "1974-08-12" || !parsed.Valid) {
+			t.Errorf("%s: parsed %+v", tt.name, parsed)
+		}
+	}
+}
+
+func TestDataConsistency(t *testing.T) {
+	mrz := &MRZData{Surname: "ERIKSSON", GivenNames: "ANNA MARIA", BirthDate: "1974-08-12", NationalityISO: "SE", DocumentNumber: "L898902C3"}
+	doc := &kyc.DocumentData{DocumentNumber: "l898902c3"}
+	for _, tt := range []struct {
+		name string
+		a    *kyc.Applicant
+		want string
+	}{
+		{"same person", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}, ""},
+		{"diacritics and order", &kyc.Applicant{FirstName: "Ánna Maria", LastName: "Ériksson"}, ""},
+		{"Cyrillic record", &kyc.Applicant{FirstName: "Анна", LastName: "Эрикссон"}, ""},
+		{"another name", &kyc.Applicant{FirstName: "Peter", LastName: "Jansson"}, CodeNameMismatch},
+		{"another birthday", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1975-08-12")}, CodeDOBMismatch},
+		{"another country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("NO")}, CodeNationalityMismatch},
+	} {
+		if s := DataConsistency(tt.a, doc, mrz); codes(s) != tt.want {
+			t.Errorf("%s: %q, want %q (%v)", tt.name, codes(s), tt.want, s.Data["nameSimilarity"])
+		}
+	}
+	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, &kyc.DocumentData{DocumentNumber: "X123"}, mrz); codes(s) != CodeDocumentNumberDiffer {
+		t.Errorf("typed number differs from the MRZ: %q", codes(s))
+	}
+	if s := DataConsistency(&kyc.Applicant{}, nil, nil); s.Status != NotRun {
+		t.Errorf("nothing to compare: %s", s.Status)
+	}
+}
+
+func TestAMLScreeningSignal(t *testing.T) {
+	hit := kyc.ListResult{CheckType: "sanctions", Status: kyc.ListHit, MatchCount: 1, Matches: []kyc.MatchRecord{{MatchedName: "X", Score: 0.98, Provider: "UN"}}}
+	pep := kyc.ListResult{CheckType: "pep", Status: kyc.ListHit, MatchCount: 1, Matches: []kyc.MatchRecord{{MatchedName: "Y", Score: 0.9}}}
+	msg := "no list"
+	failed := kyc.ListResult{CheckType: "adverse_media", Status: kyc.ListError, Error: &msg}
+	clear := kyc.ListResult{CheckType: "pep", Status: kyc.ListClear}
+	if s := AMLScreening([]kyc.ListResult{clear}, 0.97); s.Status != Pass || codes(s) != "" {
+		t.Errorf("clear: %+v", s)
+	}
+	s := AMLScreening([]kyc.ListResult{hit, pep, failed}, 0.97)
+	if codes(s) != "SANCTIONS_MATCH,PEP_MATCH,SCREENING_FAILED" || s.Data["sanctionsAboveRejectScore"] != true {
+		t.Errorf("hits: %q %v", codes(s), s.Data)
+	}
+	if s := AMLScreening([]kyc.ListResult{hit}, 0.99); s.Data["sanctionsAboveRejectScore"] == true {
+		t.Error("0.98 is below a 0.99 reject score")
+	}
+}
+
+func TestDuplicatesCaptureIntegrityCountryRisk(t *testing.T) {
+	if s := Duplicates([]store.Duplicate{{RequestID: "kyc_1", What: "image"}, {RequestID: "kyc_2", What: "image"}, {RequestID: "kyc_3", What: "document_number"}}); codes(s) != "DUPLICATE_IMAGE,DUPLICATE_DOCUMENT" {
+		t.Errorf("duplicates: %q", codes(s))
+	}
+	front := "front"
+	caps := []kyc.Capture{
+		{Kind: "document", Side: &front, Method: "camera", SourceSHA256: "a", Meta: map[string]any{"software": "Adobe Photoshop 25.0"}},
+		{Kind: "selfie", Method: "upload", SourceSHA256: "a", Meta: map[string]any{"software": "iOS 17.1"}},
+	}
+	if s := CaptureIntegrity(caps, 9, 5); codes(s) != "EDITING_SOFTWARE,SAME_IMAGE_REUSED,UPLOADED_NOT_CAPTURED,MANY_ATTEMPTS_FROM_IP" {
+		t.Errorf("integrity: %q", codes(s))
+	}
+	if s := CaptureIntegrity(caps[1:], 1, 5); codes(s) != "UPLOADED_NOT_CAPTURED" {
+		t.Errorf("phone OS is not an editor: %q", codes(s))
+	}
+	p := DefaultPolicy()
+	if s := CountryRisk(p, map[string]string{"applicant's country": "GB", "nationality on the document": "IR"}); codes(s) != "HIGH_RISK_COUNTRY" || s.Status != Warn {
+		t.Errorf("country risk: %q", codes(s))
+	}
+	if s := CountryRisk(p, map[string]string{}); s.Status != NotRun {
+		t.Errorf("no countries: %s", s.Status)
+	}
+}
