@@ -40,6 +40,7 @@ type ServeCmd struct {
 	SMTPFrom             string `name:"smtp-from" env:"KYCD_SMTP_FROM" help:"Sender address of notification e-mails."`
 	SMTPTLS              string `name:"smtp-tls" default:"starttls" enum:"starttls,tls,none" env:"KYCD_SMTP_TLS" help:"starttls (required), tls (implicit) or none."`
 	AllowPrivateWebhooks bool   `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
+	TrustProxy           bool   `name:"trust-proxy" env:"KYCD_TRUST_PROXY" help:"kycd runs behind a reverse proxy: take portal clients' addresses from the last X-Forwarded-For entry."`
 	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
 	listURLFlags
 }
@@ -85,7 +86,7 @@ func (c *ServeCmd) Run(e *env) error {
 		return err
 	}
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
-		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey})
+		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"kycd/kyc"
@@ -94,7 +95,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		attrs := []slog.Attr{
 			slog.String("request_id", info.id),
 			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
+			slog.String("path", logPath(r.URL.Path)),
 			slog.Int("status", status),
 			slog.Int("bytes", sw.bytes),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
@@ -139,4 +140,17 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// logPath keeps portal link tokens out of the access log: the token is
+// the applicant's only credential.
+func logPath(p string) string {
+	rest, ok := strings.CutPrefix(p, "/portal/")
+	if !ok || strings.HasPrefix(rest, "assets/") {
+		return p
+	}
+	if _, tail, found := strings.Cut(rest, "/"); found {
+		return "/portal/{token}/" + tail
+	}
+	return "/portal/{token}"
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 	"strings"
+
+	"kycd/portal"
 )
 
 // routes is the entire route table.
@@ -42,6 +44,10 @@ func (s *Server) routes() {
 	s.handle("GET /v1/webhook-deliveries", s.handleDeliveryList)
 	s.handle("GET /v1/webhook-deliveries/{id}", s.handleDeliveryGet)
 	s.handle("POST /v1/webhook-deliveries/{id}/replay", s.handleDeliveryReplay)
+
+	// The applicant portal: HTML pages and their uploads, authenticated by
+	// the link's token, not an API key.
+	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

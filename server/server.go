@@ -45,6 +45,9 @@ type Options struct {
 	// URLKey signs document download URLs; default: a random key, so
 	// URLs stop working at restart.
 	URLKey []byte
+	// TrustProxy takes portal clients' addresses from the last
+	// X-Forwarded-For entry (kycd behind a reverse proxy).
+	TrustProxy bool
 }
 
 // Server handles the API's requests.
@@ -61,6 +64,7 @@ type Server struct {
 	allowPrivateWebhooks bool
 	aml                  *aml.Service
 	kyc                  *verification.Service
+	trustProxy           bool
 	urlKey               []byte
 
 	mux      *http.ServeMux
@@ -76,17 +80,18 @@ func New(opts Options) (*Server, error) {
 		panic("server: nil Store")
 	}
 	s := &Server{
-		store:     opts.Store,
-		log:       opts.Logger,
-		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
-		portalURL: strings.TrimRight(opts.PortalURL, "/"),
-		dev:       opts.Dev,
-		now:       opts.Now,
-		version:   opts.Version,
-		secrets:   opts.Secrets,
-		aml:       opts.AML,
-		kyc:       opts.KYC,
-		urlKey:    opts.URLKey,
+		store:      opts.Store,
+		log:        opts.Logger,
+		baseURL:    strings.TrimRight(opts.BaseURL, "/"),
+		portalURL:  strings.TrimRight(opts.PortalURL, "/"),
+		dev:        opts.Dev,
+		now:        opts.Now,
+		version:    opts.Version,
+		secrets:    opts.Secrets,
+		aml:        opts.AML,
+		kyc:        opts.KYC,
+		trustProxy: opts.TrustProxy,
+		urlKey:     opts.URLKey,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
 		mux:                  http.NewServeMux(),

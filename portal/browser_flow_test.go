@@ -1,0 +1,203 @@
+package portal_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"kycd/internal/realdata"
+	"kycd/kyc"
+)
+
+// TestBrowserCamera is the end-to-end run the issue asks for: a KYC
+// request is created, the applicant opens its portal link in Chromium,
+// agrees (by keyboard), picks an identity card, takes front, back and
+// selfie with the (fake) camera, retakes the back from the review, submits
+// and is sent back to the organization's page; the processing job takes
+// the request to awaiting_review, and the receiver gets created,
+// portal_link_ready, submitted, processing and awaiting_review, signed.
+func TestBrowserCamera(t *testing.T) {
+	s := newStack(t)
+	link, id := s.create(kyc.WorkflowStandard, s.srv.URL+"/thanks")
+	b := newTab(t, 390, true)
+
+	b.do(chromedp.Navigate(link))
+	b.waitFor(`!document.getElementById('step-welcome').hidden`)
+	if got := b.text("step-welcome"); !strings.Contains(got, "Hello Erika") || !strings.Contains(got, "STEP 1 OF 5") {
+		t.Errorf("welcome: %q", got)
+	}
+	b.shot("welcome")
+	if st := s.status(id); st != kyc.KYCInProgress {
+		t.Errorf("status after opening=%s, want in_progress", st)
+	}
+
+	// Start without agreeing: an error, and the focus on the box.
+	b.click(`[data-action=consent]`)
+	b.waitFor(`!document.getElementById('consent-error').hidden && document.activeElement.id === 'consent'`)
+	b.shot("consent-error")
+	// Keyboard only: Space ticks the box, Tab reaches Start, Enter presses it.
+	b.do(chromedp.KeyEvent(" "), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r"))
+	b.step("document")
+
+	if got := eval[string](b, `document.getElementById('country').value`); got != "DE" {
+		t.Errorf("preselected country=%q, want the applicant's DE", got)
+	}
+	b.click(`label[for=doctype-id_card]`)
+	b.do(chromedp.SetValue(chromedp.ID("country"), "AT"))
+	b.shot("document")
+	b.click(`[data-action=document]`)
+
+	for _, c := range []struct{ title, shot string }{
+		{"Front of your identity card", "front-camera"},
+		{"Back of your identity card", "back-camera"},
+		{"Take a selfie", "selfie-camera"},
+	} {
+		b.cameraReady(c.title)
+		b.shot(c.shot)
+		b.click(`#shoot`)
+	}
+
+	b.step("review")
+	b.waitFor(`(function () { var imgs = document.querySelectorAll('#review-list img');
+  return imgs.length === 3 && Array.prototype.every.call(imgs, function (i) { return i.complete && i.naturalWidth > 0; }); })()`)
+	b.shot("review")
+	// Retake the back from the review: the camera again, then back here.
+	b.click(`button[data-slot=back]`)
+	b.cameraReady("Back of your identity card")
+	b.click(`#shoot`)
+	b.step("review")
+	b.noViolations()
+
+	b.click(`#submit`)
+	b.step("done")
+	if href := eval[string](b, `document.getElementById('redirect-link').href`); href != s.srv.URL+"/thanks" {
+		t.Errorf("redirect link=%q", href)
+	}
+	b.shot("done")
+	b.noViolations()
+	// After the countdown the page sends the applicant back.
+	navigated := chromedp.Events(b.ctx, page.FrameNavigated)
+	for ev, err := range navigated {
+		if err != nil {
+			b.fail(err)
+		}
+		if ev.Frame.ParentID == "" && strings.HasSuffix(ev.Frame.URL, "/thanks") {
+			break
+		}
+	}
+
+	caps, err := s.st.FindCaptures(t.Context(), id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(caps) != 3 {
+		t.Fatalf("captures=%d, want 3", len(caps))
+	}
+	for _, c := range caps {
+		if c.Method != "camera" || c.ContentType != "image/jpeg" || c.Width < 200 || c.Height < 200 ||
+			!strings.Contains(c.UserAgent, "Chrome") || c.IP != "127.0.0.1" {
+			t.Errorf("capture %s: %+v", c.Kind, c)
+		}
+		if c.Kind == "document" && (*c.Country != "AT" || *c.DocumentType != "id_card") {
+			t.Errorf("document capture: %s %s", *c.Country, *c.DocumentType)
+		}
+	}
+	if st := s.status(id); st != kyc.KYCSubmitted {
+		t.Fatalf("status=%s, want submitted", st)
+	}
+	s.runJobs()
+	if st := s.status(id); st != kyc.KYCAwaitingReview {
+		t.Fatalf("status after processing=%s, want awaiting_review", st)
+	}
+	s.wantWebhooks(id, kyc.EventKYCCreated, kyc.EventKYCPortalLinkReady, kyc.EventKYCSubmitted,
+		kyc.EventKYCProcessing, kyc.EventKYCAwaitingReview)
+}
+
+// cameraReady waits for the capture step titled title with a running
+// camera and the focus on "Take photo".
+func (b *tab) cameraReady(title string) {
+	b.t.Helper()
+	b.waitFor(`document.getElementById('capture-title').textContent === '` + title + `' &&
+  document.getElementById('video').videoWidth > 0 && !document.getElementById('shoot').hidden &&
+  document.activeElement.id === 'shoot'`)
+}
+
+// TestBrowserUpload is the fallback at 320 px: the browser refuses the
+// camera, the page says so and offers files; a PDF is refused with the
+// server's message, a real passport photo is accepted; a document-only
+// request skips the selfie; the link then shows the done page.
+func TestBrowserUpload(t *testing.T) {
+	passport := realdata.Path(t, "images/doc_td3_deu_passport_specimen.jpg")
+	pdf := filepath.Join(t.TempDir(), "scan.pdf")
+	if err := os.WriteFile(pdf, []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newStack(t)
+	link, id := s.create(kyc.WorkflowDocumentOnly, "")
+	b := newTab(t, 320, false)
+
+	b.do(chromedp.Navigate(link))
+	b.waitFor(`!document.getElementById('step-welcome').hidden`)
+	if got := b.text("step-welcome"); !strings.Contains(got, "STEP 1 OF 4") || strings.Contains(got, "photo of my face") {
+		t.Errorf("document-only welcome: %q", got)
+	}
+	b.shot("welcome")
+	b.click(`label[for=consent]`)
+	b.click(`[data-action=consent]`)
+	b.step("document")
+	b.click(`label[for=doctype-passport]`)
+	b.shot("document")
+	b.click(`[data-action=document]`)
+
+	b.waitFor(`!document.getElementById('capture-error').hidden && document.getElementById('camera').hidden`)
+	if got := b.text("capture-error"); !strings.Contains(got, "Camera access was refused") {
+		t.Errorf("camera refused message: %q", got)
+	}
+	if got := b.text("capture-title"); got != "Photo page of your passport" {
+		t.Errorf("title: %q", got)
+	}
+	b.shot("camera-refused")
+
+	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{pdf}))
+	b.waitFor(`document.getElementById('capture-error').textContent.indexOf('PDF files are not supported') >= 0`)
+	b.shot("upload-refused")
+
+	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{passport}))
+	b.step("review")
+	b.waitFor(`(function () { var imgs = document.querySelectorAll('#review-list img');
+  return imgs.length === 1 && imgs[0].complete && imgs[0].naturalWidth > 0; })()`)
+	b.shot("review")
+	b.click(`#submit`)
+	b.step("done")
+	if got := eval[bool](b, `document.getElementById('redirect-link') === null`); !got {
+		t.Error("done step links back although the request has no redirectUrl")
+	}
+	b.shot("done")
+	b.noViolations()
+
+	// Opening the link again shows that it was submitted.
+	b.do(chromedp.Navigate(link))
+	b.waitFor(`document.getElementById('state') && document.getElementById('state').dataset.state === 'done'`)
+	b.shot("link-used")
+	b.do(chromedp.Navigate(s.srv.URL + "/portal/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"))
+	b.waitFor(`document.getElementById('state') && document.getElementById('state').dataset.state === 'notfound'`)
+	b.shot("unknown-link")
+
+	caps, err := s.st.FindCaptures(t.Context(), id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(caps) != 1 || caps[0].Method != "upload" || caps[0].Width != 1874 || *caps[0].DocumentType != "passport" {
+		t.Fatalf("captures: %+v", caps)
+	}
+	s.runJobs()
+	if st := s.status(id); st != kyc.KYCAwaitingReview {
+		t.Fatalf("status after processing=%s, want awaiting_review", st)
+	}
+	s.wantWebhooks(id, kyc.EventKYCCreated, kyc.EventKYCPortalLinkReady, kyc.EventKYCSubmitted,
+		kyc.EventKYCProcessing, kyc.EventKYCAwaitingReview)
+}

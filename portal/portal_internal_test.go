@@ -1,0 +1,62 @@
+package portal
+
+import (
+	"net/http"
+	"testing"
+
+	"kycd/kyc"
+)
+
+// TestCountryList offers every code the service accepts, each once, named
+// and in reading order.
+func TestCountryList(t *testing.T) {
+	list := countryList()
+	if len(list) != 250 {
+		t.Errorf("countries=%d, want 250 (249 ISO codes and XK)", len(list))
+	}
+	seen := map[string]bool{}
+	pos := map[string]int{}
+	for i, c := range list {
+		if !kyc.ValidCountry(c.Code) || seen[c.Code] || c.Name == c.Code {
+			t.Errorf("entry %d: %+v", i, c)
+		}
+		seen[c.Code] = true
+		pos[c.Name] = i
+	}
+	for _, order := range [][2]string{{"Afghanistan", "Åland Islands"}, {"Åland Islands", "Albania"},
+		{"Cuba", "Curaçao"}, {"Curaçao", "Cyprus"}, {"Germany", "Ghana"}} {
+		if pos[order[0]] >= pos[order[1]] {
+			t.Errorf("%s is not before %s", order[0], order[1])
+		}
+	}
+}
+
+// TestTokenParam refuses what cannot be a token before any lookup.
+func TestTokenParam(t *testing.T) {
+	for tok, ok := range map[string]bool{
+		"AbCdEfGhIjKlMnOpQrStUvWxYz012345": true,
+		"short":                            false,
+		"AbCdEfGhIjKlMnOp-rStUvWxYz012345": false,
+		"AbCdEfGhIjKlMnOpQrStUvWxYz01234%": false,
+		string(make([]byte, 200)):          false,
+	} {
+		r := &http.Request{}
+		r.SetPathValue("token", tok)
+		if _, err := tokenParam(r); (err == nil) != ok {
+			t.Errorf("tokenParam(%q): %v", tok, err)
+		}
+	}
+}
+
+// TestDocumentTypes shows exactly the documents the service accepts, with
+// the service's answer to whether each has a back.
+func TestDocumentTypes(t *testing.T) {
+	if len(documentTypes) != len(kyc.DocumentTypes) {
+		t.Errorf("page offers %d documents, service accepts %d", len(documentTypes), len(kyc.DocumentTypes))
+	}
+	for _, d := range documentTypes {
+		if back, ok := kyc.DocumentTypes[d.Value]; !ok || back != d.HasBack || d.Label == "" {
+			t.Errorf("%+v: service has %v %v", d, back, ok)
+		}
+	}
+}

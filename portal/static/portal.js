@@ -1,0 +1,513 @@
+// Applicant portal: consent, document choice, photos (camera or file),
+// review and submission, all on one page. Plain JavaScript, no framework:
+// the page is small and must work on old phones. The server does every
+// check that matters; this script only guides the applicant.
+(function () {
+  'use strict';
+
+  var app = document.getElementById('app');
+  var camera = window.portalCamera; // camera.js
+  if (!app || !camera) {
+    return;
+  }
+  var MAX_BYTES = 10 * 1024 * 1024; // the server's limit, checked here to spare a slow upload
+  var REDIRECT_DELAY = 5; // seconds on the done step before going back to the organization
+
+  var cfg = {
+    capturesUrl: app.dataset.capturesUrl,
+    submitUrl: app.dataset.submitUrl,
+    pageUrl: app.dataset.pageUrl,
+    selfie: app.dataset.workflow === 'standard',
+    redirectUrl: app.dataset.redirectUrl || ''
+  };
+
+  var state = {
+    step: 'welcome',
+    docType: '',
+    docLabel: '',
+    hasBack: false,
+    country: '',
+    slot: '', // the photo being taken: front, back or selfie
+    shots: {}, // slot -> {url, method}
+    review: false, // a retake returns to the review step
+    stream: null,
+    preferUpload: false, // the applicant chose files, or the camera cannot be used
+    pending: null // the last upload, kept for "Try again" after a network error
+  };
+
+  function $(id) {
+    return document.getElementById(id);
+  }
+
+  // Steps and progress.
+
+  function stages() {
+    return cfg.selfie ? 5 : 4;
+  }
+
+  function stageOf(step) {
+    if (step === 'welcome') return 1;
+    if (step === 'document') return 2;
+    if (step === 'capture') return state.slot === 'selfie' ? 4 : 3;
+    return stages();
+  }
+
+  function show(step, quiet) {
+    if (state.step === 'capture' && step !== 'capture') {
+      stopCamera();
+    }
+    state.step = step;
+    var sections = app.querySelectorAll('.step');
+    for (var i = 0; i < sections.length; i++) {
+      sections[i].hidden = sections[i].id !== 'step-' + step;
+    }
+    var section = $('step-' + step);
+    var progress = section.querySelector('.progress');
+    if (progress) {
+      progress.textContent = 'Step ' + stageOf(step) + ' of ' + stages();
+    }
+    if (quiet) return;
+    window.scrollTo(0, 0);
+    // Move keyboard and screen-reader users to the new step's heading.
+    section.querySelector('h1').focus();
+  }
+
+  function slots() {
+    var list = ['front'];
+    if (state.hasBack) list.push('back');
+    if (cfg.selfie) list.push('selfie');
+    return list;
+  }
+
+  function slotText(slot) {
+    var doc = state.docLabel.toLowerCase();
+    if (slot === 'selfie') {
+      return {
+        title: 'Take a selfie',
+        hint: 'Look straight at the camera with your whole face inside the oval. Take off glasses and hats, and face the light.',
+        caption: 'Your selfie'
+      };
+    }
+    if (state.docType === 'passport') {
+      return {
+        title: 'Photo page of your passport',
+        hint: 'Open your passport at the page with your photo. Fit the whole page inside the frame, without glare or shadows.',
+        caption: 'Passport photo page'
+      };
+    }
+    var side = slot === 'front' ? 'Front' : 'Back';
+    return {
+      title: side + ' of your ' + doc,
+      hint: 'Lay the ' + doc + ' on a plain, dark surface. Fit all four corners inside the frame, without glare or shadows.',
+      caption: side + ' of your ' + doc
+    };
+  }
+
+  // Welcome and document steps.
+
+  function fieldError(id, message, focus) {
+    var el = $(id);
+    el.textContent = message;
+    el.hidden = !message;
+    if (message && focus) focus.focus();
+  }
+
+  function onConsent() {
+    var box = $('consent');
+    if (!box.checked) {
+      fieldError('consent-error', 'Tick the box to agree before you start.', box);
+      return;
+    }
+    fieldError('consent-error', '');
+    show('document');
+  }
+
+  function onDocument() {
+    var checked = app.querySelector('input[name="documentType"]:checked');
+    var country = $('country').value;
+    fieldError('doctype-error', checked ? '' : 'Choose the document you will photograph.');
+    fieldError('country-error', country ? '' : 'Choose the country that issued your document.');
+    if (!checked) {
+      app.querySelector('input[name="documentType"]').focus();
+      return;
+    }
+    if (!country) {
+      $('country').focus();
+      return;
+    }
+    if (checked.value !== state.docType) {
+      // Photos of another document cannot stay.
+      forget('front');
+      forget('back');
+    }
+    state.docType = checked.value;
+    state.docLabel = checked.dataset.label;
+    state.hasBack = checked.dataset.hasBack === 'true';
+    state.country = country;
+    if (!state.hasBack) forget('back');
+    startSlot(nextSlot(null));
+  }
+
+  function forget(slot) {
+    var shot = state.shots[slot];
+    if (shot) {
+      URL.revokeObjectURL(shot.url);
+      delete state.shots[slot];
+    }
+  }
+
+  function nextSlot(current) {
+    var list = slots();
+    var i = current ? list.indexOf(current) + 1 : 0;
+    for (; i < list.length; i++) {
+      if (!state.shots[list[i]] || !state.review) return list[i];
+    }
+    return '';
+  }
+
+  function onBack() {
+    if (state.step === 'document') {
+      show('welcome');
+      return;
+    }
+    if (state.step === 'capture') {
+      if (state.review) {
+        showReview();
+        return;
+      }
+      var list = slots();
+      var i = list.indexOf(state.slot);
+      if (i > 0) {
+        startSlot(list[i - 1]);
+      } else {
+        show('document');
+      }
+    }
+  }
+
+  // The capture step.
+
+  function startSlot(slot) {
+    if (!slot) {
+      showReview();
+      return;
+    }
+    state.slot = slot;
+    state.pending = null;
+    var text = slotText(slot);
+    $('capture-title').textContent = text.title;
+    $('capture-hint').textContent = text.hint;
+    $('guide').className = 'guide ' + (slot === 'selfie' ? 'face' : state.docType === 'passport' ? 'passport' : 'card');
+    $('camera').classList.toggle('mirror', slot === 'selfie');
+    $('file').setAttribute('capture', slot === 'selfie' ? 'user' : 'environment');
+    captureError('');
+    status('');
+    $('retry').hidden = true;
+    show('capture');
+    if (state.preferUpload || !camera.supported()) {
+      if (!camera.supported()) {
+        captureError('This browser cannot use a camera on this page. Upload a photo instead.');
+      }
+      uploadMode();
+      return;
+    }
+    startCamera(slot === 'selfie' ? 'user' : 'environment');
+  }
+
+  function uploadMode() {
+    stopCamera();
+    $('camera').hidden = true;
+    $('shoot').hidden = true;
+    $('use-camera').hidden = !camera.supported();
+    $('choose-file').textContent = 'Choose a photo';
+    $('choose-file').className = 'primary';
+  }
+
+  function cameraMode() {
+    $('camera').hidden = false;
+    $('shoot').hidden = false;
+    $('use-camera').hidden = true;
+    $('choose-file').textContent = 'Upload a photo instead';
+    $('choose-file').className = 'secondary';
+  }
+
+  function startCamera(facing) {
+    stopCamera();
+    status('Starting the camera…');
+    var slot = state.slot;
+    var video = $('video');
+    camera.start(video, facing).then(function (stream) {
+      if (state.step !== 'capture' || state.slot !== slot) {
+        camera.stop(video, stream); // the applicant moved on while it started
+        return;
+      }
+      state.stream = stream;
+      cameraMode();
+      if (video.videoWidth && video.videoHeight) {
+        $('camera').style.aspectRatio = video.videoWidth + ' / ' + video.videoHeight;
+      }
+      status('Camera ready.');
+      $('shoot').focus();
+    }, function (err) {
+      if (state.step !== 'capture' || state.slot !== slot) return;
+      captureError(camera.message(err));
+      status('');
+      uploadMode();
+    });
+  }
+
+  function stopCamera() {
+    camera.stop($('video'), state.stream);
+    state.stream = null;
+  }
+
+  function onShoot() {
+    var slot = state.slot;
+    camera.frame($('video'), $('canvas')).then(function (blob) {
+      upload({ blob: blob, method: 'camera', name: slot + '.jpg' });
+    }, function (err) {
+      captureError(err.message);
+    });
+  }
+
+  function onChooseFile() {
+    $('file').click();
+  }
+
+  function onFile() {
+    var input = $('file');
+    var file = input.files && input.files[0];
+    input.value = ''; // choosing the same file again must fire change again
+    if (!file) return;
+    if (file.size > MAX_BYTES) {
+      captureError('This photo is larger than 10 MB. Choose a smaller photo, or take one with the camera.');
+      return;
+    }
+    upload({ blob: file, method: 'upload', name: file.name || 'photo' });
+  }
+
+  function onUseCamera() {
+    state.preferUpload = false;
+    captureError('');
+    startCamera(state.slot === 'selfie' ? 'user' : 'environment');
+  }
+
+  function busy(on) {
+    var buttons = app.querySelectorAll('button');
+    for (var i = 0; i < buttons.length; i++) {
+      buttons[i].disabled = on;
+    }
+  }
+
+  function upload(u) {
+    var slot = state.slot;
+    var form = new FormData();
+    if (slot === 'selfie') {
+      form.append('kind', 'selfie');
+    } else {
+      form.append('kind', 'document');
+      form.append('side', slot);
+      form.append('documentType', state.docType);
+      form.append('country', state.country);
+    }
+    form.append('method', u.method);
+    form.append('image', u.blob, u.name);
+    state.pending = u;
+    captureError('');
+    $('retry').hidden = true;
+    status('Sending your photo…');
+    busy(true);
+    send(cfg.capturesUrl, form).then(function (res) {
+      busy(false);
+      if (res.ok) {
+        state.pending = null;
+        forget(slot);
+        state.shots[slot] = { url: URL.createObjectURL(u.blob), method: u.method };
+        status('Photo saved.');
+        if (u.method === 'upload') state.preferUpload = true;
+        startSlot(nextSlot(slot));
+        return;
+      }
+      if (leaveIfGone(res)) return;
+      status('');
+      captureError(res.message);
+    }, function () {
+      busy(false);
+      status('');
+      captureError('We could not reach the server. Check your internet connection, then try again.');
+      $('retry').hidden = false;
+      $('retry').focus();
+    });
+  }
+
+  function onRetry() {
+    if (state.pending) upload(state.pending);
+  }
+
+  function captureError(message) {
+    var el = $('capture-error');
+    el.textContent = message;
+    el.hidden = !message;
+  }
+
+  function status(message) {
+    $('capture-status').textContent = message;
+  }
+
+  // send posts body and resolves with {ok, status, reason, message,
+  // details}; it rejects only when the server could not be reached.
+  function send(url, body) {
+    return fetch(url, {
+      method: 'POST',
+      body: body,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' }
+    }).then(function (r) {
+      return r.json().catch(function () { return null; }).then(function (json) {
+        var e = (json && json.error) || {};
+        return {
+          ok: r.ok,
+          status: r.status,
+          reason: e.reason || '',
+          details: e.details || [],
+          message: e.message || 'Something went wrong on our side (error ' + r.status + '). Please try again.',
+          body: json
+        };
+      });
+    });
+  }
+
+  // leaveIfGone reloads the page when the link cannot be used any more:
+  // the server then shows the page for its state (expired, cancelled,
+  // submitted, unknown).
+  function leaveIfGone(res) {
+    if (res.status === 410 || res.status === 404) {
+      stopCamera();
+      window.location.replace(cfg.pageUrl);
+      return true;
+    }
+    return false;
+  }
+
+  // Review and submission.
+
+  function showReview() {
+    state.review = true;
+    var list = $('review-list');
+    list.textContent = '';
+    slots().forEach(function (slot) {
+      var text = slotText(slot);
+      var shot = state.shots[slot];
+      var li = document.createElement('li');
+      if (shot) {
+        var img = document.createElement('img');
+        img.src = shot.url;
+        img.alt = text.caption;
+        li.appendChild(img);
+      }
+      var caption = document.createElement('p');
+      caption.className = 'caption';
+      caption.textContent = shot ? text.caption : text.caption + ': not taken yet';
+      li.appendChild(caption);
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'secondary';
+      button.dataset.action = 'retake';
+      button.dataset.slot = slot;
+      button.textContent = shot ? 'Retake' : 'Take this photo';
+      // The visible word alone would be ambiguous in a screen reader's list
+      // of buttons; the name starts with it, so voice control still works.
+      button.setAttribute('aria-label', (shot ? 'Retake: ' : 'Take: ') + text.caption.toLowerCase());
+      li.appendChild(button);
+      list.appendChild(li);
+    });
+    $('submit-error').hidden = true;
+    show('review');
+  }
+
+  function onSubmit() {
+    var missing = slots().filter(function (s) { return !state.shots[s]; });
+    if (missing.length) {
+      submitError('Take every photo before you send: ' + missing.map(function (s) { return slotText(s).caption.toLowerCase(); }).join(', ') + '.');
+      return;
+    }
+    submitError('');
+    busy(true);
+    $('submit').textContent = 'Sending…';
+    send(cfg.submitUrl, null).then(function (res) {
+      busy(false);
+      $('submit').textContent = 'Send for verification';
+      // "done" after our own submission means an earlier attempt got
+      // through and only its answer was lost.
+      if (res.ok || (res.status === 410 && res.reason === 'done')) {
+        done(res.ok && res.body ? res.body.redirectUrl : cfg.redirectUrl);
+        return;
+      }
+      if (leaveIfGone(res)) return;
+      var names = { 'document.front': 'front', 'document.back': 'back', selfie: 'selfie' };
+      res.details.forEach(function (d) { forget(names[d.field]); });
+      if (res.details.length) {
+        showReview();
+      }
+      submitError(res.message);
+    }, function () {
+      busy(false);
+      $('submit').textContent = 'Send for verification';
+      submitError('We could not reach the server. Check your internet connection, then press “Send for verification” again.');
+    });
+  }
+
+  function submitError(message) {
+    var el = $('submit-error');
+    el.textContent = message;
+    el.hidden = !message;
+  }
+
+  function done(redirectUrl) {
+    stopCamera();
+    Object.keys(state.shots).forEach(forget);
+    show('done');
+    if (!redirectUrl) return;
+    var left = REDIRECT_DELAY;
+    var countdown = $('countdown');
+    var timer = window.setInterval(function () {
+      left--;
+      if (countdown) countdown.textContent = String(Math.max(left, 0));
+      if (left <= 0) {
+        window.clearInterval(timer);
+        window.location.assign(redirectUrl);
+      }
+    }, 1000);
+  }
+
+  // Wiring: one listener for every button, by its data-action.
+
+  var actions = {
+    consent: onConsent,
+    document: onDocument,
+    back: onBack,
+    shoot: onShoot,
+    retry: onRetry,
+    'choose-file': onChooseFile,
+    'use-camera': onUseCamera,
+    submit: onSubmit
+  };
+
+  app.addEventListener('click', function (e) {
+    var button = e.target.closest('button[data-action]');
+    if (!button || button.disabled) return;
+    if (button.dataset.action === 'retake') {
+      startSlot(button.dataset.slot);
+      return;
+    }
+    var fn = actions[button.dataset.action];
+    if (fn) fn();
+  });
+  $('file').addEventListener('change', onFile);
+  $('consent').addEventListener('change', function () {
+    if ($('consent').checked) fieldError('consent-error', '');
+  });
+  window.addEventListener('pagehide', stopCamera);
+
+  show('welcome', true);
+})();
