@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"crypto/sha256"
 	"encoding/hex"
 	"image"
@@ -172,6 +173,22 @@ func TestKYCCreateAndFullFlow(t *testing.T) {
 			t.Errorf("%s after approval: %d %s", action, r.status, r.body)
 		}
 	}
+	// The JSON report: schema-checked by the harness; its hash verifies.
+	rep := e.call("GET", "/v1/kyc-requests/"+id+"/report.json", e.A.LiveKey, "")
+	var doc map[string]any
+	if err := json.Unmarshal(rep.body, &doc); err != nil || rep.status != 200 {
+		t.Fatalf("report.json: %d %v", rep.status, err)
+	}
+	sum := doc["contentSha256"].(string)
+	if !verifyReportHash(t, rep.body, sum) {
+		t.Errorf("contentSha256 %s does not verify", sum)
+	}
+	if notes := doc["reviewerNotes"].([]any); len(notes) != 1 || notes[0].(map[string]any)["note"] != "Checked by hand." {
+		t.Errorf("reviewer notes: %v", doc["reviewerNotes"])
+	}
+	if len(doc["captures"].([]any)) != 3 || len(doc["timeline"].([]any)) != 7 {
+		t.Errorf("report captures/timeline: %d/%d", len(doc["captures"].([]any)), len(doc["timeline"].([]any)))
+	}
 	audit, err := e.store.FindAudit(t.Context(), id)
 	if err != nil || len(audit) != 7 || *audit[6].ToStatus != "approved" || *audit[6].ActorID != "Jane Doe (key_"+strings.Split(strings.TrimPrefix(e.A.LiveKey, "svc_live_"), ".")[0]+")" {
 		t.Errorf("audit: %d rows %v", len(audit), err)
@@ -324,7 +341,7 @@ func TestKYCListDocumentsAndIsolation(t *testing.T) {
 		t.Errorf("screenings before processing: %v", sc)
 	}
 	// Every KYC endpoint: other organization 404, other environment 403.
-	for _, p := range []string{"", "/events", "/documents", "/selfies", "/screenings"} {
+	for _, p := range []string{"", "/events", "/documents", "/selfies", "/screenings", "/report.json"} {
 		if r := e.call("GET", "/v1/kyc-requests/"+id+p, e.B.SandboxKey, ""); r.status != 404 {
 			t.Errorf("GET %s from another organization: %d", p, r.status)
 		}
@@ -344,4 +361,13 @@ func TestKYCListDocumentsAndIsolation(t *testing.T) {
 	if n := e.call("GET", "/v1/kyc-requests", e.B.SandboxKey, "").json(t)["pagination"].(map[string]any)["totalItems"]; n != float64(0) {
 		t.Errorf("organization B sees %v requests", n)
 	}
+}
+
+// verifyReportHash recomputes contentSha256: the SHA-256 of the report as
+// served with that field set to "".
+func verifyReportHash(t *testing.T, body []byte, sum string) bool {
+	t.Helper()
+	blank := bytes.Replace(body, []byte(`"contentSha256":"`+sum+`"`), []byte(`"contentSha256":""`), 1)
+	got := sha256.Sum256(bytes.TrimSpace(blank))
+	return hex.EncodeToString(got[:]) == sum
 }

@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/kyc-requests/{id}/resend-link", s.handleKYCResend)
 	s.handle("POST /v1/kyc-requests/{id}/approve", s.handleKYCReview(true))
 	s.handle("POST /v1/kyc-requests/{id}/reject", s.handleKYCReview(false))
+	s.handle("GET /v1/kyc-requests/{id}/report.json", s.handleKYCReportJSON)
 	s.handlePublic("GET /v1/files/{id}", s.handleFile)
 
 	s.handle("POST /v1/aml-checks", s.handleAMLCheckCreate)

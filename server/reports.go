@@ -1,0 +1,38 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+
+	"kycd/report"
+)
+
+// handleKYCReportJSON handles "GET /v1/kyc-requests/{id}/report.json":
+// the report's content as a versioned JSON document.
+func (s *Server) handleKYCReportJSON(w http.ResponseWriter, r *http.Request) error {
+	key := keyFrom(r.Context())
+	rep, err := report.BuildKYC(r.Context(), s.store, key.OrganizationID, key.Environment, r.PathValue("id"), s.now())
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Disposition", `attachment; filename="`+rep.Request.PublicID+`-report.json"`)
+	writeJSON(w, http.StatusOK, rep)
+	return nil
+}
+
+// writePDF sends a rendered PDF as an attachment. The PDF is rendered to
+// memory first, so a rendering error still gets a proper error response.
+func writePDF(w http.ResponseWriter, name string, render func(*bytes.Buffer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Cache-Control", "private, no-store")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
