@@ -2,9 +2,9 @@ package server_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"image"
 	"image/png"
 	"net/http"
