@@ -69,10 +69,16 @@ func token(t *testing.T, c map[string]any) string {
 	return strings.TrimPrefix(u, "https://verify.example.com/portal/")
 }
 
-// pngBytes is a small valid image for captures stored through the service.
-func pngBytes(t *testing.T) []byte {
+// pngBytes is a small valid image for captures stored through the
+// service; seed makes each capture a different image (the engine flags
+// one image used twice).
+func pngBytes(t *testing.T, seed ...uint8) []byte {
+	img := image.NewGray(image.Rect(0, 0, 300, 200))
+	for _, s := range seed {
+		img.Pix[int(s)] = s + 1
+	}
 	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 300, 200))); err != nil {
+	if err := png.Encode(&b, img); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -81,8 +87,10 @@ func pngBytes(t *testing.T) []byte {
 // submit goes through the portal's use cases: captures and submission.
 func (e *kycEnv) submit(tok string, docType string, withSelfie bool) {
 	e.t.Helper()
-	img := pngBytes(e.t)
+	n := uint8(0)
 	add := func(kind string, side *string) {
+		n++
+		img := pngBytes(e.t, n)
 		sum := sha256.Sum256(img)
 		c := &kyc.Capture{Kind: kind, Side: side, ContentType: "image/png", Width: 300, Height: 200, SHA256: hex.EncodeToString(sum[:]), SourceSHA256: hex.EncodeToString(sum[:]),
 			Method: "camera", UserAgent: "test", IP: "192.0.2.1"}
@@ -323,7 +331,7 @@ func TestKYCListDocumentsAndIsolation(t *testing.T) {
 	path := url[strings.Index(url, "/v1/files/"):]
 	// The pre-signed URL works without a key, for 10 minutes, untampered.
 	r := e.call("GET", path, "", "")
-	if r.status != 200 || r.header.Get("Content-Type") != "image/png" || !bytes.Equal(r.body, pngBytes(t)) {
+	if r.status != 200 || r.header.Get("Content-Type") != "image/png" || !bytes.Equal(r.body, pngBytes(t, 1)) {
 		t.Fatalf("download: %d %s", r.status, r.header)
 	}
 	for _, bad := range []string{strings.Replace(path, "signature=", "signature=0", 1), path[:len(path)-1] + "0",

@@ -1,0 +1,153 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"kycd/aml"
+	"kycd/decision"
+	"kycd/jobs"
+	"kycd/kyc"
+	"kycd/screening"
+	"kycd/store"
+	"kycd/verification"
+	"kycd/webhook"
+)
+
+// decisionEnv runs the automated engine behind the API, with a webhook
+// receiver that records every delivery's event type.
+type decisionEnv struct {
+	*kycEnv
+	mu     sync.Mutex
+	events map[string][]string // resourceId → event types received
+}
+
+func newDecisionEnv(t *testing.T) *decisionEnv {
+	e := newAPIEnv(t)
+	sc, err := screening.NewScreener()
+	if err != nil {
+		t.Fatal(err)
+	}
+	amlSvc := aml.New(e.store, sc, nil)
+	engine := &decision.Auto{Store: e.store, Screen: amlSvc.ScreenPerson, Policy: decision.StorePolicy(e.store), Now: e.clock.Now}
+	svc := verification.New(e.store, engine, "https://verify.example.com/portal", nil)
+	e.opts.KYC, e.opts.AML, e.opts.PortalURL = svc, amlSvc, "https://verify.example.com/portal"
+	e.start()
+	d := &decisionEnv{events: map[string][]string{}}
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ ResourceID, EventType string }
+		if err := jsonDecode(r, &body); err != nil {
+			t.Errorf("receiver: %v", err)
+		}
+		d.mu.Lock()
+		d.events[body.ResourceID] = append(d.events[body.ResourceID], body.EventType)
+		d.mu.Unlock()
+	}))
+	t.Cleanup(rc.Close)
+	runner := jobs.New(jobs.Options{Store: e.store, Now: e.clock.Now})
+	svc.RegisterJobs(runner)
+	(&webhook.Dispatcher{Store: e.store, Box: e.opts.Secrets, Sender: webhook.NewSender(true), Now: e.clock.Now}).Register(runner)
+	d.kycEnv = &kycEnv{apiEnv: e, svc: svc, runner: runner}
+	// Sandbox endpoints may be plain http (live ones must be https).
+	if r := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"`+rc.URL+`"}`); r.status != 201 {
+		t.Fatalf("endpoint: %d %s", r.status, r.body)
+	}
+	return d
+}
+
+// TestSandboxDecisionPaths: each sandbox trigger takes a request through
+// the engine to its outcome over the API, with the webhooks delivered.
+func TestSandboxDecisionPaths(t *testing.T) {
+	e := newDecisionEnv(t)
+	for _, tt := range []struct {
+		lastName, status, decision, event string
+	}{
+		{"Approve", "approved", "approved", "svc.kyc.request.approved"},
+		{"reject", "rejected", "rejected", "svc.kyc.request.rejected"},
+		{"Review", "awaiting_review", "pending", "svc.kyc.request.awaiting_review"},
+		{"Fail", "failed", "none", "svc.kyc.request.failed"},
+		{"Lovelace", "approved", "approved", "svc.kyc.request.approved"}, // no trigger: approve
+	} {
+		c := e.create(e.A.SandboxKey, `{"applicant":{"firstName":"Ada","lastName":"`+tt.lastName+`","dob":"1990-12-10","country":"GB"}}`)
+		id := c["id"].(string)
+		e.submit(token(t, c), "passport", true)
+		e.runJobs()
+		rec := e.call("GET", "/v1/kyc-requests/"+id, e.A.SandboxKey, "").json(t)
+		if rec["status"] != tt.status || rec["decision"] != tt.decision {
+			t.Errorf("%s: %v/%v (%v)", tt.lastName, rec["status"], rec["decision"], rec["decisionReason"])
+			continue
+		}
+		// Deliveries run in parallel, so they may arrive in any order.
+		e.mu.Lock()
+		got := append([]string(nil), e.events[id]...)
+		e.mu.Unlock()
+		sort.Strings(got)
+		want := []string{"svc.kyc.request.created", "svc.kyc.portal_link_ready", "svc.kyc.request.submitted", "svc.kyc.request.processing", tt.event}
+		sort.Strings(want)
+		if events := strings.Join(got, ","); events != strings.Join(want, ",") {
+			t.Errorf("%s: webhooks %s", tt.lastName, events)
+		}
+		if tt.status == "failed" {
+			continue
+		}
+		pr := rec["processingResult"].(map[string]any)
+		if pr["sandbox"] != true || pr["engine"] != "auto" || pr["engineVersion"] != decision.EngineVersion ||
+			len(pr["signals"].([]any)) < 7 || !strings.HasPrefix(rec["decisionReason"].(string), "Sandbox test decision") {
+			t.Errorf("%s: processing result %v", tt.lastName, pr)
+		}
+		sc := e.call("GET", "/v1/kyc-requests/"+id+"/screenings", e.A.SandboxKey, "").json(t)
+		if sc["screened"] != true || len(sc["data"].([]any)) != 3 {
+			t.Errorf("%s: screenings %v", tt.lastName, sc)
+		}
+	}
+}
+
+// TestLiveDecisionPaths: live follows the policy, not triggers.
+func TestLiveDecisionPaths(t *testing.T) {
+	e := newDecisionEnv(t)
+	// No list is loaded: live screening fails closed, which the policy
+	// sends to review, even for the last name "Approve".
+	c := e.create(e.A.LiveKey, `{"applicant":{"firstName":"Ada","lastName":"Approve","dob":"1990-12-10","country":"GB"}}`)
+	id := c["id"].(string)
+	e.submit(token(t, c), "passport", true)
+	e.runJobs()
+	got := e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+	pr := got["processingResult"].(map[string]any)
+	if got["status"] != "awaiting_review" || pr["sandbox"] != nil || !hasReason(pr, decision.CodeScreeningFailed) {
+		t.Fatalf("live without lists: %v %v", got["status"], pr["reasons"])
+	}
+	// An under-age applicant with an expired document is rejected.
+	c = e.create(e.A.LiveKey, `{"applicant":{"firstName":"Kid","lastName":"Young","dob":"2015-01-01","country":"GB"}}`)
+	id = c["id"].(string)
+	tok := token(t, c)
+	doc := &kyc.DocumentData{DocumentType: "driving_licence", IssuingCountry: "GB", DocumentNumber: "YOUNG9", ExpiryDate: "2025-12-31"}
+	if err := e.store.InTx(t.Context(), func(tx *store.Tx) error { _, err := e.svc.SetDocumentData(tx, tok, doc); return err }); err != nil {
+		t.Fatal(err)
+	}
+	e.submit(tok, "driving_licence", true)
+	e.runJobs()
+	got = e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+	pr = got["processingResult"].(map[string]any)
+	if got["status"] != "rejected" || got["automationDecision"] != "reject" || !hasReason(pr, decision.CodeUnderAge) || !hasReason(pr, decision.CodeDocumentExpired) {
+		t.Fatalf("under age, expired: %v %v", got["status"], pr["reasons"])
+	}
+	if got["decisionReason"] == nil || got["riskScore"] == nil {
+		t.Errorf("decision fields: %v", got)
+	}
+}
+
+func hasReason(pr map[string]any, code string) bool {
+	for _, r := range pr["reasons"].([]any) {
+		if r.(map[string]any)["code"] == code {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonDecode(r *http.Request, v any) error { return json.NewDecoder(r.Body).Decode(v) }
