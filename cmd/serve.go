@@ -79,7 +79,8 @@ func (c *ServeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	engine := &decision.Auto{Store: st, Screen: amlSvc.ScreenPerson, Policy: decision.StorePolicy(st), Now: time.Now}
+	engine := &decision.Auto{Store: st, Screen: amlSvc.ScreenPerson, Policy: decision.StorePolicy(st), Now: time.Now,
+		ImageSignals: decision.ImageSignals}
 	kycSvc := verification.New(st, engine, portalURL, log)
 	listSources, err := c.sources(nil) // checked before bootstrap can print a key
 	if err != nil {

@@ -109,6 +109,22 @@ func (e *kycEnv) submit(tok string, docType string, withSelfie bool) {
 	if withSelfie {
 		add("selfie", nil)
 	}
+	err := e.store.InTx(e.t.Context(), func(tx *store.Tx) error {
+		r, err := tx.FindKYCRequestByToken(verificationTokenHash(tok))
+		if err != nil {
+			return err
+		}
+		if r.DocumentData == nil {
+			doc := &kyc.DocumentData{DocumentType: docType, IssuingCountry: "GB", DocumentNumber: "TEST" + docType[:2], ExpiryDate: "2035-01-01"}
+			if _, err := e.svc.SetDocumentData(tx, tok, doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	if err := e.store.InTx(e.t.Context(), func(tx *store.Tx) error { _, err := e.svc.Submit(tx, tok); return err }); err != nil {
 		e.t.Fatal(err)
 	}
@@ -378,4 +394,53 @@ func verifyReportHash(t *testing.T, body []byte, sum string) bool {
 	blank := bytes.Replace(body, []byte(`"contentSha256":"`+sum+`"`), []byte(`"contentSha256":""`), 1)
 	got := sha256.Sum256(bytes.TrimSpace(blank))
 	return hex.EncodeToString(got[:]) == sum
+}
+
+// TestFourEyesReview: with the setting on, a live decision needs a
+// second, different reviewer who agrees.
+func TestFourEyesReview(t *testing.T) {
+	e := newKYCEnv(t)
+	if err := e.store.InTx(t.Context(), func(tx *store.Tx) error { return tx.SetFourEyes(e.A.ID, true) }); err != nil {
+		t.Fatal(err)
+	}
+	c := e.create(e.A.LiveKey, `{"applicant":{"firstName":"A","lastName":"B"}}`)
+	id := c["id"].(string)
+	e.submit(token(t, c), "passport", true)
+	e.runJobs()
+	path := "/v1/kyc-requests/" + id
+	r := e.call("POST", path+"/reject", e.A.LiveKey, `{"note":"Looks forged.","reasonCode":"DOCUMENT_FORGED","reviewer":"Jane"}`)
+	first := r.json(t)
+	if r.status != 200 || first["status"] != "awaiting_review" || first["pendingReview"].(map[string]any)["reviewer"] == nil {
+		t.Fatalf("first review: %d %s", r.status, r.body)
+	}
+	for body, why := range map[string]string{
+		`{"note":"Sure.","reviewer":"Jane"}`:     "same reviewer",
+		`{"note":"Fine to me.","reviewer":"Bob"}`: "disagreement",
+	} {
+		action := "/reject"
+		if why == "disagreement" {
+			action = "/approve"
+		}
+		if r := e.call("POST", path+action, e.A.LiveKey, body); r.status != 409 || r.errCode(t) != "CONFLICT" {
+			t.Errorf("%s: %d %s", why, r.status, r.body)
+		}
+	}
+	r = e.call("POST", path+"/reject", e.A.LiveKey, `{"note":"Agreed.","reviewer":"Bob"}`)
+	if d := r.json(t); r.status != 200 || d["status"] != "rejected" || d["pendingReview"] != nil || d["reviewReasonCode"] != "DOCUMENT_FORGED" ||
+		!strings.Contains(d["decisionReason"].(string), "confirmed by Bob") {
+		t.Fatalf("second review: %d %s", r.status, r.body)
+	}
+	// Sandbox ignores the setting.
+	c = e.create(e.A.SandboxKey, `{"applicant":{"firstName":"A","lastName":"B"}}`)
+	e.submit(token(t, c), "passport", true)
+	e.runJobs()
+	if r := e.call("POST", "/v1/kyc-requests/"+c["id"].(string)+"/approve", e.A.SandboxKey, `{"note":"ok"}`); r.json(t)["status"] != "approved" {
+		t.Errorf("sandbox four-eyes: %s", r.body)
+	}
+}
+
+// verificationTokenHash is how the store keys portal tokens (SHA-256).
+func verificationTokenHash(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
 }

@@ -228,6 +228,9 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 			return nil, kyc.Errorf(kyc.EConflict, "Four-eyes review: the first reviewer (%s) chose to %s; both reviewers must agree. Discuss and have one of them decide again.", p.Reviewer, map[bool]string{true: "approve", false: "reject"}[p.Approve])
 		}
 		note = p.Note + " / confirmed by " + who + ": " + in.Note
+		if in.ReasonCode == "" {
+			in.ReasonCode = p.ReasonCode
+		}
 		r.PendingReview = nil
 	}
 	r.ReviewerNote, r.DecisionReason = &note, &note
