@@ -414,7 +414,7 @@ func TestFourEyesReview(t *testing.T) {
 		t.Fatalf("first review: %d %s", r.status, r.body)
 	}
 	for body, why := range map[string]string{
-		`{"note":"Sure.","reviewer":"Jane"}`:     "same reviewer",
+		`{"note":"Sure.","reviewer":"Jane"}`:      "same reviewer",
 		`{"note":"Fine to me.","reviewer":"Bob"}`: "disagreement",
 	} {
 		action := "/reject"
