@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -15,9 +16,10 @@ import (
 
 // TestBrowserCamera is the end-to-end run the issue asks for: a KYC
 // request is created, the applicant opens its portal link in Chromium,
-// agrees (by keyboard), picks an identity card, takes front, back and
-// selfie with the (fake) camera, retakes the back from the review, submits
-// and is sent back to the organization's page; the processing job takes
+// agrees (by keyboard), picks an identity card, takes front and back with
+// the (fake) camera, types the card's number and expiry date (keyboard
+// only), takes the selfie, retakes the back from the review, submits and
+// is sent back to the organization's page; the processing job takes
 // the request to awaiting_review, and the receiver gets created,
 // portal_link_ready, submitted, processing and awaiting_review, signed.
 func TestBrowserCamera(t *testing.T) {
@@ -27,7 +29,7 @@ func TestBrowserCamera(t *testing.T) {
 
 	b.do(chromedp.Navigate(link))
 	b.waitFor(`!document.getElementById('step-welcome').hidden`)
-	if got := b.text("step-welcome"); !strings.Contains(got, "Hello Erika") || !strings.Contains(got, "STEP 1 OF 5") {
+	if got := b.text("step-welcome"); !strings.Contains(got, "Hello Erika") || !strings.Contains(got, "STEP 1 OF 6") {
 		t.Errorf("welcome: %q", got)
 	}
 	b.shot("welcome")
@@ -54,16 +56,45 @@ func TestBrowserCamera(t *testing.T) {
 	for _, c := range []struct{ title, shot string }{
 		{"Front of your identity card", "front-camera"},
 		{"Back of your identity card", "back-camera"},
-		{"Take a selfie", "selfie-camera"},
 	} {
 		b.cameraReady(c.title)
 		b.shot(c.shot)
 		b.click(`#shoot`)
 	}
 
+	// The details, by keyboard alone: Tab from the heading to the number,
+	// Tab to the date (typed as the browser's locale orders it, en-US
+	// here), Enter sends the form. An identity card has an MRZ, so the
+	// field and the 3-line example show.
+	b.step("details")
+	if got := b.text("step-details"); !strings.Contains(got, "STEP 4 OF 6") || !strings.Contains(got, "identity card from Austria") {
+		t.Errorf("details step: %q", got)
+	}
+	if !eval[bool](b, `!document.getElementById('mrz-field').hidden && !document.getElementById('mrz-example-td1').hidden &&
+  document.getElementById('mrz-example-td3').hidden`) {
+		t.Error("identity card: the MRZ field or its 3-line example is hidden")
+	}
+	expiry := time.Now().AddDate(4, 2, 0)
+	b.do(chromedp.KeyEvent("\t"))
+	b.waitFor(`document.activeElement.id === 'doc-number'`)
+	b.do(chromedp.KeyEvent("pa 1234567"), chromedp.KeyEvent("\t"))
+	b.waitFor(`document.activeElement.id === 'doc-expiry'`)
+	b.typeDate("doc-expiry", expiry)
+	b.waitFor(`document.activeElement.id === 'doc-expiry'`)
+	b.shot("details")
+	b.do(chromedp.KeyEvent("\r"))
+
+	b.cameraReady("Take a selfie")
+	b.shot("selfie-camera")
+	b.click(`#shoot`)
+
 	b.step("review")
 	b.waitFor(`(function () { var imgs = document.querySelectorAll('#review-list img');
   return imgs.length === 3 && Array.prototype.every.call(imgs, function (i) { return i.complete && i.naturalWidth > 0; }); })()`)
+	if got := b.text("review-list"); !strings.Contains(got, "pa 1234567") ||
+		!strings.Contains(got, expiry.Format("2 January 2006")) || !strings.Contains(got, "Identity card, Austria") {
+		t.Errorf("review: %q", got)
+	}
 	b.shot("review")
 	// Retake the back from the review: the camera again, then back here.
 	b.click(`button[data-slot=back]`)
@@ -109,6 +140,8 @@ func TestBrowserCamera(t *testing.T) {
 	if st := s.status(id); st != kyc.KYCSubmitted {
 		t.Fatalf("status=%s, want submitted", st)
 	}
+	s.wantDocument(id, kyc.DocumentData{DocumentType: "id_card", IssuingCountry: "AT", DocumentNumber: "pa 1234567",
+		ExpiryDate: expiry.Format(time.DateOnly)})
 	s.runJobs()
 	if st := s.status(id); st != kyc.KYCAwaitingReview {
 		t.Fatalf("status after processing=%s, want awaiting_review", st)
@@ -128,8 +161,10 @@ func (b *tab) cameraReady(title string) {
 
 // TestBrowserUpload is the fallback at 320 px: the browser refuses the
 // camera, the page says so and offers files; a PDF is refused with the
-// server's message, a real passport photo is accepted; a document-only
-// request skips the selfie; the link then shows the done page.
+// server's message, a real passport photo is accepted; the details step
+// shows the server's error under each field, then takes the passport's
+// number, expiry and pasted MRZ; a document-only request skips the
+// selfie; the link then shows the done page.
 func TestBrowserUpload(t *testing.T) {
 	passport := realdata.Path(t, "images/doc_td3_deu_passport_specimen.jpg")
 	pdf := filepath.Join(t.TempDir(), "scan.pdf")
@@ -142,7 +177,7 @@ func TestBrowserUpload(t *testing.T) {
 
 	b.do(chromedp.Navigate(link))
 	b.waitFor(`!document.getElementById('step-welcome').hidden`)
-	if got := b.text("step-welcome"); !strings.Contains(got, "STEP 1 OF 4") || strings.Contains(got, "photo of my face") {
+	if got := b.text("step-welcome"); !strings.Contains(got, "STEP 1 OF 5") || strings.Contains(got, "photo of my face") {
 		t.Errorf("document-only welcome: %q", got)
 	}
 	b.shot("welcome")
@@ -167,10 +202,56 @@ func TestBrowserUpload(t *testing.T) {
 	b.shot("upload-refused")
 
 	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{passport}))
+	b.step("details")
+	if !eval[bool](b, `!document.getElementById('mrz-example-td3').hidden && document.getElementById('mrz-example-td1').hidden`) {
+		t.Error("passport: the 2-line MRZ example is not the one shown")
+	}
+	// Nothing typed and a mistyped MRZ: each field says what is wrong,
+	// and the focus goes to the first.
+	b.paste("doc-mrz", "P<D<<MUSTERMANN«ERIKA")
+	b.click(`#details-continue`)
+	b.waitFor(`!document.getElementById('doc-mrz-error').hidden && document.activeElement.id === 'doc-number'`)
+	for field, want := range map[string]string{
+		"doc-number-error": "Enter the document number.",
+		"doc-expiry-error": "Enter the expiry date.",
+		"doc-mrz-error":    "The machine-readable zone may hold only letters, digits, < and line breaks.",
+	} {
+		if got := b.text(field); got != want {
+			t.Errorf("%s: %q, want %q", field, got, want)
+		}
+	}
+	if got := eval[string](b, `document.getElementById('doc-number').getAttribute('aria-invalid')`); got != "true" {
+		t.Errorf("number aria-invalid=%q", got)
+	}
+	b.shot("details-errors")
+	expiry := time.Now().AddDate(6, 0, 0)
+	zone := td3(t, "C01X00T47", expiry)
+	// Correcting a field clears its error; the notice goes with the last.
+	b.do(chromedp.SendKeys(chromedp.ID("doc-number"), "C01X00T47"))
+	b.waitFor(`document.getElementById('doc-number-error').hidden && !document.getElementById('details-error').hidden`)
+	b.typeDate("doc-expiry", expiry)
+	b.paste("doc-mrz", zone)
+	b.waitFor(`document.getElementById('doc-mrz-error').hidden && document.getElementById('details-error').hidden`)
+	b.shot("details")
+	b.click(`#details-continue`)
+
 	b.step("review")
 	b.waitFor(`(function () { var imgs = document.querySelectorAll('#review-list img');
   return imgs.length === 1 && imgs[0].complete && imgs[0].naturalWidth > 0; })()`)
+	if got := b.text("review-list"); !strings.Contains(got, "C01X00T47") || !strings.Contains(got, "Machine-readable zone") ||
+		!strings.Contains(got, "Entered") {
+		t.Errorf("review: %q", got)
+	}
 	b.shot("review")
+	// Edit from the review: the details step with what was typed, and
+	// back to the review on Continue.
+	b.click(`[data-action=edit-details]`)
+	b.step("details")
+	if got := eval[string](b, `document.getElementById('doc-mrz').value`); got != zone {
+		t.Errorf("MRZ after edit: %q", got)
+	}
+	b.click(`#details-continue`)
+	b.step("review")
 	b.click(`#submit`)
 	b.step("done")
 	if got := eval[bool](b, `document.getElementById('redirect-link') === null`); !got {
@@ -194,6 +275,8 @@ func TestBrowserUpload(t *testing.T) {
 	if len(caps) != 1 || caps[0].Method != "upload" || caps[0].Width != 1874 || *caps[0].DocumentType != "passport" {
 		t.Fatalf("captures: %+v", caps)
 	}
+	s.wantDocument(id, kyc.DocumentData{DocumentType: "passport", IssuingCountry: "DE", DocumentNumber: "C01X00T47",
+		ExpiryDate: expiry.Format(time.DateOnly), MRZ: zone})
 	s.runJobs()
 	if st := s.status(id); st != kyc.KYCAwaitingReview {
 		t.Fatalf("status after processing=%s, want awaiting_review", st)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -59,6 +60,10 @@ func newTab(t *testing.T, width int64, camera bool) *tab {
 		// Containers have a small /dev/shm; Chromium crashes when it fills.
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("use-fake-device-for-media-stream", true),
+		// A date field's order (month/day/year) follows the browser's
+		// locale; typeDate types for en-US whatever the host's is.
+		chromedp.Flag("lang", "en-US"),
+		chromedp.Env("LANGUAGE=en_US", "LC_ALL=en_US.UTF-8", "LANG=en_US.UTF-8"),
 		chromedp.WindowSize(int(width), viewportHeight),
 	}
 	if camera {
@@ -181,6 +186,27 @@ func (b *tab) noViolations() {
 	b.t.Helper()
 	if v := eval[[]string](b, `window.__cspViolations || []`); len(v) > 0 {
 		b.fail(fmt.Errorf("CSP violations: %v", v))
+	}
+}
+
+// typeDate types d into the date field with id as a keyboard user does:
+// in en-US order, the browser moving from month to day to year by itself.
+func (b *tab) typeDate(id string, d time.Time) {
+	b.t.Helper()
+	b.do(chromedp.Focus(chromedp.ID(id)), chromedp.KeyEvent(d.Format("01022006")))
+	if got := eval[string](b, `document.getElementById('`+id+`').value`); got != d.Format(time.DateOnly) {
+		b.fail(fmt.Errorf("typed %s into #%s, which reads %q", d.Format(time.DateOnly), id, got))
+	}
+}
+
+// paste replaces the content of the field with id as select-all and
+// paste do: the text at once, firing input, not as key presses.
+func (b *tab) paste(id, text string) {
+	b.t.Helper()
+	b.do(chromedp.Focus(chromedp.ID(id)))
+	eval[any](b, `document.getElementById('`+id+`').select()`)
+	if _, err := chromedp.Call(b.ctx, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+		b.fail(fmt.Errorf("paste into #%s: %w", id, err))
 	}
 }
 

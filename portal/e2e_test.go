@@ -136,6 +136,18 @@ func (s *stack) status(id string) kyc.KYCStatus {
 	return kyc.KYCStatus(s.api("GET", "/v1/kyc-requests/"+id, nil, http.StatusOK)["status"].(string))
 }
 
+// wantDocument checks the document details stored for request id.
+func (s *stack) wantDocument(id string, want kyc.DocumentData) {
+	s.t.Helper()
+	r, err := s.st.FindKYCRequest(s.t.Context(), s.org.ID, kyc.Sandbox, id)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if r.DocumentData == nil || *r.DocumentData != want {
+		s.t.Errorf("document data=%+v, want %+v", r.DocumentData, want)
+	}
+}
+
 // runJobs runs every job that is due: processing, then the deliveries.
 func (s *stack) runJobs() {
 	s.t.Helper()

@@ -116,19 +116,23 @@ func redirectURL(req *kyc.KYCRequest) string {
 type documentType struct {
 	Value, Label string
 	HasBack      bool
+	// HasMRZ: the document carries an ICAO 9303 machine-readable zone,
+	// which the details step then offers to type. Driving licences do not.
+	HasMRZ bool
 }
 
 // documentTypes lists kyc.DocumentTypes in the order the page shows them.
 var documentTypes = []documentType{
-	{"passport", "Passport", false},
-	{"id_card", "Identity card", true},
-	{"driving_licence", "Driving licence", true},
-	{"residence_permit", "Residence permit", true},
+	{"passport", "Passport", false, true},
+	{"id_card", "Identity card", true, true},
+	{"driving_licence", "Driving licence", true, false},
+	{"residence_permit", "Residence permit", true, true},
 }
 
 // appPage is the data of app.html.
 type appPage struct {
 	CapturesURL, SubmitURL, PageURL string
+	DocumentURL                     string
 	Workflow                        kyc.WorkflowType
 	RedirectURL                     string
 	FirstName                       string
@@ -170,7 +174,7 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	data := appPage{
-		CapturesURL: r.URL.Path + "/captures", SubmitURL: r.URL.Path + "/submit", PageURL: r.URL.Path,
+		CapturesURL: r.URL.Path + "/captures", DocumentURL: r.URL.Path + "/document", SubmitURL: r.URL.Path + "/submit", PageURL: r.URL.Path,
 		Workflow: req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
 		ExpiresAt:     req.PortalExpiresAt.UTC().Format("2 January 2006, 15:04 UTC"),
 		DocumentTypes: documentTypes, Countries: p.countries,

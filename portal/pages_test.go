@@ -35,6 +35,10 @@ func TestAppPage(t *testing.T) {
 		`<html lang="en">`,
 		`data-captures-url="/portal/` + token + `/captures"`,
 		`data-submit-url="/portal/` + token + `/submit"`,
+		`data-document-url="/portal/` + token + `/document"`,
+		`id="doc-expiry"`,
+		`data-has-mrz="false" data-label="Driving licence"`,
+		`data-has-mrz="true" data-label="Passport"`,
 		`data-workflow="standard"`,
 		`Hello Erika`,
 		`id="consent"`,
@@ -98,6 +102,7 @@ func TestStatePages(t *testing.T) {
 	if r := e.upload(submitted, doc("front", "passport"), photo(t, 640, 480)); r.status != 201 {
 		t.Fatalf("upload: %d %s", r.status, r.body)
 	}
+	e.mustDocument(submitted)
 	if r := e.do("POST", "/portal/"+submitted+"/submit", nil); r.status != 200 {
 		t.Fatalf("submit: %d %s", r.status, r.body)
 	}

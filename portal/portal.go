@@ -1,7 +1,8 @@
 // Package portal serves the applicant-facing pages of a KYC request: the
 // page behind the portal link, where the applicant agrees to the
-// processing, picks a document, photographs it (and their face) and
-// submits, plus the two endpoints that page calls and its static files.
+// processing, picks a document, photographs it, confirms its details,
+// photographs their face and submits, plus the endpoints that page calls
+// and its static files.
 // The link's token is the only credential; every page and answer is built
 // so that it never leaks (no referrer, no caching) and never shows an
 // internal error.
@@ -72,13 +73,14 @@ func New(o Options) http.Handler {
 func (p *portal) routes() {
 	p.mux.Handle("GET /portal/assets/{hash}/{name}", http.HandlerFunc(p.handleAsset))
 	p.mux.Handle("GET /portal/{token}", p.page(p.handleApp))
-	// The two endpoints the page calls. CrossOriginProtection refuses
+	// The endpoints the page calls. CrossOriginProtection refuses
 	// POSTs a browser marks as sent from another site: the token in the
 	// path already stops blind forgery, this also stops a page that
 	// learnt a token from making the applicant's browser post to it.
 	csrf := http.NewCrossOriginProtection()
 	csrf.SetDenyHandler(p.api(func(http.ResponseWriter, *http.Request) error { return errCrossOrigin }))
 	p.mux.Handle("POST /portal/{token}/captures", csrf.Handler(p.api(p.handleCaptureCreate)))
+	p.mux.Handle("POST /portal/{token}/document", csrf.Handler(p.api(p.handleDocumentSet)))
 	p.mux.Handle("POST /portal/{token}/submit", csrf.Handler(p.api(p.handleSubmit)))
 	// Everything else under /portal/ answers as the portal does, not with
 	// the mux's plain-text 404.

@@ -49,7 +49,7 @@ func TestTokenParam(t *testing.T) {
 }
 
 // TestDocumentTypes shows exactly the documents the service accepts, with
-// the service's answer to whether each has a back.
+// the service's answer to whether each has a back, and which carry an MRZ.
 func TestDocumentTypes(t *testing.T) {
 	if len(documentTypes) != len(kyc.DocumentTypes) {
 		t.Errorf("page offers %d documents, service accepts %d", len(documentTypes), len(kyc.DocumentTypes))
@@ -57,6 +57,11 @@ func TestDocumentTypes(t *testing.T) {
 	for _, d := range documentTypes {
 		if back, ok := kyc.DocumentTypes[d.Value]; !ok || back != d.HasBack || d.Label == "" {
 			t.Errorf("%+v: service has %v %v", d, back, ok)
+		}
+		// The documents with an ICAO 9303 MRZ, as the decision engine
+		// expects one (decision.mrzDocuments).
+		if want := d.Value != "driving_licence"; d.HasMRZ != want {
+			t.Errorf("%s: HasMRZ=%v, want %v", d.Value, d.HasMRZ, want)
 		}
 	}
 }

@@ -16,7 +16,8 @@ type submitResponse struct {
 
 // handleSubmit handles "POST /portal/{token}/submit". It answers 200 when
 // the request is submitted; 400 VALIDATION_ERROR whose details name each
-// missing photo (document.front, document.back, selfie); 410 with reason
+// missing photo (document.front, document.back, selfie) and documentData
+// when the document details were not confirmed; 410 with reason
 // done when it was submitted already (a retry after a lost answer: the
 // page treats it as success), expired or cancelled.
 func (p *portal) handleSubmit(w http.ResponseWriter, r *http.Request) error {

@@ -94,8 +94,10 @@ func (s *Service) AddCapture(tx *store.Tx, token string, c *kyc.Capture, data []
 	return r, tx.SaveCapture(c, data)
 }
 
-// Submit finishes the portal flow: the captures the workflow needs must
-// be there; the request becomes submitted and processing is queued.
+// Submit finishes the portal flow: the captures the workflow needs and
+// the document details must be there; the request becomes submitted and
+// processing is queued. Anything missing is one VALIDATION_ERROR naming
+// each photo (document.front, document.back, selfie) and documentData.
 func (s *Service) Submit(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	r, err := s.Open(tx, token)
 	if err != nil {
@@ -105,12 +107,18 @@ func (s *Service) Submit(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if missing := missingCaptures(r.WorkflowType, caps); len(missing) > 0 {
+	missing := missingCaptures(r.WorkflowType, caps)
+	msg := "Some photos are missing."
+	if r.DocumentData == nil {
+		missing = append(missing, "documentData")
+		msg = "Some photos or the document details are missing."
+	}
+	if len(missing) > 0 {
 		details := make([]kyc.FieldError, len(missing))
 		for i, m := range missing {
 			details[i] = kyc.FieldError{Field: m, Message: "is required before submitting"}
 		}
-		return nil, &kyc.Error{Code: kyc.EValidation, Message: "Some photos are missing.", Details: details}
+		return nil, &kyc.Error{Code: kyc.EValidation, Message: msg, Details: details}
 	}
 	if err := s.move(tx, r, kyc.ActionSubmit, "", applicantActor, nil); err != nil {
 		return nil, err

@@ -1,5 +1,5 @@
 // Applicant portal: consent, document choice, photos (camera or file),
-// review and submission, all on one page. Plain JavaScript, no framework:
+// document details, review and submission, all on one page. Plain JavaScript, no framework:
 // the page is small and must work on old phones. The server does every
 // check that matters; this script only guides the applicant.
 (function () {
@@ -15,6 +15,7 @@
 
   var cfg = {
     capturesUrl: app.dataset.capturesUrl,
+    documentUrl: app.dataset.documentUrl,
     submitUrl: app.dataset.submitUrl,
     pageUrl: app.dataset.pageUrl,
     selfie: app.dataset.workflow === 'standard',
@@ -26,9 +27,12 @@
     docType: '',
     docLabel: '',
     hasBack: false,
+    hasMrz: false,
     country: '',
+    countryName: '',
     slot: '', // the photo being taken: front, back or selfie
     shots: {}, // slot -> {url, method}
+    details: null, // the document details as the server stored them
     review: false, // a retake returns to the review step
     stream: null,
     preferUpload: false, // the applicant chose files, or the camera cannot be used
@@ -42,13 +46,14 @@
   // Steps and progress.
 
   function stages() {
-    return cfg.selfie ? 5 : 4;
+    return cfg.selfie ? 6 : 5;
   }
 
   function stageOf(step) {
     if (step === 'welcome') return 1;
     if (step === 'document') return 2;
-    if (step === 'capture') return state.slot === 'selfie' ? 4 : 3;
+    if (step === 'capture') return state.slot === 'selfie' ? 5 : 3;
+    if (step === 'details') return 4;
     return stages();
   }
 
@@ -72,11 +77,22 @@
     section.querySelector('h1').focus();
   }
 
-  function slots() {
+  // sequence is what follows the document choice, in order: the
+  // document's photos, its details, the selfie. slots are its photos.
+  function sequence() {
     var list = ['front'];
     if (state.hasBack) list.push('back');
+    list.push('details');
     if (cfg.selfie) list.push('selfie');
     return list;
+  }
+
+  function slots() {
+    return sequence().filter(function (s) { return s !== 'details'; });
+  }
+
+  function complete(item) {
+    return item === 'details' ? !!state.details : !!state.shots[item];
   }
 
   function slotText(slot) {
@@ -140,10 +156,15 @@
       forget('front');
       forget('back');
     }
+    if (checked.value !== state.docType || country !== state.country) {
+      state.details = null; // they name the document and its country
+    }
     state.docType = checked.value;
     state.docLabel = checked.dataset.label;
     state.hasBack = checked.dataset.hasBack === 'true';
+    state.hasMrz = checked.dataset.hasMrz === 'true';
     state.country = country;
+    state.countryName = $('country').options[$('country').selectedIndex].textContent;
     if (!state.hasBack) forget('back');
     startSlot(nextSlot(null));
   }
@@ -156,11 +177,13 @@
     }
   }
 
+  // nextSlot is what comes after current in the sequence: the next item,
+  // or after the review only the next one still missing.
   function nextSlot(current) {
-    var list = slots();
+    var list = sequence();
     var i = current ? list.indexOf(current) + 1 : 0;
     for (; i < list.length; i++) {
-      if (!state.shots[list[i]] || !state.review) return list[i];
+      if (!complete(list[i]) || !state.review) return list[i];
     }
     return '';
   }
@@ -170,13 +193,13 @@
       show('welcome');
       return;
     }
-    if (state.step === 'capture') {
+    if (state.step === 'capture' || state.step === 'details') {
       if (state.review) {
         showReview();
         return;
       }
-      var list = slots();
-      var i = list.indexOf(state.slot);
+      var list = sequence();
+      var i = list.indexOf(state.step === 'details' ? 'details' : state.slot);
       if (i > 0) {
         startSlot(list[i - 1]);
       } else {
@@ -190,6 +213,10 @@
   function startSlot(slot) {
     if (!slot) {
       showReview();
+      return;
+    }
+    if (slot === 'details') {
+      showDetails();
       return;
     }
     state.slot = slot;
@@ -354,14 +381,18 @@
     $('capture-status').textContent = message;
   }
 
-  // send posts body and resolves with {ok, status, reason, message,
-  // details}; it rejects only when the server could not be reached.
-  function send(url, body) {
+  // send posts body (FormData, a JSON-encoded object with contentType
+  // application/json, or null) and resolves with {ok, status, reason,
+  // message, details, body}; it rejects only when the server could not be
+  // reached.
+  function send(url, body, contentType) {
+    var headers = { Accept: 'application/json' };
+    if (contentType) headers['Content-Type'] = contentType;
     return fetch(url, {
       method: 'POST',
       body: body,
       credentials: 'same-origin',
-      headers: { Accept: 'application/json' }
+      headers: headers
     }).then(function (r) {
       return r.json().catch(function () { return null; }).then(function (json) {
         var e = (json && json.error) || {};
@@ -389,13 +420,169 @@
     return false;
   }
 
+  // The document details step.
+
+  // detailFields are the details the applicant types, by the name the
+  // server gives them in an error's details.
+  var detailFields = {
+    documentNumber: { input: 'doc-number', error: 'doc-number-error', label: 'The document number', empty: 'Enter the document number.' },
+    expiryDate: { input: 'doc-expiry', error: 'doc-expiry-error', label: 'The expiry date', empty: 'Enter the expiry date.' },
+    mrz: { input: 'doc-mrz', error: 'doc-mrz-error', label: 'The machine-readable zone' }
+  };
+
+  function showDetails() {
+    state.slot = '';
+    $('details-document').textContent = state.docLabel.toLowerCase() + ' from ' + state.countryName;
+    $('mrz-field').hidden = !state.hasMrz;
+    $('mrz-example-td3').hidden = state.docType !== 'passport';
+    $('mrz-example-td1').hidden = state.docType === 'passport';
+    clearDetailsErrors();
+    show('details');
+  }
+
+  function clearDetailsErrors() {
+    Object.keys(detailFields).forEach(function (name) {
+      detailError(name, '');
+    });
+    detailsError('');
+  }
+
+  function detailError(name, message) {
+    var f = detailFields[name];
+    fieldError(f.error, message);
+    if (message) {
+      $(f.input).setAttribute('aria-invalid', 'true');
+    } else {
+      $(f.input).removeAttribute('aria-invalid');
+    }
+  }
+
+  function detailsError(message) {
+    var el = $('details-error');
+    el.textContent = message;
+    el.hidden = !message;
+  }
+
+  // sentence makes a server detail ("must be a date YYYY-MM-DD") readable
+  // on its own: "The expiry date must be a date YYYY-MM-DD."
+  function sentence(label, message) {
+    var s = label + ' ' + message;
+    return /[.!?]$/.test(s) ? s : s + '.';
+  }
+
+  function onDetails(e) {
+    e.preventDefault();
+    if ($('details-continue').disabled) return; // Enter while sending
+    clearDetailsErrors();
+    var expiry = $('doc-expiry');
+    // A half-typed date reads as "" in a date field: say what is wrong
+    // rather than that it is empty.
+    if (expiry.validity && expiry.validity.badInput) {
+      detailError('expiryDate', 'The expiry date is not complete. Enter the day, the month and the year.');
+      expiry.focus();
+      return;
+    }
+    var body = {
+      documentType: state.docType,
+      issuingCountry: state.country,
+      documentNumber: $('doc-number').value.trim(),
+      expiryDate: expiry.value.trim()
+    };
+    if (state.hasMrz) body.mrz = $('doc-mrz').value;
+    busy(true);
+    send(cfg.documentUrl, JSON.stringify(body), 'application/json').then(function (res) {
+      busy(false);
+      if (res.ok) {
+        state.details = res.body;
+        startSlot(nextSlot('details'));
+        return;
+      }
+      if (leaveIfGone(res)) return;
+      var first = null;
+      var other = [];
+      res.details.forEach(function (d) {
+        var f = detailFields[d.field];
+        if (f) {
+          // "must be a date YYYY-MM-DD" is no help for an empty date picker.
+          detailError(d.field, f.empty && !$(f.input).value.trim() ? f.empty : sentence(f.label, d.message));
+          first = first || $(f.input);
+        } else {
+          other.push(d);
+        }
+      });
+      // Anything else (the document or country of the earlier step, a
+      // broken form) is said above the fields.
+      var names = { documentType: 'The document type', issuingCountry: 'The issuing country' };
+      detailsError([res.message].concat(other.map(function (d) {
+        return sentence(names[d.field] || d.field, d.message);
+      })).join(' '));
+      (first || $('step-details').querySelector('h1')).focus();
+    }, function () {
+      busy(false);
+      detailsError('We could not reach the server. Check your internet connection, then press “Continue” again.');
+      $('details-continue').focus();
+    });
+  }
+
   // Review and submission.
+
+  var MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October',
+    'November', 'December'];
+
+  // longDate writes 2031-04-30 as 30 April 2031, which no reader can
+  // take for 4 November.
+  function longDate(iso) {
+    var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+    return m ? Number(m[3]) + ' ' + MONTHS[Number(m[2]) - 1] + ' ' + m[1] : iso;
+  }
+
+  // detailsItem is the review's entry for the document details.
+  function detailsItem() {
+    var d = state.details;
+    var li = document.createElement('li');
+    li.className = 'details';
+    var caption = document.createElement('p');
+    caption.className = 'caption';
+    caption.textContent = d ? 'Document details' : 'Document details: not confirmed yet';
+    li.appendChild(caption);
+    if (d) {
+      var facts = [
+        ['Document', state.docLabel + ', ' + state.countryName],
+        ['Document number', d.documentNumber],
+        ['Expiry date', longDate(d.expiryDate)]
+      ];
+      if (state.hasMrz) facts.push(['Machine-readable zone', d.hasMrz ? 'Entered' : 'Not entered']);
+      var dl = document.createElement('dl');
+      dl.className = 'facts';
+      facts.forEach(function (f) {
+        var dt = document.createElement('dt');
+        dt.textContent = f[0];
+        var dd = document.createElement('dd');
+        dd.textContent = f[1];
+        dl.appendChild(dt);
+        dl.appendChild(dd);
+      });
+      li.appendChild(dl);
+    }
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'secondary';
+    button.dataset.action = 'edit-details';
+    button.textContent = d ? 'Edit' : 'Enter the document details';
+    button.setAttribute('aria-label', d ? 'Edit: document details' : 'Enter the document details');
+    li.appendChild(button);
+    return li;
+  }
 
   function showReview() {
     state.review = true;
     var list = $('review-list');
     list.textContent = '';
-    slots().forEach(function (slot) {
+    sequence().forEach(function (slot) {
+      if (slot === 'details') {
+        list.appendChild(detailsItem());
+        return;
+      }
       var text = slotText(slot);
       var shot = state.shots[slot];
       var li = document.createElement('li');
@@ -426,9 +613,11 @@
   }
 
   function onSubmit() {
-    var missing = slots().filter(function (s) { return !state.shots[s]; });
+    var missing = sequence().filter(function (s) { return !complete(s); });
     if (missing.length) {
-      submitError('Take every photo before you send: ' + missing.map(function (s) { return slotText(s).caption.toLowerCase(); }).join(', ') + '.');
+      submitError('Complete every step before you send. Missing: ' + missing.map(function (s) {
+        return s === 'details' ? 'document details' : slotText(s).caption.toLowerCase();
+      }).join(', ') + '.');
       return;
     }
     submitError('');
@@ -445,7 +634,13 @@
       }
       if (leaveIfGone(res)) return;
       var names = { 'document.front': 'front', 'document.back': 'back', selfie: 'selfie' };
-      res.details.forEach(function (d) { forget(names[d.field]); });
+      res.details.forEach(function (d) {
+        if (d.field === 'documentData') {
+          state.details = null;
+        } else {
+          forget(names[d.field]);
+        }
+      });
       if (res.details.length) {
         showReview();
       }
@@ -466,6 +661,9 @@
   function done(redirectUrl) {
     stopCamera();
     Object.keys(state.shots).forEach(forget);
+    // The page may stay open on a shared device: keep no personal data.
+    state.details = null;
+    $('details-form').reset();
     show('done');
     if (!redirectUrl) return;
     var left = REDIRECT_DELAY;
@@ -490,6 +688,7 @@
     retry: onRetry,
     'choose-file': onChooseFile,
     'use-camera': onUseCamera,
+    'edit-details': showDetails,
     submit: onSubmit
   };
 
@@ -504,6 +703,23 @@
     if (fn) fn();
   });
   $('file').addEventListener('change', onFile);
+  $('details-form').addEventListener('submit', onDetails);
+  // A browser without a date picker shows a text field: then the date
+  // must be typed as the server reads it.
+  if ($('doc-expiry').type === 'date') {
+    $('date-help-picker').hidden = false;
+    $('date-help-text').hidden = true;
+  }
+  // A field the applicant corrects loses its error; the notice goes with
+  // the last one.
+  $('details-form').addEventListener('input', function (e) {
+    var open = false;
+    Object.keys(detailFields).forEach(function (name) {
+      if (detailFields[name].input === e.target.id) detailError(name, '');
+      open = open || !$(detailFields[name].error).hidden;
+    });
+    if (!open) detailsError('');
+  });
   $('consent').addEventListener('change', function () {
     if ($('consent').checked) fieldError('consent-error', '');
   });
