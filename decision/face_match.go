@@ -1,0 +1,132 @@
+package decision
+
+import (
+	"fmt"
+	"image"
+	"math"
+
+	"kycd/face"
+	"kycd/kyc"
+)
+
+// SigFaceMatch is the signal that compares the selfie's face with the
+// document portrait.
+const SigFaceMatch = "face_match"
+
+// FaceMatchModel names the models behind face_match in its data, so a
+// stored result says what produced it.
+const FaceMatchModel = "face-api.js 1.7.15 (tiny face detector, tiny 68-point landmarks, dlib ResNet face descriptor)"
+
+// documentInputSizes are the detector input sizes tried on a document,
+// upright and then turned: 416 is face-api.js's default; 608 finds a
+// portrait that is small on a large page (the French ID specimen of the
+// shared images is only found there). A selfie's face is large; 608 is
+// the fallback there too.
+var documentInputSizes = [...]int{face.DefaultInputSize, 608}
+
+// FaceMatch compares the largest face of the selfie with the document's
+// portrait (its best-scoring face: a document's ghost image is fainter and
+// a false box around the whole card scores lower) by the distance between
+// their face descriptors (face.Compare). It passes below
+// face.MatchThreshold and fails with FACE_MISMATCH at or above it. Score
+// is the similarity, face.Similarity: 1 − distance/(2·threshold) clamped
+// to [0, 1], so 0.5 is the threshold and a pass always scores above it.
+//
+// It is not_run, saying why, when either image is missing or has no face
+// the detector finds (face_presence reports those as failures). A
+// document lying on its side is looked at turned. Data has the distance,
+// similarity and threshold, and for each side the capture, the face box
+// (image pixels), detector score, faces found, turn and landmark quality
+// (eye distance in pixels, roll, yaw, share of landmarks inside the
+// image). It runs the neural models, about 0.3-1 s of CPU per pair: call
+// it from the processing job, never in a request.
+func FaceMatch(doc, selfie kyc.Capture, docImg, selfieImg image.Image) Signal {
+	if docImg == nil || docImg.Bounds().Empty() {
+		return notRun(SigFaceMatch, "No document image to compare the selfie with.")
+	}
+	if selfieImg == nil || selfieImg.Bounds().Empty() {
+		return notRun(SigFaceMatch, "No selfie to compare with the document portrait.")
+	}
+	docFaces, turned, err := findFaces(docImg, true)
+	if err != nil {
+		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
+	}
+	if len(docFaces) == 0 {
+		return notRun(SigFaceMatch, "No face was found on the document to compare with the selfie.")
+	}
+	selfieFaces, _, err := findFaces(selfieImg, false)
+	if err != nil {
+		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
+	}
+	if len(selfieFaces) == 0 {
+		return notRun(SigFaceMatch, "No face was found in the selfie to compare with the document.")
+	}
+	d, sf := &docFaces[0], &selfieFaces[face.Largest(selfieFaces)]
+	if err := face.Describe(docImg, d); err != nil {
+		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
+	}
+	if err := face.Describe(selfieImg, sf); err != nil {
+		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
+	}
+
+	dist := face.Compare(d.Descriptor, sf.Descriptor)
+	sim := face.Similarity(dist)
+	s := newSignal(SigFaceMatch)
+	s.Data["distance"] = round3(dist)
+	s.Data["similarity"] = round3(sim)
+	s.Data["threshold"] = face.MatchThreshold
+	s.Data["model"] = FaceMatchModel
+	docData := faceMatchData(doc.ID, d, len(docFaces))
+	docData["turnedDegrees"] = turned
+	s.Data["document"] = docData
+	s.Data["selfie"] = faceMatchData(selfie.ID, sf, len(selfieFaces))
+	if dist >= face.MatchThreshold {
+		s.add(Fail, round3(sim), CodeFaceMismatch, fmt.Sprintf(
+			"The selfie does not match the document portrait: descriptor distance %.2f, at or above the threshold %.2f.", dist, face.MatchThreshold))
+		s.Detail = s.Findings[0].Message
+		return s
+	}
+	s.Score = round3(sim)
+	s.Detail = fmt.Sprintf("The selfie matches the document portrait: descriptor distance %.2f, below the threshold %.2f.", dist, face.MatchThreshold)
+	return s
+}
+
+// findFaces locates faces at each of documentInputSizes until some are
+// found; documents are also looked at turned (after every size upright).
+func findFaces(img image.Image, turn bool) ([]face.Face, int, error) {
+	for _, size := range documentInputSizes {
+		faces, err := face.Locate(img, face.Options{InputSize: size})
+		if err != nil || len(faces) > 0 {
+			return faces, 0, err
+		}
+	}
+	if !turn {
+		return nil, 0, nil
+	}
+	for _, size := range documentInputSizes {
+		faces, turned, err := face.LocateTurned(img, face.Options{InputSize: size})
+		if err != nil || len(faces) > 0 {
+			return faces, turned, err
+		}
+	}
+	return nil, 0, nil
+}
+
+// faceMatchData is one side of face_match's data.
+func faceMatchData(captureID string, f *face.Face, found int) map[string]any {
+	q := f.Quality
+	return map[string]any{
+		"captureId": captureID,
+		"faces":     found,
+		"score":     round3(f.Score),
+		"box": map[string]any{
+			"x": math.Round(f.Box.X), "y": math.Round(f.Box.Y), "w": math.Round(f.Box.W), "h": math.Round(f.Box.H),
+		},
+		"landmarks": map[string]any{
+			"eyeDistancePx": math.Round(q.EyeDistance*10) / 10,
+			"rollDegrees":   math.Round(q.Roll*10) / 10,
+			"yaw":           math.Round(q.Yaw*1000) / 1000,
+			"inImage":       round3(q.InImage),
+		},
+	}
+}
