@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"kycd/kyc"
 	"kycd/screening"
@@ -24,6 +26,14 @@ type Service struct {
 	log      *slog.Logger
 
 	refreshMu sync.Mutex // one list reload at a time
+	observe   atomic.Pointer[func(env kyc.Environment, took time.Duration)]
+}
+
+// ObserveScreenings makes Screen call fn with the environment and the time
+// the screener took (the server's latency histogram). Monitoring
+// re-screens are batch work and are not reported. A later call replaces fn.
+func (s *Service) ObserveScreenings(fn func(env kyc.Environment, took time.Duration)) {
+	s.observe.Store(&fn)
 }
 
 // New returns a service. Call Refresh before serving, so live screening
@@ -70,7 +80,12 @@ func (s *Service) Screen(ctx context.Context, orgID string, env kyc.Environment,
 	if err != nil {
 		return nil, err
 	}
-	return &Screened{Subject: sub, Threshold: th, Results: s.screener.Screen(env, sub.query(), th)}, nil
+	start := time.Now()
+	results := s.screener.Screen(env, sub.query(), th)
+	if fn := s.observe.Load(); fn != nil {
+		(*fn)(env, time.Since(start))
+	}
+	return &Screened{Subject: sub, Threshold: th, Results: results}, nil
 }
 
 // Create records a new check from a screening, with its first history

@@ -18,12 +18,16 @@ import (
 
 // CLI is the command-line interface of the kycd binary.
 type CLI struct {
-	Serve    ServeCmd    `cmd:"" help:"Run the HTTP API."`
-	Orgs     OrgsCmd     `cmd:"" help:"Manage organizations."`
-	Keys     KeysCmd     `cmd:"" help:"Create, list and revoke API keys."`
-	Lists    ListsCmd    `cmd:"" help:"Import, list and update the AML watch lists."`
-	Webhooks WebhooksCmd `cmd:"" help:"Webhook tools."`
-	Version  VersionCmd  `cmd:"" help:"Print the version."`
+	Serve     ServeCmd     `cmd:"" help:"Run the HTTP API."`
+	Orgs      OrgsCmd      `cmd:"" help:"Manage organizations."`
+	Keys      KeysCmd      `cmd:"" help:"Create, list and revoke API keys."`
+	Lists     ListsCmd     `cmd:"" help:"Import, list and update the AML watch lists."`
+	Webhooks  WebhooksCmd  `cmd:"" help:"Webhook tools."`
+	Audit     AuditCmd     `cmd:"" help:"Verify and export the hash-chained audit log."`
+	MasterKey MasterKeyCmd `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
+	Backup    BackupCmd    `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
+	Restore   RestoreCmd   `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
+	Version   VersionCmd   `cmd:"" help:"Print the version."`
 }
 
 // dbFlag is the database flag of every command that opens the file.

@@ -33,6 +33,7 @@ type ServeCmd struct {
 	LogLevel  string `name:"log-level" default:"info" enum:"debug,info,warn,error" env:"KYCD_LOG_LEVEL" help:"Log level."`
 	LogFormat string `name:"log-format" default:"json" enum:"json,text" env:"KYCD_LOG_FORMAT" help:"Log format."`
 	secretsFlag
+	masterKeyFlag
 	SMTPHost             string `name:"smtp-host" env:"KYCD_SMTP_HOST" help:"SMTP server for notification e-mails; without it they stay in the email_outbox table."`
 	SMTPPort             int    `name:"smtp-port" env:"KYCD_SMTP_PORT" help:"SMTP port (default 587, or 465 with --smtp-tls tls, 25 with none)."`
 	SMTPUser             string `name:"smtp-user" env:"KYCD_SMTP_USER" help:"SMTP user name."`
@@ -43,6 +44,8 @@ type ServeCmd struct {
 	TrustProxy           bool   `name:"trust-proxy" env:"KYCD_TRUST_PROXY" help:"kycd runs behind a reverse proxy: take portal clients' addresses from the last X-Forwarded-For entry."`
 	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
 	listURLFlags
+	replicateFlags
+	MetricsToken string `name:"metrics-token" env:"KYCD_METRICS_TOKEN" help:"Bearer token that GET /metrics requires; without one /metrics is open, so bind --addr to a private address or block /metrics at the proxy."`
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
@@ -62,10 +65,16 @@ func (c *ServeCmd) Run(e *env) error {
 		return err
 	}
 
-	st, err := store.Open(e.ctx, c.DB, store.Options{Logger: log})
+	rep, err := c.startReplication(e, c.DB, log) // nil without --replicate
 	if err != nil {
 		return err
 	}
+	defer stopReplication(rep, log) // deferred first, so it runs after the store's Close
+	st, err := c.openEncrypted(e, c.DB, store.Options{Logger: log, ExternalCheckpoints: rep != nil})
+	if err != nil {
+		return err
+	}
+	rep.PauseWith(st.Pause)
 	defer func() {
 		if err := st.Close(); err != nil {
 			log.Error("close database", "err", err)
@@ -86,8 +95,10 @@ func (c *ServeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	runner := jobs.New(jobs.Options{Store: st, Logger: log, Concurrency: 32})
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
-		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy})
+		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy,
+		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken})
 	if err != nil {
 		return err
 	}
@@ -110,9 +121,9 @@ func (c *ServeCmd) Run(e *env) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	runner := jobs.New(jobs.Options{Store: st, Logger: log, Concurrency: 32})
 	registerMaintenance(runner, st)
-	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter}).Register(runner)
+	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter,
+		OnAttempt: srv.ObserveWebhookAttempt}).Register(runner)
 	m.Register(runner, st)
 	amlSvc.RegisterJobs(runner)
 	kycSvc.RegisterJobs(runner)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"kycd/face"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -34,7 +35,8 @@ type Auto struct {
 	Policy func(ctx context.Context, orgID string) (*Policy, error)
 	Now    func() time.Time
 	// ImageSignals computes the per-image signals (quality, faces); nil
-	// runs none, recorded as not_run.
+	// runs none, recorded as not_run. Face matching (face_match and
+	// duplicate_face) runs with them and is not_run without them.
 	ImageSignals func(c kyc.Capture, img image.Image) []Signal
 }
 
@@ -52,15 +54,15 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	r, a := in.Request, in.Applicant
 	var signals []Signal
 
-	// Images, in parallel: decoding and measuring are the slow part.
-	imgSignals := make([][]Signal, len(in.Captures))
+	// Images, in parallel: decoding, measuring and the face models are
+	// the slow part. Each image is decoded once; the document front's and
+	// the selfie's faces are found and described beside their other
+	// signals.
+	work := make([]imageWork, len(in.Captures))
+	docIdx, selfieIdx := faceCaptures(in.Captures)
 	var wg sync.WaitGroup
 	for i, c := range in.Captures {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			imgSignals[i] = e.imageSignals(c)
-		}()
+		wg.Go(func() { work[i] = e.imageWork(c, i == docIdx, i == selfieIdx) })
 	}
 
 	docSig, parsed := DocumentDataSignal(r.DocumentData, a, pol.MinimumAge, now)
@@ -83,6 +85,13 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 	signals = append(signals, Duplicates(dups))
+	var otherFaces []store.FaceDescriptor
+	if e.ImageSignals != nil && selfieIdx >= 0 {
+		if otherFaces, err = e.Store.FindFaceDescriptors(ctx, r.OrganizationID, r.Environment, r.ApplicantID); err != nil {
+			wg.Wait()
+			return Result{}, err
+		}
+	}
 
 	ipCount := 0
 	for _, c := range in.Captures {
@@ -97,11 +106,13 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	signals = append(signals, CountryRisk(pol, countriesOf(a, r.DocumentData, parsed)))
 
 	wg.Wait()
-	for _, s := range imgSignals {
-		signals = append(signals, s...)
+	for _, w := range work {
+		signals = append(signals, w.signals...)
 	}
+	faceSignals, faces := e.faceSignals(in, docIdx, selfieIdx, work, otherFaces)
+	signals = append(signals, faceSignals...)
 	res := apply(pol, signals)
-	res.Screenings = results
+	res.Screenings, res.Faces = results, faces
 	if r.Environment == kyc.Sandbox {
 		if err := sandboxOutcome(&res, a, r); err != nil {
 			return Result{}, err
@@ -110,18 +121,88 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	return res, nil
 }
 
-// imageSignals decodes one capture and runs the per-image signals.
-func (e *Auto) imageSignals(c kyc.Capture) []Signal {
+// imageWork is what the engine computes from one capture's image.
+type imageWork struct {
+	signals []Signal
+	face    *imageFace // the document front's or the selfie's, for face_match
+}
+
+// faceCaptures returns the indexes of the captures face_match compares:
+// the document's front and the selfie (-1 when missing).
+func faceCaptures(caps []kyc.Capture) (doc, selfie int) {
+	doc, selfie = -1, -1
+	for i, c := range caps {
+		switch {
+		case doc < 0 && c.Kind == "document" && c.Side != nil && *c.Side == "front":
+			doc = i
+		case selfie < 0 && c.Kind == "selfie":
+			selfie = i
+		}
+	}
+	return doc, selfie
+}
+
+// imageWork decodes one capture and runs the per-image signals, and for
+// the document front (doc) or the selfie (selfie) finds and describes
+// its face at the same time.
+func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool) imageWork {
 	if e.ImageSignals == nil {
-		return []Signal{notRunImage(SigImageQuality, c, "Image signals are not configured.")}
+		return imageWork{signals: []Signal{notRunImage(SigImageQuality, c, "Image signals are not configured.")}}
 	}
 	img, _, err := image.Decode(bytes.NewReader(c.Data))
 	if err != nil {
 		// Stored images were decoded and re-encoded at upload, so this
 		// means damage after the fact: say so, do not guess.
-		return []Signal{notRunImage(SigImageQuality, c, "The stored image could not be decoded: "+err.Error())}
+		return imageWork{signals: []Signal{notRunImage(SigImageQuality, c, "The stored image could not be decoded: "+err.Error())}}
 	}
-	return e.ImageSignals(c, img)
+	var w imageWork
+	var wg sync.WaitGroup
+	if doc || selfie {
+		wg.Go(func() {
+			f := findFace(img, doc)
+			w.face = &f
+		})
+	}
+	w.signals = e.ImageSignals(c, img)
+	wg.Wait()
+	return w
+}
+
+// faceSignals compares the selfie's face with the document portrait
+// (face_match) and with the faces of the organization's other applicants
+// (duplicate_face), and returns the descriptors to store.
+func (e *Auto) faceSignals(in Input, docIdx, selfieIdx int, work []imageWork, others []store.FaceDescriptor) ([]Signal, []store.FaceDescriptor) {
+	if e.ImageSignals == nil {
+		return []Signal{notRun(SigFaceMatch, "Image signals are not configured."),
+			notRun(SigDuplicateFace, "Image signals are not configured.")}, nil
+	}
+	var doc, selfie kyc.Capture
+	var docFace, selfieFace *imageFace
+	if docIdx >= 0 {
+		doc, docFace = in.Captures[docIdx], work[docIdx].face
+	}
+	if selfieIdx >= 0 {
+		selfie, selfieFace = in.Captures[selfieIdx], work[selfieIdx].face
+	}
+	var faces []store.FaceDescriptor
+	var selfieDesc *face.Descriptor
+	for _, x := range []struct {
+		c kyc.Capture
+		f *imageFace
+	}{{doc, docFace}, {selfie, selfieFace}} {
+		// A face whose alignment fell outside the image has the zero
+		// descriptor, which says nothing about whose it is.
+		if x.f == nil || x.f.face == nil || x.f.face.Descriptor == (face.Descriptor{}) {
+			continue
+		}
+		r := in.Request
+		faces = append(faces, store.FaceDescriptor{OrganizationID: r.OrganizationID, Environment: r.Environment,
+			ApplicantID: r.ApplicantID, RequestID: r.ID, CaptureID: x.c.ID, Descriptor: x.f.face.Descriptor[:]})
+		if x.f == selfieFace {
+			selfieDesc = &x.f.face.Descriptor
+		}
+	}
+	return []Signal{faceMatch(doc, selfie, docFace, selfieFace), DuplicateFace(selfieDesc, others)}, faces
 }
 
 func notRunImage(name string, c kyc.Capture, why string) Signal {

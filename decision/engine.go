@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"kycd/kyc"
+	"kycd/store"
 )
 
 // Input is everything the engine may look at for one request.
@@ -39,6 +40,10 @@ type Result struct {
 	// Screenings are the AML results of the applicant, if the engine ran
 	// them (the request's /screenings).
 	Screenings []kyc.ListResult
+	// Faces are the face descriptors the engine computed (the document
+	// portrait's and the selfie's), for the processing job to save with
+	// the decision: the duplicate-face check of later requests reads them.
+	Faces []store.FaceDescriptor
 }
 
 // Engine decides a request. An error means the engine could not decide

@@ -17,7 +17,8 @@ import (
 // BenchmarkEngine is one automated decision for a typical submission:
 // two document sides and a selfie of 1-3 MP each, a document MRZ, the
 // applicant screened against the sandbox list, duplicate and integrity
-// queries on a real database. It reports the p50 and p99 of single
+// queries on a real database, and the face models on the document front
+// and the selfie. It reports the p50 and p99 of single
 // decisions besides ns/op.
 func BenchmarkEngine(b *testing.B) {
 	st := storetest.Open(b)

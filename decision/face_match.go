@@ -32,54 +32,94 @@ var documentInputSizes = [...]int{face.DefaultInputSize, 608}
 // is the similarity, face.Similarity: 1 − distance/(2·threshold) clamped
 // to [0, 1], so 0.5 is the threshold and a pass always scores above it.
 //
-// It is not_run, saying why, when either image is missing or has no face
-// the detector finds (face_presence reports those as failures). A
-// document lying on its side is looked at turned. Data has the distance,
-// similarity and threshold, and for each side the capture, the face box
-// (image pixels), detector score, faces found, turn and landmark quality
-// (eye distance in pixels, roll, yaw, share of landmarks inside the
-// image). It runs the neural models, about 0.3-1 s of CPU per pair: call
+// It is not_run, saying why, when either image is missing. When both are
+// there but the model finds no face in one, it fails with
+// FACE_NOT_DETECTED: face_presence uses another detector (pigo) and may
+// have found one, and a request whose faces could not be compared must
+// not be approved for lack of a finding. A document lying on its side is
+// looked at turned. Data has the distance, similarity and threshold, and
+// for each side the capture, the face box (image pixels), detector score,
+// faces found, turn and landmark quality (eye distance in pixels, roll,
+// yaw, share of landmarks inside the image). It runs the neural models, about 0.3-1 s of CPU per pair: call
 // it from the processing job, never in a request.
 func FaceMatch(doc, selfie kyc.Capture, docImg, selfieImg image.Image) Signal {
-	if docImg == nil || docImg.Bounds().Empty() {
+	var d, sf *imageFace
+	if docImg != nil && !docImg.Bounds().Empty() {
+		f := findFace(docImg, true)
+		d = &f
+	}
+	if selfieImg != nil && !selfieImg.Bounds().Empty() {
+		f := findFace(selfieImg, false)
+		sf = &f
+	}
+	return faceMatch(doc, selfie, d, sf)
+}
+
+// imageFace is the face face_match compares in one image, described, or
+// why there is none (err: the models could not run; face nil: no face).
+type imageFace struct {
+	face   *face.Face
+	found  int // faces found
+	turned int // clockwise degrees the image was turned to find them
+	err    error
+}
+
+// findFace finds and describes the face face_match compares: on a
+// document its best-scoring face (a document's ghost image is fainter and
+// a false box around the whole card scores lower), looked for turned too;
+// in a selfie the largest. It runs the neural models: the slow part of
+// face_match, which the engine runs per image, in parallel.
+func findFace(img image.Image, document bool) imageFace {
+	faces, turned, err := findFaces(img, document)
+	if err != nil || len(faces) == 0 {
+		return imageFace{err: err}
+	}
+	f := faces[0]
+	if !document {
+		f = faces[face.Largest(faces)]
+	}
+	if err := face.Describe(img, &f); err != nil {
+		return imageFace{err: err}
+	}
+	return imageFace{face: &f, found: len(faces), turned: turned}
+}
+
+// faceMatch compares the faces findFace found; d or sf is nil when that
+// image is missing.
+func faceMatch(doc, selfie kyc.Capture, d, sf *imageFace) Signal {
+	switch {
+	case d == nil:
 		return notRun(SigFaceMatch, "No document image to compare the selfie with.")
-	}
-	if selfieImg == nil || selfieImg.Bounds().Empty() {
+	case sf == nil:
 		return notRun(SigFaceMatch, "No selfie to compare with the document portrait.")
-	}
-	docFaces, turned, err := findFaces(docImg, true)
-	if err != nil {
-		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
-	}
-	if len(docFaces) == 0 {
-		return notRun(SigFaceMatch, "No face was found on the document to compare with the selfie.")
-	}
-	selfieFaces, _, err := findFaces(selfieImg, false)
-	if err != nil {
-		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
-	}
-	if len(selfieFaces) == 0 {
-		return notRun(SigFaceMatch, "No face was found in the selfie to compare with the document.")
-	}
-	d, sf := &docFaces[0], &selfieFaces[face.Largest(selfieFaces)]
-	if err := face.Describe(docImg, d); err != nil {
-		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
-	}
-	if err := face.Describe(selfieImg, sf); err != nil {
-		return notRun(SigFaceMatch, "The face models could not run: "+err.Error())
+	case d.err != nil:
+		return notRun(SigFaceMatch, "The face models could not run: "+d.err.Error())
+	case sf.err != nil:
+		return notRun(SigFaceMatch, "The face models could not run: "+sf.err.Error())
+	case d.face == nil || sf.face == nil:
+		s := newSignal(SigFaceMatch)
+		s.Data["threshold"] = face.MatchThreshold
+		s.Data["model"] = FaceMatchModel
+		msg := "No face was found on the document to compare with the selfie."
+		if d.face != nil {
+			msg = "No face was found in the selfie to compare with the document."
+		}
+		s.add(Fail, 0, CodeFaceNotDetected, msg)
+		s.Detail = msg
+		return s
 	}
 
-	dist := face.Compare(d.Descriptor, sf.Descriptor)
+	dist := face.Compare(d.face.Descriptor, sf.face.Descriptor)
 	sim := face.Similarity(dist)
 	s := newSignal(SigFaceMatch)
 	s.Data["distance"] = round3(dist)
 	s.Data["similarity"] = round3(sim)
 	s.Data["threshold"] = face.MatchThreshold
 	s.Data["model"] = FaceMatchModel
-	docData := faceMatchData(doc.ID, d, len(docFaces))
-	docData["turnedDegrees"] = turned
+	docData := faceMatchData(doc.ID, d.face, d.found)
+	docData["turnedDegrees"] = d.turned
 	s.Data["document"] = docData
-	s.Data["selfie"] = faceMatchData(selfie.ID, sf, len(selfieFaces))
+	s.Data["selfie"] = faceMatchData(selfie.ID, sf.face, sf.found)
 	if dist >= face.MatchThreshold {
 		s.add(Fail, round3(sim), CodeFaceMismatch, fmt.Sprintf(
 			"The selfie does not match the document portrait: descriptor distance %.2f, at or above the threshold %.2f.", dist, face.MatchThreshold))

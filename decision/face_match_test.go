@@ -17,16 +17,22 @@ func TestFaceMatchNotRunWithoutFaces(t *testing.T) {
 	for _, c := range []struct {
 		name         string
 		docImg, self image.Image
+		want         Status
 		why          string
 	}{
-		{"no document", nil, page, "No document image"},
-		{"empty document", image.NewGray(image.Rect(0, 0, 0, 0)), page, "No document image"},
-		{"no selfie", page, nil, "No selfie"},
-		{"no face on the document", page, page, "No face was found on the document"},
+		{"no document", nil, page, NotRun, "No document image"},
+		{"empty document", image.NewGray(image.Rect(0, 0, 0, 0)), page, NotRun, "No document image"},
+		{"no selfie", page, nil, NotRun, "No selfie"},
+		// Both images, no face to compare: a finding, so that the request
+		// is not approved without its faces compared.
+		{"no face on the document", page, page, Fail, "No face was found on the document"},
 	} {
 		s := FaceMatch(doc, selfie, c.docImg, c.self)
-		if s.Status != NotRun || s.Name != SigFaceMatch || !strings.Contains(s.Detail, c.why) {
-			t.Errorf("%s: %s %q, want not_run %q", c.name, s.Status, s.Detail, c.why)
+		if s.Status != c.want || s.Name != SigFaceMatch || !strings.Contains(s.Detail, c.why) {
+			t.Errorf("%s: %s %q, want %s %q", c.name, s.Status, s.Detail, c.want, c.why)
+		}
+		if c.want == Fail && !hasFinding(s, CodeFaceNotDetected) {
+			t.Errorf("%s: findings %v, want %s", c.name, s.Findings, CodeFaceNotDetected)
 		}
 	}
 }

@@ -70,6 +70,7 @@ var AllCodes = []string{
 	CodeDocumentNumberDiffer, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
+	CodeDuplicateFace,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
@@ -85,7 +86,7 @@ func DefaultPolicy() *Policy {
 			CodeFaceNotDetected: ActReview, CodeMultipleFaces: ActReview, CodeMRZInvalid: ActReview,
 			CodeNameMismatch: ActReview, CodeDOBMismatch: ActReview, CodeDocumentNumberDiffer: ActReview,
 			CodeDuplicateDocument: ActReview, CodeDuplicateImage: ActReview, CodeDuplicateApplicant: ActReview,
-			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview,
+			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
 			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,

@@ -63,4 +63,5 @@ const (
 	CodeManyAttemptsFromIP   = "MANY_ATTEMPTS_FROM_IP"
 	CodeHighRiskCountry      = "HIGH_RISK_COUNTRY"
 	CodeFaceMismatch         = "FACE_MISMATCH"
+	CodeDuplicateFace        = "DUPLICATE_FACE"
 )

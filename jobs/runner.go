@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kycd/store"
@@ -64,6 +65,9 @@ type Runner struct {
 
 	mu    sync.Mutex
 	kinds map[string]Kind
+	// lastPoll is when the runner last looked for due jobs (unix nanos of
+	// its clock), for readiness checks.
+	lastPoll atomic.Int64
 }
 
 // New returns a Runner. It panics when opts.Store is nil.
@@ -131,6 +135,20 @@ func (r *Runner) kindNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// LastPoll returns when the runner last looked for due jobs, by its clock;
+// zero before the first look. Start looks at least every PollInterval,
+// even with every slot busy, so an old LastPoll means the loop is stuck
+// (e.g. waiting for the database) or not running.
+func (r *Runner) LastPoll() time.Time {
+	n := r.lastPoll.Load()
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+func (r *Runner) markPoll() { r.lastPoll.Store(r.now().UnixNano()) }
 
 // cancelWait bounds the wait for jobs after they were cancelled at shutdown.
 const cancelWait = 5 * time.Second
@@ -202,6 +220,7 @@ func (r *Runner) Start(ctx context.Context) error {
 	t := time.NewTicker(r.poll)
 	defer t.Stop()
 	for {
+		r.markPoll()
 		free := r.conc - len(slots)
 		if free > 0 {
 			claimed, err := r.claim(ctx, free)
@@ -255,6 +274,7 @@ func (r *Runner) Start(ctx context.Context) error {
 // clock instead of sleeping.
 func (r *Runner) RunOnce(ctx context.Context) (int, error) {
 	total := 0
+	r.markPoll()
 	for {
 		claimed, err := r.claim(ctx, r.conc)
 		if err != nil {

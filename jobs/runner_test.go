@@ -253,6 +253,9 @@ func TestStartAndShutdown(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a committed job did not start")
 	}
+	if r.LastPoll().IsZero() {
+		t.Error("Start did not record its poll")
+	}
 	enqueue(t, s, store.NewJob{Kind: "slow", RunAt: time.Now().Add(time.Hour)}) // not due: stays
 	cancel()
 	go func() { time.Sleep(100 * time.Millisecond); close(release) }()
@@ -316,5 +319,26 @@ func TestShutdownReleasesInterruptedJobs(t *testing.T) {
 	if len(pending) != 1 || pending[0].Attempts != 0 {
 		all, _ := s.FindJobs(t.Context(), "long", "")
 		t.Fatalf("after shutdown: %+v", all)
+	}
+}
+
+// TestLastPoll: zero before the runner first looks for jobs, then the
+// runner's clock at its latest look.
+func TestLastPoll(t *testing.T) {
+	s, clock := storetest.Open(t), &storetest.Clock{}
+	s.Now = clock.Now
+	r := newRunner(s, clock)
+	r.Register(jobs.Kind{Name: "note", Run: func(ctx context.Context, j store.Job) error { return nil }})
+	if got := r.LastPoll(); !got.IsZero() {
+		t.Fatalf("LastPoll before any poll = %v, want zero", got)
+	}
+	mustRunOnce(t, r)
+	if got, want := r.LastPoll(), clock.Now(); !got.Equal(want) {
+		t.Fatalf("LastPoll = %v, want %v", got, want)
+	}
+	clock.Advance(time.Minute)
+	mustRunOnce(t, r)
+	if got, want := r.LastPoll(), clock.Now(); !got.Equal(want) {
+		t.Fatalf("LastPoll after a minute = %v, want %v", got, want)
 	}
 }

@@ -31,13 +31,13 @@ type tab struct {
 	shots     int
 }
 
-// newTab starts Chromium with a fake camera (a generated test pattern)
-// and opens a tab of width×844 CSS pixels. With camera the page may use
+// newTab starts Chromium with a fake camera (a generated test pattern,
+// or what extra options say) and opens a tab of width×844 CSS pixels. With camera the page may use
 // it without a prompt; without, the browser refuses it to every page, as
 // when the applicant answers "Block". Without Chromium the test is skipped, except
 // under CI=true, where it fails. Every page the tab loads records the CSP
 // violations it causes, for noViolations.
-func newTab(t *testing.T, width int64, camera bool) *tab {
+func newTab(t *testing.T, width int64, camera bool, extra ...chromedp.ExecAllocatorOption) *tab {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -71,6 +71,7 @@ func newTab(t *testing.T, width int64, camera bool) *tab {
 		// would also override the denial below.
 		opts = append(opts, chromedp.Flag("use-fake-ui-for-media-stream", true))
 	}
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancelTab := chromedp.NewContext(actx)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"kycd/decision"
 	"kycd/jobs"
 	"kycd/kyc"
 	"kycd/portal"
@@ -35,13 +36,20 @@ type stack struct {
 	srv    *httptest.Server
 	runner *jobs.Runner
 	recv   *receiver
+	key    string // the API key api calls with: the sandbox key unless a test changes it
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t *testing.T) *stack { return newEngineStack(t, nil) }
+
+// newEngineStack is newStack with the decision engine that engine makes
+// on the stack's store (nil: the manual engine, which sends every request
+// to review).
+func newEngineStack(t *testing.T, engine func(*store.Store) decision.Engine) *stack {
 	t.Helper()
 	st := storetest.Open(t)
 	unlimited := 0
 	s := &stack{t: t, st: st, org: storetest.MustOrg(t, st, "acme", &unlimited)}
+	s.key = s.org.SandboxKey
 	// The service needs the server's address for its links, and the
 	// server needs the service: start the server on an empty mux, then
 	// fill it (ServeMux allows registering while serving).
@@ -52,7 +60,11 @@ func newStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.svc = verification.New(st, nil, s.srv.URL+"/portal", nil)
+	var eng decision.Engine
+	if engine != nil {
+		eng = engine(st)
+	}
+	s.svc = verification.New(st, eng, s.srv.URL+"/portal", nil)
 	api, err := server.New(server.Options{Store: st, Secrets: box, KYC: s.svc, BaseURL: s.srv.URL,
 		PortalURL: s.srv.URL + "/portal", Version: "test"})
 	if err != nil {
@@ -80,8 +92,9 @@ func newStack(t *testing.T) *stack {
 	return s
 }
 
-// api calls the API with the organization's sandbox key and returns the
-// JSON answer, failing unless the status is want.
+// api calls the API with s.key (the organization's sandbox key unless a
+// test chose another) and returns the JSON answer, failing unless the
+// status is want.
 func (s *stack) api(method, path string, body any, want int) map[string]any {
 	s.t.Helper()
 	var rd io.Reader
@@ -96,7 +109,7 @@ func (s *stack) api(method, path string, body any, want int) map[string]any {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+s.org.SandboxKey)
+	req.Header.Set("Authorization", "Bearer "+s.key)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

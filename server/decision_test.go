@@ -173,10 +173,10 @@ func mrzTD3(surname, given, number, nationality, dob, sex, expiry string) string
 	return l1 + "\n" + part + string(mrz.CheckDigit(composite))
 }
 
-// TestLiveApproval: a clean live submission — real document and selfie
-// photos, a valid MRZ matching the applicant, every list loaded and clear
-// — is approved by the engine with every signal run.
-func TestLiveApproval(t *testing.T) {
+// liveEngineEnv is newDecisionEnv with every list loaded (names unrelated
+// to the applicants) and the engine using the real image signals and
+// face models.
+func liveEngineEnv(t *testing.T) *decisionEnv {
 	e := newDecisionEnv(t)
 	amlSvc := e.opts.AML
 	for kind, body := range map[screening.Kind]string{screening.Sanctions: "name,reference\nIvan Sidorov,S-1\n",
@@ -186,15 +186,22 @@ func TestLiveApproval(t *testing.T) {
 	if err := amlSvc.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	// The engine uses the real image signals here.
 	e.svc = verification.New(e.store, &decision.Auto{Store: e.store, Screen: amlSvc.ScreenPerson, Policy: decision.StorePolicy(e.store),
 		Now: e.clock.Now, ImageSignals: decision.ImageSignals}, "https://verify.example.com/portal", nil)
 	e.opts.KYC = e.svc
 	e.start()
 	e.runner = jobs.New(jobs.Options{Store: e.store, Now: e.clock.Now})
 	e.svc.RegisterJobs(e.runner)
+	return e
+}
 
-	c := e.create(e.A.LiveKey, `{"applicant":{"firstName":"Anna Maria","lastName":"Eriksson","dob":"1974-08-12","country":"GB"}}`)
+// submitLive creates a live request for applicant (JSON), stores the
+// shared photos docFile (a passport's photo page) and selfieFile as
+// camera captures, confirms doc, submits and runs the processing job. It
+// returns the request as the API shows it.
+func (e *decisionEnv) submitLive(t *testing.T, applicant, docFile, selfieFile string, doc *kyc.DocumentData) map[string]any {
+	t.Helper()
+	c := e.create(e.A.LiveKey, `{"applicant":`+applicant+`}`)
 	id, tok := c["id"].(string), token(t, c)
 	front := "front"
 	passport := "passport"
@@ -202,8 +209,8 @@ func TestLiveApproval(t *testing.T) {
 		file string
 		c    kyc.Capture
 	}{
-		{"images/doc_td3_deu_passport_specimen.jpg", kyc.Capture{Kind: "document", Side: &front, DocumentType: &passport}},
-		{"images/face_biden_02_portrait.jpg", kyc.Capture{Kind: "selfie"}},
+		{docFile, kyc.Capture{Kind: "document", Side: &front, DocumentType: &passport}},
+		{selfieFile, kyc.Capture{Kind: "selfie"}},
 	} {
 		f, err := os.Open(realdata.Path(t, p.file))
 		if err != nil {
@@ -221,8 +228,6 @@ func TestLiveApproval(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	doc := &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB", DocumentNumber: "L898902C3", ExpiryDate: "2031-04-15",
-		MRZ: mrzTD3("ERIKSSON", "ANNA MARIA", "L898902C3", "UTO", "740812", "F", "310415")}
 	err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
 		if _, err := e.svc.SetDocumentData(tx, tok, doc); err != nil {
 			return err
@@ -234,15 +239,80 @@ func TestLiveApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.runJobs()
-	got := e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+	return e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+}
+
+// The ICAO specimen passport holder, Anna Maria Eriksson: her passport
+// and, as her selfie, the portrait on her specimen travel document.
+const (
+	erikssonJSON   = `{"firstName":"Anna Maria","lastName":"Eriksson","dob":"1974-08-12","country":"GB"}`
+	erikssonDoc    = "images/doc_td3_uto_icao_specimen.jpg"
+	erikssonSelfie = "images/doc_td2_uto_icao_specimen.jpg"
+)
+
+var erikssonPassport = &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB", DocumentNumber: "L898902C3", ExpiryDate: "2031-04-15",
+	MRZ: mrzTD3("ERIKSSON", "ANNA MARIA", "L898902C3", "UTO", "740812", "F", "310415")}
+
+// TestLiveApproval: a clean live submission — real document and selfie
+// photos of one person, a valid MRZ matching the applicant, every list
+// loaded and clear — is approved by the engine with every signal run,
+// face_match and duplicate_face among them.
+func TestLiveApproval(t *testing.T) {
+	e := liveEngineEnv(t)
+	got := e.submitLive(t, erikssonJSON, erikssonDoc, erikssonSelfie, erikssonPassport)
 	pr := got["processingResult"].(map[string]any)
 	if got["status"] != "approved" || got["automationDecision"] != "approve" || pr["signalsRun"] != pr["signalsTotal"] {
 		t.Fatalf("clean live submission: %v (%v), reasons %v", got["status"], got["decisionReason"], pr["reasons"])
 	}
+	names := map[string]bool{}
 	for _, s := range pr["signals"].([]any) {
 		m := s.(map[string]any)
+		names[m["name"].(string)] = true
 		if m["status"] == "fail" {
 			t.Errorf("signal %s failed on a clean submission: %v", m["name"], m["findings"])
+		}
+	}
+	if !names[decision.SigFaceMatch] || !names[decision.SigDuplicateFace] {
+		t.Errorf("signals %v, want face_match and duplicate_face", names)
+	}
+}
+
+// TestLiveDuplicateFace: the person approved as Anna Maria Eriksson comes
+// back as another applicant, with other details and other photos of her
+// face. Everything else is consistent, so duplicate_face alone sends the
+// second request to review, naming the first.
+func TestLiveDuplicateFace(t *testing.T) {
+	e := liveEngineEnv(t)
+	first := e.submitLive(t, erikssonJSON, erikssonDoc, erikssonSelfie, erikssonPassport)
+	if first["status"] != "approved" {
+		t.Fatalf("first: %v (%v)", first["status"], first["decisionReason"])
+	}
+	svensson := &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB", DocumentNumber: "X4711K2B9", ExpiryDate: "2032-06-30",
+		MRZ: mrzTD3("SVENSSON", "MARIA", "X4711K2B9", "UTO", "800101", "F", "320630")}
+	got := e.submitLive(t, `{"firstName":"Maria","lastName":"Svensson","dob":"1980-01-01","country":"GB"}`,
+		"images/doc_mrvb_uto_icao_visa.png", "images/doc_mrva_uto_icao_visa.png", svensson)
+	pr := got["processingResult"].(map[string]any)
+	reasons := pr["reasons"].([]any)
+	t.Logf("second applicant: %v; reasons %v", got["status"], reasons)
+	if got["status"] != "awaiting_review" || len(reasons) == 0 || reasons[0].(map[string]any)["code"] != decision.CodeDuplicateFace {
+		t.Fatalf("second applicant, same face: %v (%v), reasons %v", got["status"], got["decisionReason"], reasons)
+	}
+	for _, r := range reasons {
+		if r := r.(map[string]any); r["action"] != "warn" && r["code"] != decision.CodeDuplicateFace {
+			t.Errorf("other review reason %v", r)
+		}
+	}
+	for _, s := range pr["signals"].([]any) {
+		m := s.(map[string]any)
+		if m["name"] != decision.SigDuplicateFace {
+			continue
+		}
+		data := m["data"].(map[string]any)
+		matches := data["matches"].([]any)
+		// The first request's selfie and passport portrait: both hers.
+		if m["status"] != "fail" || data["compared"] != 2.0 || len(matches) != 2 ||
+			matches[0].(map[string]any)["requestId"] != first["id"] || matches[0].(map[string]any)["distance"].(float64) >= 0.6 {
+			t.Errorf("duplicate_face %v", m)
 		}
 	}
 }

@@ -88,12 +88,3 @@ func (s *Server) handleSwaggerUI(w http.ResponseWriter, r *http.Request) error {
 	http.ServeFileFS(w, r, swaggerfiles.FS, name)
 	return nil
 }
-
-// handleHealth handles "GET /healthz".
-func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
-	if err := s.store.Ping(r.Context()); err != nil {
-		return &statusError{err: &kyc.Error{Code: kyc.EUnavailable, Message: "Database unavailable.", Err: err}, status: http.StatusServiceUnavailable}
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.version})
-	return nil
-}

@@ -107,6 +107,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, ik *idempotencyK
 			Message: "This Idempotency-Key was already used with a different request. Use a new key for a new request.",
 			Details: []kyc.FieldError{{Field: "Idempotency-Key", Message: "was used with a different method, path or body"}}}
 	}
+	s.metrics.replays.Inc()
 	w.Header().Set("Idempotent-Replayed", "true")
 	writeRaw(w, cached.StatusCode, cached.Body)
 	return true, nil

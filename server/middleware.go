@@ -24,10 +24,11 @@ const (
 // requestInfo follows one request through the middleware so that the access
 // log line can say who called and what went wrong.
 type requestInfo struct {
-	id     string
-	status int
-	err    error
-	key    *kyc.APIKey
+	id      string
+	status  int
+	err     error
+	key     *kyc.APIKey
+	pattern string // the ServeMux pattern that matched; "" for none
 }
 
 func requestInfoFrom(ctx context.Context) *requestInfo {
@@ -112,6 +113,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 			}
 		}
 		s.log.LogAttrs(r.Context(), level, "request", attrs...)
+		s.metrics.observeRequest(info.pattern, r.Method, status, time.Since(start))
 	})
 }
 

@@ -82,6 +82,7 @@ func (s *Server) rateLimit(next handlerFunc) handlerFunc {
 		h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
 		h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(reset)))
 		if !ok {
+			s.metrics.rateLimited.Inc()
 			secs := max(1, ceilSeconds(retry))
 			h.Set("Retry-After", strconv.Itoa(secs))
 			return authError(kyc.ERateLimited, kyc.ReasonRateLimited,

@@ -28,12 +28,14 @@ func (s *Server) routes() {
 	s.handle("POST /v1/kyc-requests/{id}/approve", s.handleKYCReview(true))
 	s.handle("POST /v1/kyc-requests/{id}/reject", s.handleKYCReview(false))
 	s.handle("GET /v1/kyc-requests/{id}/report.json", s.handleKYCReportJSON)
+	s.handle("GET /v1/kyc-requests/{id}/report.pdf", s.handleKYCReportPDF)
 	s.handlePublic("GET /v1/files/{id}", s.handleFile)
 
 	s.handle("POST /v1/aml-checks", s.handleAMLCheckCreate)
 	s.handle("GET /v1/aml-checks", s.handleAMLCheckList)
 	s.handle("GET /v1/aml-checks/{id}", s.handleAMLCheckGet)
 	s.handle("PATCH /v1/aml-checks/{id}", s.handleAMLCheckUpdate)
+	s.handle("GET /v1/aml-checks/{id}/report.pdf", s.handleAMLReportPDF)
 
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
 	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)
@@ -52,6 +54,8 @@ func (s *Server) routes() {
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)
+	s.handlePublic("GET /readyz", s.handleReady)
+	s.handlePublic("GET /metrics", s.handleMetrics)
 	if s.dev {
 		s.handlePublic("GET /swagger-ui/", s.handleSwaggerUI)
 	}

@@ -48,6 +48,17 @@ type Options struct {
 	// TrustProxy takes portal clients' addresses from the last
 	// X-Forwarded-For entry (kycd behind a reverse proxy).
 	TrustProxy bool
+	// JobsLastPoll reports when the job runner last looked for due jobs
+	// (jobs.Runner.LastPoll); /readyz is not ready when that is over 30 s
+	// ago. Nil: no runner in this process, the check is skipped.
+	JobsLastPoll func() time.Time
+	// Replication reports the replicas for /readyz and /metrics; nil when
+	// replication is off.
+	Replication func() []ReplicaStatus
+	// MetricsToken, when set, is the bearer token GET /metrics requires.
+	// Empty: /metrics is open, so bind kycd to a private address or keep
+	// /metrics from the public at the proxy.
+	MetricsToken string
 }
 
 // Server handles the API's requests.
@@ -66,6 +77,10 @@ type Server struct {
 	kyc                  *verification.Service
 	trustProxy           bool
 	urlKey               []byte
+	jobsLastPoll         func() time.Time
+	replication          func() []ReplicaStatus
+	metricsToken         string
+	metrics              *metrics
 
 	mux      *http.ServeMux
 	limits   *rateLimiter
@@ -94,6 +109,9 @@ func New(opts Options) (*Server, error) {
 		urlKey:     opts.URLKey,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
+		jobsLastPoll:         opts.JobsLastPoll,
+		replication:          opts.Replication,
+		metricsToken:         opts.MetricsToken,
 		mux:                  http.NewServeMux(),
 		inflight:             newInflightKeys(),
 	}
@@ -120,6 +138,8 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	s.limits = newRateLimiter(s.now)
+	s.metrics = newMetrics(s)
+	s.aml.ObserveScreenings(s.metrics.observeScreening)
 	docs, err := apiDocsJSON(s.baseURL, s.version)
 	if err != nil {
 		return nil, err
@@ -141,6 +161,7 @@ func (s *Server) Handler() http.Handler {
 // with the error envelope instead of the mux's plain-text replies.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	h, pattern := s.mux.Handler(r)
+	requestInfoFrom(r.Context()).pattern = pattern // for the metrics' route label
 	if pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return

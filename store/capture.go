@@ -25,9 +25,15 @@ func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("encode capture meta: %w", err)
 	}
-	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	// Sealed with the capture id as associated data: a blob moved to
+	// another row does not open there.
+	keyID, sealed, err := tx.keys.seal(data, c.ID)
+	if err != nil {
+		return fmt.Errorf("save capture: %w", err)
+	}
+	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.RequestID, c.Kind, c.Side, c.DocumentType, c.Country, c.ContentType, c.Size, c.Width, c.Height, c.SHA256,
-		c.SourceSHA256, c.Method, c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), data)
+		c.SourceSHA256, c.Method, c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), sealed, keyID)
 	if err != nil {
 		return fmt.Errorf("insert capture: %w", err)
 	}
@@ -54,7 +60,7 @@ func findCaptures(ctx context.Context, q queryer, requestID, kind string) ([]kyc
 	defer rows.Close()
 	out := []kyc.Capture{}
 	for rows.Next() {
-		c, err := scanCapture(rows, false)
+		c, err := scanCapture(rows, false, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -64,29 +70,40 @@ func findCaptures(ctx context.Context, q queryer, requestID, kind string) ([]kyc
 }
 
 // FindCaptureData loads one capture with its image, by id alone: callers
-// have already proved access (a signed download URL, or a job).
+// have already proved access (a signed download URL, or a job). An image
+// that does not decrypt is an error (wrapping seal.ErrOpen), never bytes.
 func (s *Store) FindCaptureData(ctx context.Context, id string) (*kyc.Capture, error) {
-	c, err := scanCapture(s.reader.QueryRowContext(ctx, `SELECT `+captureColumns+`, data FROM kyc_captures WHERE id = ?`, id), true)
+	c, err := scanCapture(s.reader.QueryRowContext(ctx, `SELECT `+captureColumns+`, data, key_id FROM kyc_captures WHERE id = ?`, id), true, s.keys)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "File %s not found.", id)
 	}
 	return c, err
 }
 
-func scanCapture(row scanner, withData bool) (*kyc.Capture, error) {
+// scanCapture scans captureColumns, and withData also data and key_id,
+// decrypting the image with keys.
+func scanCapture(row scanner, withData bool, keys *keyring) (*kyc.Capture, error) {
 	var c kyc.Capture
 	var side, docType, country sql.NullString
 	var meta, captured string
+	var keyID sql.NullInt64
 	dest := []any{&c.ID, &c.RequestID, &c.Kind, &side, &docType, &country, &c.ContentType, &c.Size, &c.Width, &c.Height,
 		&c.SHA256, &c.SourceSHA256, &c.Method, &c.UserAgent, &c.IP, &meta, &captured}
 	if withData {
-		dest = append(dest, &c.Data)
+		dest = append(dest, &c.Data, &keyID)
 	}
 	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("scan capture: %w", err)
+	}
+	if keyID.Valid { // NULL: stored before encryption at rest
+		data, err := keys.open(keyID.Int64, c.Data, c.ID)
+		if err != nil {
+			return nil, fmt.Errorf("decrypt capture: %w", err)
+		}
+		c.Data = data
 	}
 	c.Side, c.DocumentType, c.Country = ptrString(side), ptrString(docType), ptrString(country)
 	if err := json.Unmarshal([]byte(meta), &c.Meta); err != nil {

@@ -41,9 +41,17 @@ func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Ap
 	}
 	if r.DocumentData != nil {
 		if n := kyc.NormalizeDocumentNumber(r.DocumentData.DocumentNumber); n != "" {
+			// document_number holds a keyed HMAC of the number (datakey.go),
+			// one per data key that may have sealed a row.
+			idx, err := s.keys.documentIndexes(r.OrganizationID, n)
+			if err != nil {
+				return nil, fmt.Errorf("find duplicates: %w", err)
+			}
+			args := append([]any{r.OrganizationID, string(r.Environment), r.ApplicantID}, idx...)
 			if err := add("document_number", `SELECT id, applicant_id, status FROM kyc_requests
-				WHERE organization_id = ? AND environment = ? AND document_number = ? AND applicant_id != ? ORDER BY id LIMIT 20`,
-				r.OrganizationID, string(r.Environment), n, r.ApplicantID); err != nil {
+				WHERE organization_id = ? AND environment = ? AND applicant_id != ?
+				AND document_number IN (`+strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",")+`) ORDER BY id LIMIT 20`,
+				args...); err != nil {
 				return nil, err
 			}
 		}

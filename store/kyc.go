@@ -15,7 +15,8 @@ import (
 const kycColumns = `r.id, r.public_id, r.organization_id, r.environment, r.applicant_id, a.public_id, r.status, r.decision,
 	r.decision_reason, r.risk_score, r.workflow_type, r.callback_url, r.redirect_url, r.external_ref, r.metadata,
 	r.portal_expires_at, r.automation_decision, r.automation_confidence, r.processing_result, r.screenings, r.reviewer_note,
-	r.submitted_at, r.decided_at, r.created_at, r.updated_at, r.document_data, r.pending_review, r.review_reason_code`
+	r.submitted_at, r.decided_at, r.created_at, r.updated_at, r.document_data, r.pending_review, r.review_reason_code,
+	r.document_key_id`
 
 const kycFrom = ` FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id `
 
@@ -59,23 +60,28 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 		}
 		screenings = string(b)
 	}
-	docData, err := jsonOrNil(r.DocumentData)
-	if err != nil {
-		return err
-	}
-	docNumber := ""
+	// Document details are sealed (AAD = the request id) and the number is
+	// kept only as a keyed HMAC, which the duplicate check compares.
+	var docData, docNumber, docKey any
 	if r.DocumentData != nil {
-		docNumber = kyc.NormalizeDocumentNumber(r.DocumentData.DocumentNumber)
+		b, err := json.Marshal(r.DocumentData)
+		if err != nil {
+			return fmt.Errorf("encode document data: %w", err)
+		}
+		if docKey, docData, docNumber, err = tx.keys.sealDocument(r.ID, r.OrganizationID, b,
+			kyc.NormalizeDocumentNumber(r.DocumentData.DocumentNumber)); err != nil {
+			return fmt.Errorf("save kyc request: %w", err)
+		}
 	}
 	pending, err := jsonOrNil(r.PendingReview)
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(`UPDATE kyc_requests SET document_data = ?, document_number = ?, pending_review = ?, review_reason_code = ?,
+	_, err = tx.exec(`UPDATE kyc_requests SET document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
 		status = ?, decision = ?, decision_reason = ?, risk_score = ?,
 		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
 		submitted_at = ?, decided_at = ?, updated_at = ? WHERE id = ?`,
-		docData, nullString(docNumber), pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
+		docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
 		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),
 		timeOrNil(r.DecidedAt), kyc.FormatTime(tx.now), r.ID)
 	if err != nil {
@@ -95,20 +101,20 @@ func (tx *Tx) SetPortalToken(id string, tokenHash []byte) error {
 // FindKYCRequest looks a request up by internal or public id: NOT_FOUND
 // outside the organization, wrong_environment in its other environment.
 func (s *Store) FindKYCRequest(ctx context.Context, orgID string, env kyc.Environment, idParam string) (*kyc.KYCRequest, error) {
-	return findKYCRequest(ctx, readPool{s.readStmts}, orgID, env, idParam)
+	return findKYCRequest(ctx, readPool{s.readStmts}, s.keys, orgID, env, idParam)
 }
 
 // FindKYCRequest is Store.FindKYCRequest inside the write transaction.
 func (tx *Tx) FindKYCRequest(orgID string, env kyc.Environment, idParam string) (*kyc.KYCRequest, error) {
-	return findKYCRequest(context.Background(), tx.q, orgID, env, idParam)
+	return findKYCRequest(context.Background(), tx.q, tx.keys, orgID, env, idParam)
 }
 
-func findKYCRequest(ctx context.Context, q queryer, orgID string, env kyc.Environment, idParam string) (*kyc.KYCRequest, error) {
+func findKYCRequest(ctx context.Context, q queryer, keys *keyring, orgID string, env kyc.Environment, idParam string) (*kyc.KYCRequest, error) {
 	col, id, err := idColumn("kyc_", idParam, "KYC request")
 	if err != nil {
 		return nil, err
 	}
-	r, err := scanKYC(q.QueryRowContext(ctx, `SELECT `+kycColumns+kycFrom+`WHERE r.`+col+` = ? AND r.organization_id = ?`, id, orgID))
+	r, err := scanKYC(q.QueryRowContext(ctx, `SELECT `+kycColumns+kycFrom+`WHERE r.`+col+` = ? AND r.organization_id = ?`, id, orgID), keys)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "KYC request %s not found.", idParam)
 	}
@@ -123,7 +129,7 @@ func findKYCRequest(ctx context.Context, q queryer, orgID string, env kyc.Enviro
 
 // FindKYCRequestByID loads a request by internal id, for jobs.
 func (tx *Tx) FindKYCRequestByID(id string) (*kyc.KYCRequest, error) {
-	r, err := scanKYC(tx.q.QueryRowContext(context.Background(), `SELECT `+kycColumns+kycFrom+`WHERE r.id = ?`, id))
+	r, err := scanKYC(tx.q.QueryRowContext(context.Background(), `SELECT `+kycColumns+kycFrom+`WHERE r.id = ?`, id), tx.keys)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "KYC request %s not found.", id)
 	}
@@ -136,16 +142,16 @@ func (tx *Tx) FindKYCRequestByID(id string) (*kyc.KYCRequest, error) {
 // FindKYCRequestByToken finds the request whose portal link has this
 // token hash; the token is the applicant's only credential.
 func (tx *Tx) FindKYCRequestByToken(tokenHash []byte) (*kyc.KYCRequest, error) {
-	return findByToken(context.Background(), tx.q, tokenHash)
+	return findByToken(context.Background(), tx.q, tx.keys, tokenHash)
 }
 
 // FindKYCRequestByToken is the read-only form, for portal pages.
 func (s *Store) FindKYCRequestByToken(ctx context.Context, tokenHash []byte) (*kyc.KYCRequest, error) {
-	return findByToken(ctx, readPool{s.readStmts}, tokenHash)
+	return findByToken(ctx, readPool{s.readStmts}, s.keys, tokenHash)
 }
 
-func findByToken(ctx context.Context, q queryer, tokenHash []byte) (*kyc.KYCRequest, error) {
-	r, err := scanKYC(q.QueryRowContext(ctx, `SELECT `+kycColumns+kycFrom+`WHERE r.portal_token_hash = ?`, tokenHash))
+func findByToken(ctx context.Context, q queryer, keys *keyring, tokenHash []byte) (*kyc.KYCRequest, error) {
+	r, err := scanKYC(q.QueryRowContext(ctx, `SELECT `+kycColumns+kycFrom+`WHERE r.portal_token_hash = ?`, tokenHash), keys)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "This link is not valid.")
 	}
@@ -175,7 +181,7 @@ func (s *Store) FindKYCRequests(ctx context.Context, orgID string, env kyc.Envir
 	defer rows.Close()
 	list := make([]*kyc.KYCRequest, 0, size)
 	for rows.Next() {
-		r, err := scanKYC(rows)
+		r, err := scanKYC(rows, s.keys)
 		if err != nil {
 			return nil, 0, fmt.Errorf("scan kyc request: %w", err)
 		}
@@ -184,14 +190,16 @@ func (s *Store) FindKYCRequests(ctx context.Context, orgID string, env kyc.Envir
 	return list, total, rows.Err()
 }
 
-func scanKYC(row scanner) (*kyc.KYCRequest, error) {
+// scanKYC scans kycColumns, decrypting the document details with keys.
+func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 	var r kyc.KYCRequest
 	var env, status, decision, workflow, meta, expires, created, updated string
 	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided, docData, pending, reasonCode sql.NullString
 	var risk, confidence sql.NullFloat64
+	var docKey sql.NullInt64
 	if err := row.Scan(&r.ID, &r.PublicID, &r.OrganizationID, &env, &r.ApplicantID, &r.ApplicantPublicID, &status, &decision,
 		&reason, &risk, &workflow, &callback, &redirect, &ref, &meta, &expires, &autoDecision, &confidence, &result, &screenings, &note,
-		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode); err != nil {
+		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey); err != nil {
 		return nil, err
 	}
 	r.Environment, r.Status, r.Decision, r.WorkflowType = kyc.Environment(env), kyc.KYCStatus(status), kyc.KYCDecision(decision), kyc.WorkflowType(workflow)
@@ -214,7 +222,14 @@ func scanKYC(row scanner) (*kyc.KYCRequest, error) {
 		}
 	}
 	if docData.Valid {
-		if err := json.Unmarshal([]byte(docData.String), &r.DocumentData); err != nil {
+		doc := []byte(docData.String)
+		if docKey.Valid { // NULL: stored before encryption at rest
+			var err error
+			if doc, err = keys.openDocument(r.ID, docKey.Int64, docData.String); err != nil {
+				return nil, fmt.Errorf("decrypt document data: %w", err)
+			}
+		}
+		if err := json.Unmarshal(doc, &r.DocumentData); err != nil {
 			return nil, fmt.Errorf("decode document data: %w", err)
 		}
 	}
@@ -287,55 +302,6 @@ func (s *Store) FindKYCEvents(ctx context.Context, requestID string) ([]kyc.KYCE
 		ev.ToStatus, ev.Decision, ev.ActorType = kyc.KYCStatus(to), kyc.KYCDecision(decision), kyc.ActorType(actor)
 		ev.ActorID, ev.Reason, ev.CreatedAt = ptrString(actorID), ptrString(reason), parseTime(created)
 		out = append(out, ev)
-	}
-	return out, rows.Err()
-}
-
-// AuditEntry is one row of the append-only audit log.
-type AuditEntry struct {
-	OrganizationID string
-	Environment    kyc.Environment
-	ResourceType   string
-	ResourceID     string
-	Action         string
-	ActorType      kyc.ActorType
-	ActorID        *string
-	FromStatus     *string
-	ToStatus       *string
-	Reason         *string
-}
-
-// AppendAudit writes an audit row.
-func (tx *Tx) AppendAudit(a AuditEntry) error {
-	_, err := tx.exec(`INSERT INTO audit_log (organization_id, environment, resource_type, resource_id, action, actor_type,
-		actor_id, from_status, to_status, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.OrganizationID, string(a.Environment), a.ResourceType, a.ResourceID, a.Action, string(a.ActorType), a.ActorID,
-		a.FromStatus, a.ToStatus, a.Reason, kyc.FormatTime(tx.now))
-	if err != nil {
-		return fmt.Errorf("append audit: %w", err)
-	}
-	return nil
-}
-
-// FindAudit returns a resource's audit rows, oldest first.
-func (s *Store) FindAudit(ctx context.Context, resourceID string) ([]AuditEntry, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT organization_id, environment, resource_type, resource_id, action, actor_type,
-		actor_id, from_status, to_status, reason FROM audit_log WHERE resource_id = ? ORDER BY id`, resourceID)
-	if err != nil {
-		return nil, fmt.Errorf("find audit: %w", err)
-	}
-	defer rows.Close()
-	var out []AuditEntry
-	for rows.Next() {
-		var a AuditEntry
-		var env, actor string
-		var actorID, from, to, reason sql.NullString
-		if err := rows.Scan(&a.OrganizationID, &env, &a.ResourceType, &a.ResourceID, &a.Action, &actor, &actorID, &from, &to, &reason); err != nil {
-			return nil, fmt.Errorf("scan audit: %w", err)
-		}
-		a.Environment, a.ActorType = kyc.Environment(env), kyc.ActorType(actor)
-		a.ActorID, a.FromStatus, a.ToStatus, a.Reason = ptrString(actorID), ptrString(from), ptrString(to), ptrString(reason)
-		out = append(out, a)
 	}
 	return out, rows.Err()
 }

@@ -1,6 +1,10 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 6
+-- PRAGMA user_version = 9
+
+CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
+  WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
+  BEGIN SELECT RAISE(ABORT, 'audit_log rows must carry prev_hash and content_hash'); END;
 
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 
@@ -86,6 +90,13 @@ CREATE TABLE audit_log (
   to_status       TEXT,
   reason          TEXT,
   created_at      TEXT NOT NULL
+, prev_hash TEXT, content_hash TEXT) STRICT;
+
+CREATE TABLE data_keys (
+  id         INTEGER PRIMARY KEY,
+  wrapped    BLOB NOT NULL,                    -- 32-byte key sealed by the master key, AAD 'kycd data key <id>'
+  created_at TEXT NOT NULL,
+  active     INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)) -- the key new data is sealed with
 ) STRICT;
 
 CREATE TABLE email_outbox (
@@ -106,6 +117,18 @@ CREATE TABLE events (
   type            TEXT NOT NULL,             -- one of spec §6.2
   resource_id     TEXT NOT NULL,             -- kyc_…, aml_…, we_… (test events)
   payload         BLOB NOT NULL,             -- the exact JSON body every delivery sends
+  created_at      TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE face_descriptors (
+  id              TEXT PRIMARY KEY,            -- fd_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  applicant_id    TEXT NOT NULL REFERENCES applicants (id),
+  request_id      TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  capture_id      TEXT NOT NULL UNIQUE REFERENCES kyc_captures (id) ON DELETE CASCADE,
+  key_id          INTEGER NOT NULL REFERENCES data_keys (id),
+  descriptor      BLOB NOT NULL,               -- 128 little-endian float32, sealed
   created_at      TEXT NOT NULL
 ) STRICT;
 
@@ -154,7 +177,7 @@ CREATE TABLE kyc_captures (
   meta          TEXT NOT NULL DEFAULT '{}',
   data          BLOB NOT NULL,
   captured_at   TEXT NOT NULL
-) STRICT;
+, key_id INTEGER REFERENCES data_keys (id)) STRICT;
 
 CREATE TABLE kyc_events (
   id          TEXT PRIMARY KEY,                -- kte_<ulid>
@@ -196,7 +219,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id)) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -290,13 +313,19 @@ CREATE INDEX applicants_org_env_status_id_idx ON applicants (organization_id, en
 
 CREATE INDEX audit_log_resource_idx ON audit_log (resource_id, id);
 
+CREATE UNIQUE INDEX data_keys_active_idx ON data_keys (active) WHERE active = 1;
+
 CREATE INDEX events_org_env_id_idx ON events (organization_id, environment, id);
+
+CREATE INDEX face_descriptors_org_env_idx ON face_descriptors (organization_id, environment, id);
 
 CREATE INDEX idempotency_keys_expires_at_idx ON idempotency_keys (expires_at);
 
 CREATE INDEX jobs_state_run_at_idx ON jobs (state, run_at);
 
 CREATE INDEX kyc_captures_ip_idx ON kyc_captures (ip, captured_at);
+
+CREATE INDEX kyc_captures_plaintext_idx ON kyc_captures (id) WHERE key_id IS NULL;
 
 CREATE INDEX kyc_captures_request_idx ON kyc_captures (request_id, kind, id);
 
@@ -314,6 +343,9 @@ CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests (organization_
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id, environment, status, id);
+
+CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
+  WHERE document_key_id IS NULL AND document_data IS NOT NULL;
 
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
 

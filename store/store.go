@@ -55,6 +55,11 @@ type Store struct {
 	// restartDue is set by the checkpointer when the WAL should restart.
 	restartDue atomic.Bool
 	jobSignal  chan struct{}
+	pauses     chan func() // Pause (pause.go)
+
+	// Encryption at rest (datakey.go); nil without Options.MasterKey.
+	keys   *keyring
+	master Sealer
 }
 
 // Options tune Open. The zero value is fine.
@@ -65,6 +70,20 @@ type Options struct {
 	// 1s, by leaving the commit loop less to finish). Negative disables it
 	// (the CLI, which writes little).
 	CheckpointEvery time.Duration
+	// ExternalCheckpoints hands every checkpoint to another part of the
+	// process: Litestream replication (package replicate), which must copy
+	// each WAL frame before the frame is checkpointed and the WAL restarts.
+	// Then there is no background checkpointer, no automatic checkpoint on
+	// commit and no final checkpoint on Close; CheckpointEvery is ignored.
+	ExternalCheckpoints bool
+	// MasterKey gives Open the master key that wraps the database's data
+	// keys (datakey.go). Open calls it once, after the migrations; hasKeys
+	// tells whether the database has a data key yet, so that a caller may
+	// make a master key for a new database. Open fails with
+	// ErrWrongMasterKey when the key does not open the data key. Without
+	// MasterKey, saving or reading captured images and document details
+	// fails with ErrNoMasterKey: enough for commands that touch neither.
+	MasterKey func(hasKeys bool) (Sealer, error)
 }
 
 // Open opens (creating if needed) the database at path, applies pending
@@ -94,10 +113,17 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	writer.SetConnMaxIdleTime(0)
 
 	s := &Store{path: path, writer: writer, log: log, Now: time.Now,
-		writes: make(chan *writeReq, 256), closing: make(chan struct{}), jobSignal: make(chan struct{}, 1)}
+		writes: make(chan *writeReq, 256), closing: make(chan struct{}), jobSignal: make(chan struct{}, 1),
+		pauses: make(chan func())}
 	if err := s.migrate(ctx); err != nil {
 		writer.Close()
 		return nil, err
+	}
+	if opts.MasterKey != nil {
+		if err := s.loadKeys(ctx, opts.MasterKey); err != nil {
+			writer.Close()
+			return nil, err
+		}
 	}
 
 	s.reader, err = sql.Open("sqlite", base+"&_pragma=query_only(1)")
@@ -115,6 +141,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.wg.Add(1)
 	go s.commitLoop()
 
+	if opts.ExternalCheckpoints {
+		return s, nil // the writer's automatic checkpoint stays off too
+	}
 	every := opts.CheckpointEvery
 	if every == 0 {
 		every = 250 * time.Millisecond

@@ -19,7 +19,8 @@ type Tx struct {
 	tx       *sql.Tx
 	q        txPool
 	now      time.Time
-	enqueued bool // a job was enqueued: wake the runner after commit
+	enqueued bool     // a job was enqueued: wake the runner after commit
+	keys     *keyring // encryption at rest (datakey.go)
 }
 
 // Now is the single timestamp of this transaction.
@@ -102,6 +103,9 @@ func (s *Store) commitLoop() {
 		select {
 		case req := <-s.writes:
 			batch = append(batch[:0], req)
+		case fn := <-s.pauses:
+			fn() // between two batches: no write transaction is open
+			continue
 		case <-s.closing:
 			s.drainOnClose()
 			return
@@ -175,7 +179,7 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 		if _, err := sqlTx.Exec("SAVEPOINT usecase"); err != nil {
 			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", err))
 		}
-		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond)}
+		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys}
 		res := runOne(req.fn, tx)
 		enqueued = enqueued || (tx.enqueued && res.err == nil && !res.panicked)
 		if res.err != nil || res.panicked || res.goexit {

@@ -113,6 +113,13 @@ func (s *Service) runProcess(ctx context.Context, j store.Job) error {
 		auto, conf, risk, reason := string(res.Outcome), res.Confidence, res.RiskScore, res.Reason
 		r.AutomationDecision, r.AutomationConfidence, r.RiskScore, r.DecisionReason = &auto, &conf, &risk, &reason
 		r.ProcessingResult, r.Screenings = res.Processing, res.Screenings
+		// The faces the engine described, sealed, for the duplicate-face
+		// check of later requests: kept only with the decision they made.
+		for i := range res.Faces {
+			if err := tx.SaveFaceDescriptor(&res.Faces[i]); err != nil {
+				return err
+			}
+		}
 		return s.move(tx, r, kyc.ActionAutoDecide, to, systemActor, &reason)
 	})
 }

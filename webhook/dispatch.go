@@ -36,6 +36,10 @@ type Dispatcher struct {
 	// 4), so that a slow or dead receiver holds at most that many of the
 	// runner's slots and never delays other endpoints' deliveries.
 	PerEndpoint int
+	// OnAttempt, when set, is called after each recorded attempt with its
+	// outcome: "delivered", "retry" (failed, another attempt is scheduled)
+	// or "failed" (failed for good). The server counts them for /metrics.
+	OnAttempt func(outcome string)
 
 	mu   sync.Mutex
 	busy map[string]int
@@ -141,6 +145,9 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 	if err != nil {
 		return err
 	}
+	if d.OnAttempt != nil {
+		d.OnAttempt(outcomeNames[outcome])
+	}
 	switch outcome {
 	case store.AttemptRetry:
 		return jobs.RetryAt(next, res.Err)
@@ -148,6 +155,13 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 		d.Log.Warn("webhook endpoint disabled", "endpoint_id", w.Endpoint.ID, "delivery_id", w.DeliveryID, "reason", reason)
 	}
 	return nil
+}
+
+// outcomeNames are the outcomes OnAttempt reports.
+var outcomeNames = map[store.AttemptOutcome]string{
+	store.AttemptDelivered: "delivered",
+	store.AttemptRetry:     "retry",
+	store.AttemptFailed:    "failed",
 }
 
 func flatten(h http.Header) map[string]string {

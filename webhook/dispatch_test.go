@@ -85,6 +85,9 @@ type fixture struct {
 	runner *jobs.Runner
 	box    *seal.Box
 	org    storetest.Org
+
+	mu       sync.Mutex
+	outcomes []string // reported by OnAttempt
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -95,7 +98,8 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{st: st, clock: clock, box: box, runner: jobs.New(jobs.Options{Store: st, Now: clock.Now}), org: storetest.MustOrg(t, st, "hooks", nil)}
-	d := &webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false), Now: clock.Now}
+	d := &webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false), Now: clock.Now,
+		OnAttempt: func(outcome string) { f.mu.Lock(); f.outcomes = append(f.outcomes, outcome); f.mu.Unlock() }}
 	d.Register(f.runner)
 	return f
 }
@@ -194,6 +198,11 @@ func TestDisabledAfterFiveRetries(t *testing.T) {
 	if status != "failed" || len(eps) != 1 || eps[0].Enabled || !strings.Contains(eps[0].DisabledReason, "6 attempts failed") {
 		t.Fatalf("status %s, endpoint %+v", status, eps)
 	}
+	f.mu.Lock()
+	if got, want := strings.Join(f.outcomes, ","), "retry,retry,retry,retry,retry,failed"; got != want {
+		t.Errorf("outcomes = %s, want %s", got, want)
+	}
+	f.mu.Unlock()
 	mails, _ := f.st.FindEmails(t.Context())
 	if len(mails) != 1 || mails[0].To != "compliance@hooks.example" || !strings.Contains(mails[0].Body, ep.ID) {
 		t.Fatalf("e-mails: %+v", mails)
@@ -311,5 +320,21 @@ func TestSlowEndpointDoesNotDelayOthers(t *testing.T) {
 		if j.Attempts > 1 {
 			t.Errorf("a deferred delivery used %d attempts", j.Attempts)
 		}
+	}
+}
+
+// TestOnAttempt: the hook hears every recorded attempt's outcome.
+func TestOnAttempt(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, f.clock, 503, 200)
+	rc.secret = f.endpoint(t, kyc.Sandbox, rc.srv.URL).Secret
+	f.event(t, kyc.Sandbox, kyc.EventWebhookTest)
+	f.runOnce(t)
+	f.clock.Advance(time.Second)
+	f.runOnce(t)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if got, want := strings.Join(f.outcomes, ","), "retry,delivered"; got != want {
+		t.Fatalf("outcomes = %s, want %s", got, want)
 	}
 }

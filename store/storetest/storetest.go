@@ -3,19 +3,22 @@
 package storetest
 
 import (
+	"bytes"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"kycd/kyc"
+	"kycd/seal"
 	"kycd/store"
 )
 
-// Open returns a migrated store on a new file in t.TempDir().
+// Open returns a migrated store on a new file in t.TempDir(), encrypted
+// at rest under MasterKey.
 func Open(t testing.TB) *store.Store {
 	t.Helper()
-	s, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "kyc.db"), store.Options{})
+	s, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "kyc.db"), store.Options{MasterKey: MasterKey})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -25,6 +28,12 @@ func Open(t testing.TB) *store.Store {
 		}
 	})
 	return s
+}
+
+// MasterKey is the master key of the databases Open makes: a fixed key,
+// public in this source, so for tests only. It fits store.Options.MasterKey.
+func MasterKey(bool) (store.Sealer, error) {
+	return seal.New(bytes.Repeat([]byte("storetest"), 4)[:seal.KeySize])
 }
 
 // Org is an organization with one key per environment, for tests.

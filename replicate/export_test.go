@@ -1,0 +1,6 @@
+package replicate
+
+import "time"
+
+// SetCheckpointEvery shortens the time-based checkpoint for a test.
+func SetCheckpointEvery(r *Replicator, d time.Duration) { r.checkpointEvery.Store(int64(d)) }

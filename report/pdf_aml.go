@@ -1,0 +1,114 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"kycd/kyc"
+)
+
+// WriteAMLPDF renders an AML check's report as an A4 PDF: the subject,
+// the verdict, each list's result with the provider and list versions it
+// was computed from, every match record with the features that explain
+// its score, and the monitoring history. Sandbox checks say "SANDBOX —
+// not a real decision" on every page. The same report always renders to
+// the same bytes.
+func WriteAMLPDF(w io.Writer, rep *AMLReport) error {
+	if rep == nil || rep.Check == nil {
+		return errors.New("write aml pdf: no check in the report")
+	}
+	c := rep.Check
+	sandbox := c.Environment == kyc.Sandbox
+	d, err := newDoc("AML screening report", c.PublicID, rep.GeneratedAt, "Check "+c.ID, sandbox)
+	if err != nil {
+		return fmt.Errorf("write aml pdf: %w", err)
+	}
+
+	d.section("Organization and environment")
+	t := d.kvTable()
+	t.kv("Organization", rep.Organization.Name, false)
+	t.kv("Organization id", rep.Organization.ID, true)
+	env := orNone(string(c.Environment))
+	if sandbox {
+		env += " (SANDBOX — not a real decision)"
+	}
+	t.kv("Environment", env, false)
+	t.end()
+
+	d.section("Subject")
+	t = d.kvTable()
+	t.kv("Name", orNone(strings.TrimSpace(c.FirstName+" "+c.LastName)), false)
+	t.kv("First name", orNone(c.FirstName), false)
+	t.kv("Last name", orNone(c.LastName), false)
+	t.kv("Date of birth", optStr(c.DOB), false)
+	t.kv("Country", optStr(c.Country), false)
+	t.kv("Check id", c.ID, true)
+	t.kv("Public id", c.PublicID, true)
+	t.end()
+
+	d.section("Verdict")
+	t = d.kvTable()
+	t.kv("Status", orNone(string(c.Status)), false)
+	risk := none
+	if c.RiskLevel != nil {
+		risk = string(*c.RiskLevel)
+	}
+	t.kv("Risk level", risk, false)
+	t.kv("Matches", strconv.Itoa(c.MatchCount), false)
+	t.kv("Match threshold", strconv.FormatFloat(c.Threshold, 'f', 2, 64), false)
+	t.kv("Monitoring", monitoring(c), false)
+	t.kv("Created", kyc.FormatTime(c.CreatedAt), false)
+	t.kv("Last screened", kyc.FormatTime(c.LastScreenedAt), false)
+	t.end()
+
+	d.section("Results per list")
+	d.screenings(c.Results)
+	amlHistory(d, c.History)
+	return d.finish(w)
+}
+
+func monitoring(c *kyc.AMLCheck) string {
+	if !c.MonitoringEnabled {
+		return "off"
+	}
+	if c.NextScreenAt == nil {
+		return "on"
+	}
+	return "on, next screening " + kyc.FormatTime(*c.NextScreenAt)
+}
+
+// amlHistory prints every screening of the check, oldest first: what
+// triggered it, the status before and after, and which matches appeared
+// or went away.
+func amlHistory(d *doc, history []kyc.Screening) {
+	d.section(fmt.Sprintf("Monitoring history (%d %s)", len(history), plural(len(history), "screening", "screenings")))
+	if len(history) == 0 {
+		d.para("No screening history was loaded.", regular, 9)
+		return
+	}
+	// Widths: timestamps, triggers and statuses fit on one line.
+	t := d.newTable("", true, col{head: "#", w: 0.04, align: "R"}, col{head: "Screened", w: 0.205},
+		col{head: "Trigger", w: 0.095}, col{head: "Status", w: 0.13}, col{head: "Previous", w: 0.13},
+		col{head: "Changed", w: 0.075}, col{head: "Matches", w: 0.075, align: "R"},
+		col{head: "New matches", w: 0.125}, col{head: "Removed matches", w: 0.125}).continues("Monitoring history")
+	for i, s := range history {
+		prev := none
+		if s.PreviousStatus != nil {
+			prev = string(*s.PreviousStatus)
+		}
+		changed := "no"
+		if s.Changed {
+			changed = "yes"
+		}
+		matches := strconv.Itoa(s.MatchCount)
+		if s.RiskLevel != nil {
+			matches += "\n" + string(*s.RiskLevel)
+		}
+		t.row(strconv.Itoa(i+1), kyc.FormatTime(s.ScreenedAt), orNone(s.Trigger), orNone(string(s.Status)), prev,
+			changed, matches, list(s.NewMatches, "\n"), list(s.RemovedMatches, "\n"))
+	}
+	t.end()
+}

@@ -1,0 +1,388 @@
+package store_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"kycd/kyc"
+	"kycd/store"
+	"kycd/store/storetest"
+)
+
+// auditLine is one line of ExportAudit, read the way an outside auditor
+// would.
+type auditLine struct {
+	ID             int64   `json:"id"`
+	CreatedAt      string  `json:"createdAt"`
+	OrganizationID string  `json:"organizationId"`
+	Environment    string  `json:"environment"`
+	ResourceType   string  `json:"resourceType"`
+	ResourceID     string  `json:"resourceId"`
+	Action         string  `json:"action"`
+	ActorType      string  `json:"actorType"`
+	ActorID        *string `json:"actorId"`
+	FromStatus     *string `json:"fromStatus"`
+	ToStatus       *string `json:"toStatus"`
+	Reason         *string `json:"reason"`
+	PrevHash       *string `json:"prevHash"`
+	ContentHash    *string `json:"contentHash"`
+}
+
+// canonicalHash re-implements the encoding documented in store/audit.go
+// from its description, so that the documentation and the code cannot
+// drift apart unnoticed.
+func canonicalHash(l auditLine, prev string) string {
+	id := strconv.FormatInt(l.ID, 10)
+	tag := "kycd.audit.v1"
+	var b []byte
+	for _, s := range []*string{&tag, &id, &l.CreatedAt, &l.OrganizationID, &l.Environment, &l.ResourceType,
+		&l.ResourceID, &l.Action, &l.ActorType, l.ActorID, l.FromStatus, l.ToStatus, l.Reason, &prev} {
+		if s == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(*s)))
+		b = append(b, *s...)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
+
+func ptr(s string) *string { return &s }
+
+// testAuditEntry is the i-th row of a test log; it alternates between the
+// organizations and leaves some optional fields NULL.
+func testAuditEntry(orgs []string, i int) store.AuditEntry {
+	a := store.AuditEntry{OrganizationID: orgs[i%len(orgs)], Environment: kyc.Live, ResourceType: "kyc_request",
+		ResourceID: fmt.Sprintf("kyc_%026d", i/2), Action: "svc.kyc.request.processing", ActorType: kyc.ActorSystem,
+		FromStatus: ptr("submitted"), ToStatus: ptr("processing")}
+	if i%3 == 0 {
+		a.ActorType, a.ActorID, a.Reason = kyc.ActorReviewer, ptr(fmt.Sprint("reviewer-", i)), ptr("document matches")
+		a.FromStatus = nil
+	}
+	return a
+}
+
+func mustAppendAudit(t *testing.T, s *store.Store, entries ...store.AuditEntry) {
+	t.Helper()
+	for _, a := range entries {
+		if err := s.InTx(t.Context(), func(tx *store.Tx) error { return tx.AppendAudit(a) }); err != nil {
+			t.Fatalf("append audit: %v", err)
+		}
+	}
+}
+
+// chainedStore returns a store whose audit log has six rows from two
+// organizations, one minute apart.
+func chainedStore(t *testing.T) (*store.Store, *storetest.Clock) {
+	t.Helper()
+	s, clock := storetest.Open(t), &storetest.Clock{}
+	s.Now = clock.Now
+	orgs := []string{storetest.MustOrg(t, s, "acme", nil).ID, storetest.MustOrg(t, s, "globex", nil).ID}
+	for i := range 6 {
+		mustAppendAudit(t, s, testAuditEntry(orgs, i))
+		clock.Advance(time.Minute)
+	}
+	return s, clock
+}
+
+// fileDB opens the database file on a connection of its own, as anyone
+// with access to the file could, outside the store.
+func fileDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustExec(t *testing.T, db *sql.DB, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func exportAudit(t *testing.T, s *store.Store, since time.Time) []auditLine {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.ExportAudit(t.Context(), since, &buf); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	var out []auditLine
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		var l auditLine
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			t.Fatalf("export line %q: %v", sc.Text(), err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func mustVerify(t *testing.T, s *store.Store) store.AuditVerification {
+	t.Helper()
+	v, err := s.VerifyAudit(t.Context())
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	return v
+}
+
+func TestAuditChain(t *testing.T) {
+	s, _ := chainedStore(t)
+	v := mustVerify(t, s)
+	if !v.OK() || v.Rows != 6 || v.PreChain != 0 {
+		t.Fatalf("verify = %+v (broken %+v), want ok with 6 rows", v, v.Broken)
+	}
+	// The export carries everything needed to recompute the chain outside kycd.
+	lines := exportAudit(t, s, time.Time{})
+	if len(lines) != 6 {
+		t.Fatalf("exported %d rows, want 6", len(lines))
+	}
+	prev := zeros
+	for i, l := range lines {
+		if l.ID != int64(i+1) || l.PrevHash == nil || *l.PrevHash != prev || l.ContentHash == nil || *l.ContentHash != canonicalHash(l, prev) {
+			t.Fatalf("row %d does not chain: %+v", i+1, l)
+		}
+		prev = *l.ContentHash
+	}
+	if v.Head != prev {
+		t.Errorf("head %s, want the last row's hash %s", v.Head, prev)
+	}
+	if lines[0].OrganizationID == lines[1].OrganizationID || lines[0].Reason == nil || lines[1].ActorID != nil {
+		t.Errorf("rows do not span both organizations and NULLs: %+v %+v", lines[0], lines[1])
+	}
+	// FindAudit still reads a resource's rows.
+	if got, err := s.FindAudit(t.Context(), lines[2].ResourceID); err != nil || len(got) != 2 {
+		t.Errorf("FindAudit = %d rows, %v; want 2", len(got), err)
+	}
+	// Rows from 3 minutes on: created_at ≥ since, in id order.
+	since, _ := time.Parse(time.RFC3339, lines[3].CreatedAt)
+	if got := exportAudit(t, s, since); len(got) != 3 || got[0].ID != 4 {
+		t.Errorf("export since %s: %+v", since, got)
+	}
+	if got := exportAudit(t, s, since.Add(time.Hour)); len(got) != 0 {
+		t.Errorf("export since the future: %d rows", len(got))
+	}
+}
+
+// TestAuditTamper changes the file the way an attacker with file access
+// would: drop the triggers, then edit or delete rows. Each change is found
+// at the row where it happened.
+func TestAuditTamper(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		tamper  func(t *testing.T, db *sql.DB, lines []auditLine)
+		id      int64
+		problem store.AuditProblem
+	}{
+		{"Edit", func(t *testing.T, db *sql.DB, _ []auditLine) {
+			mustExec(t, db, `UPDATE audit_log SET reason = 'x' WHERE id = 3`)
+		}, 3, store.AuditContentChanged},
+		{"EditFirst", func(t *testing.T, db *sql.DB, _ []auditLine) {
+			mustExec(t, db, `UPDATE audit_log SET created_at = '2025-01-01T00:00:00.000Z' WHERE id = 1`)
+		}, 1, store.AuditContentChanged},
+		{"EditLast", func(t *testing.T, db *sql.DB, _ []auditLine) {
+			mustExec(t, db, `UPDATE audit_log SET to_status = 'approved' WHERE id = 6`)
+		}, 6, store.AuditContentChanged},
+		// Recomputing the edited row's hash only moves the break to the next row.
+		{"EditAndRehash", func(t *testing.T, db *sql.DB, lines []auditLine) {
+			l := lines[2]
+			l.Reason = ptr("x")
+			mustExec(t, db, fmt.Sprintf(`UPDATE audit_log SET reason = 'x', content_hash = '%s' WHERE id = 3`, canonicalHash(l, *l.PrevHash)))
+		}, 4, store.AuditLinkBroken},
+		{"DeleteMiddle", func(t *testing.T, db *sql.DB, _ []auditLine) {
+			mustExec(t, db, `DELETE FROM audit_log WHERE id = 3`)
+		}, 4, store.AuditRowMissing},
+		{"DeleteFirst", func(t *testing.T, db *sql.DB, _ []auditLine) {
+			mustExec(t, db, `DELETE FROM audit_log WHERE id IN (1, 2)`)
+		}, 3, store.AuditRowMissing},
+		// Deleting a row and renumbering the rest closes the gap but not the chain.
+		{"DeleteAndRenumber", func(t *testing.T, db *sql.DB, _ []auditLine) {
+			mustExec(t, db, `DELETE FROM audit_log WHERE id = 3`, `UPDATE audit_log SET id = id - 1 WHERE id > 3`)
+		}, 3, store.AuditLinkBroken},
+		{"StripHashes", func(t *testing.T, db *sql.DB, _ []auditLine) {
+			mustExec(t, db, `UPDATE audit_log SET prev_hash = NULL, content_hash = NULL WHERE id = 5`)
+		}, 5, store.AuditHashMissing},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := chainedStore(t)
+			lines := exportAudit(t, s, time.Time{})
+			db := fileDB(t, s.Path())
+			mustExec(t, db, `DROP TRIGGER audit_log_no_update`, `DROP TRIGGER audit_log_no_delete`)
+			tt.tamper(t, db, lines)
+			v := mustVerify(t, s)
+			if v.OK() {
+				t.Fatalf("verify = ok (%d rows) after tampering", v.Rows)
+			}
+			b := v.Broken
+			if b.ID != tt.id || b.Problem != tt.problem || b.Expected == b.Stored || b.Detail == "" {
+				t.Fatalf("broken = %+v, want row %d %s", b, tt.id, tt.problem)
+			}
+			t.Logf("row %d: %s: %s (%s expected %.12s…, stored %.12s…)", b.ID, b.Problem, b.Detail, b.Field, b.Expected, b.Stored)
+		})
+	}
+	// The edit case in detail: the stored hash is the original one, the
+	// expected one is what the edited fields hash to.
+	s, _ := chainedStore(t)
+	orig := exportAudit(t, s, time.Time{})[2]
+	db := fileDB(t, s.Path())
+	mustExec(t, db, `DROP TRIGGER audit_log_no_update`, `UPDATE audit_log SET reason = 'x' WHERE id = 3`)
+	edited := orig
+	edited.Reason = ptr("x")
+	if b := mustVerify(t, s).Broken; b == nil || b.Field != "content_hash" || b.Stored != *orig.ContentHash ||
+		b.Expected != canonicalHash(edited, *orig.PrevHash) {
+		t.Fatalf("broken = %+v", b)
+	}
+}
+
+// TestAuditTriggers: the table refuses updates and deletes, and rows
+// without hashes, on every connection.
+func TestAuditTriggers(t *testing.T) {
+	s, _ := chainedStore(t)
+	db := fileDB(t, s.Path())
+	for _, q := range []string{
+		`UPDATE audit_log SET reason = 'x' WHERE id = 3`,
+		`DELETE FROM audit_log WHERE id = 3`,
+		`DELETE FROM audit_log`,
+		`INSERT INTO audit_log (organization_id, environment, resource_type, resource_id, action, actor_type, created_at)
+			VALUES ('org', 'live', 'kyc_request', 'kyc_x', 'a', 'system', '2026-01-01T00:00:00.000Z')`,
+	} {
+		_, err := db.Exec(q)
+		if err == nil || !strings.Contains(err.Error(), "audit_log") {
+			t.Errorf("%s: %v, want refused by a trigger", q, err)
+		}
+	}
+	if v := mustVerify(t, s); !v.OK() || v.Rows != 6 {
+		t.Fatalf("verify = %+v", v)
+	}
+}
+
+// TestAuditChainConcurrent appends from many goroutines at once: group
+// commit puts them in shared transactions, some use cases fail after
+// appending (their savepoint is rolled back, freeing the id), and the
+// chain must still hold.
+func TestAuditChainConcurrent(t *testing.T) {
+	s := storetest.Open(t)
+	orgs := []string{storetest.MustOrg(t, s, "acme", nil).ID, storetest.MustOrg(t, s, "globex", nil).ID}
+	errBoom := errors.New("boom")
+	const n = 400
+	before := s.Stats()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = s.InTx(t.Context(), func(tx *store.Tx) error {
+				if err := tx.AppendAudit(testAuditEntry(orgs, i)); err != nil {
+					return err
+				}
+				if i%5 == 4 {
+					return errBoom
+				}
+				return tx.AppendAudit(testAuditEntry(orgs, i+1)) // two rows in one use case
+			})
+		})
+	}
+	wg.Wait()
+	kept := int64(0)
+	for i, err := range errs {
+		switch {
+		case i%5 == 4 && !errors.Is(err, errBoom):
+			t.Fatalf("use case %d: %v, want boom", i, err)
+		case i%5 != 4 && err != nil:
+			t.Fatalf("use case %d: %v", i, err)
+		case i%5 != 4:
+			kept += 2
+		}
+	}
+	v := mustVerify(t, s)
+	if !v.OK() || v.Rows != kept {
+		t.Fatalf("verify = %+v (broken %+v), want ok with %d rows", v, v.Broken, kept)
+	}
+	after := s.Stats()
+	t.Logf("%d use cases in %d commits", after.UseCases-before.UseCases, after.Commits-before.Commits)
+}
+
+// TestAuditPreChain upgrades a database that already has audit rows:
+// they stay without hashes, the first chained row links to a hash over
+// them, and from then on editing one of them is found.
+func TestAuditPreChain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db := fileDB(t, path)
+	// Build the schema as it was before 0007, from the migration files.
+	for v := 1; v <= 6; v++ {
+		files, err := filepath.Glob(fmt.Sprintf("migrations/%04d_*.sql", v))
+		if err != nil || len(files) != 1 {
+			t.Fatalf("migration %d: %v %v", v, files, err)
+		}
+		b, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, db, string(b))
+	}
+	for i := range 3 {
+		mustExec(t, db, fmt.Sprintf(`INSERT INTO audit_log (organization_id, environment, resource_type, resource_id, action,
+			actor_type, to_status, created_at) VALUES ('org_old', 'live', 'kyc_request', 'kyc_old%d', 'svc.kyc.request.created',
+			'api_key', 'link_generated', '2025-06-0%dT10:00:00.000Z')`, i, i+1))
+	}
+	mustExec(t, db, `PRAGMA user_version = 6`)
+	db.Close()
+
+	s, err := store.Open(t.Context(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v := mustVerify(t, s); !v.OK() || v.Rows != 3 || v.PreChain != 3 {
+		t.Fatalf("after the upgrade: %+v", v)
+	}
+	mustAppendAudit(t, s, testAuditEntry([]string{"org_new"}, 0), testAuditEntry([]string{"org_new"}, 1))
+	v := mustVerify(t, s)
+	if !v.OK() || v.Rows != 5 || v.PreChain != 3 {
+		t.Fatalf("after two chained rows: %+v (broken %+v)", v, v.Broken)
+	}
+	lines := exportAudit(t, s, time.Time{})
+	anchor := zeros
+	for _, l := range lines[:3] {
+		if l.PrevHash != nil || l.ContentHash != nil {
+			t.Fatalf("pre-chain row got hashes: %+v", l)
+		}
+		anchor = canonicalHash(l, anchor)
+	}
+	if got := lines[3].PrevHash; got == nil || *got != anchor {
+		t.Fatalf("first chained row links to %v, want the hash over the pre-chain rows %s", got, anchor)
+	}
+
+	// An edit to a pre-chain row now breaks the link of the first chained row.
+	raw := fileDB(t, path)
+	mustExec(t, raw, `DROP TRIGGER audit_log_no_update`, `UPDATE audit_log SET resource_id = 'kyc_other' WHERE id = 2`)
+	if b := mustVerify(t, s).Broken; b == nil || b.ID != 4 || b.Problem != store.AuditLinkBroken {
+		t.Fatalf("broken = %+v, want the link of row 4", b)
+	}
+}
