@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kycd/replicate"
+	"kycd/server"
 )
 
 // replicateFlags are serve's replication flags (Litestream).
@@ -52,5 +53,20 @@ func (f replicateFlags) startReplication(e *env, db string, log *slog.Logger) (*
 func stopReplication(rep *replicate.Replicator, log *slog.Logger) {
 	if err := rep.Close(); err != nil {
 		log.Error("stop replication", "err", err)
+	}
+}
+
+// replicationStatus adapts the replicator's status for /readyz and
+// /metrics; nil when replication is off.
+func replicationStatus(rep *replicate.Replicator) func() []server.ReplicaStatus {
+	if rep == nil {
+		return nil
+	}
+	return func() []server.ReplicaStatus {
+		var out []server.ReplicaStatus
+		for _, r := range rep.Status() {
+			out = append(out, server.ReplicaStatus{URL: r.URL, LastSync: r.LastSync, Lag: r.Lag, Error: r.LastError})
+		}
+		return out
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -192,6 +193,16 @@ func TestReplicateKill9ThenRestore(t *testing.T) {
 	// Every write so far is replicated within two sync intervals.
 	time.Sleep(2*interval + 250*time.Millisecond)
 	synced := time.Now()
+	// /readyz shows the replica in sync.
+	res, err := http.Get("http://" + p.addr + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(body), `"enabled":true`) || !strings.Contains(string(body), `"lastSyncAt":"`) {
+		t.Errorf("readyz does not show the replica: %s", body)
+	}
 
 	// Writes in flight when the process dies may or may not be on the
 	// replica; they must not break it.

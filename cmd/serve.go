@@ -98,7 +98,7 @@ func (c *ServeCmd) Run(e *env) error {
 	runner := jobs.New(jobs.Options{Store: st, Logger: log, Concurrency: 32})
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
 		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy,
-		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken})
+		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep)})
 	if err != nil {
 		return err
 	}
