@@ -55,7 +55,11 @@ func DocumentDataSignal(doc *kyc.DocumentData, a *kyc.Applicant, minAge int, now
 			Surname: d.Surname, GivenNames: d.GivenNames, DocumentNumber: d.DocumentNumber, Nationality: d.Nationality,
 			BirthDate: d.BirthDate, Sex: d.Sex, ExpiryDate: d.ExpiryDate, Valid: d.Valid}
 		parsed.NationalityISO = mrz.Alpha2(d.Nationality)
-		s.Data["mrz"] = parsed
+		// processingResult is stored in clear (document details are
+		// encrypted at rest), so the number it records is masked.
+		shown := *parsed
+		shown.DocumentNumber = maskNumber(parsed.DocumentNumber)
+		s.Data["mrz"] = shown
 		checks := make([]map[string]any, 0, len(d.Checks))
 		var failed []string
 		for _, c := range d.Checks {
@@ -106,4 +110,12 @@ func ageOn(dob, now time.Time) int {
 		y--
 	}
 	return y
+}
+
+// maskNumber keeps the last four characters of a document number.
+func maskNumber(n string) string {
+	if len(n) <= 4 {
+		return strings.Repeat("*", len(n))
+	}
+	return strings.Repeat("*", len(n)-4) + n[len(n)-4:]
 }

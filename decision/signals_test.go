@@ -125,3 +125,13 @@ func TestDuplicatesCaptureIntegrityCountryRisk(t *testing.T) {
 		t.Errorf("no countries: %s", s.Status)
 	}
 }
+
+// TestDocumentNumberMasked: processingResult is stored in clear, so the
+// document number in the document_data signal is masked.
+func TestDocumentNumberMasked(t *testing.T) {
+	s, parsed := DocumentDataSignal(&kyc.DocumentData{DocumentType: "passport", DocumentNumber: "L898902C3", ExpiryDate: "2030-01-01", MRZ: specimenTD3},
+		&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, 18, now)
+	if got := s.Data["mrz"].(MRZData).DocumentNumber; got != "*****02C3" || parsed.DocumentNumber != "L898902C3" {
+		t.Errorf("stored %q, parsed %q", got, parsed.DocumentNumber)
+	}
+}
