@@ -57,6 +57,16 @@ func Main(ctx context.Context, version string, args []string, stdout, stderr io.
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
 		kong.UsageOnError(),
+		// serve has many flags: its help shows them by topic.
+		kong.ExplicitGroups([]kong.Group{
+			{Key: "server", Title: "Server"},
+			{Key: "keys", Title: "Keys (back them up apart from the database)"},
+			{Key: "replication", Title: "Replication (Litestream)"},
+			{Key: "lists", Title: "Watch lists"},
+			{Key: "email", Title: "E-mail"},
+			{Key: "webhooks", Title: "Webhooks"},
+			{Key: "monitoring", Title: "Monitoring"},
+		}),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "kycd:", err)

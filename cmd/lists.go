@@ -101,8 +101,8 @@ func (c *ListsListCmd) Run(e *env) error {
 // listURLFlags point the list download at the publishers or a mirror; serve
 // --update-lists and lists update share them.
 type listURLFlags struct {
-	OFACBaseURL string `name:"ofac-base-url" env:"KYCD_OFAC_BASE_URL" placeholder:"URL" help:"Where OFAC's sdn.csv, alt.csv, add.csv and consolidated/cons_{prim,alt,add}.csv are downloaded from (default https://www.treasury.gov/ofac/downloads)."`
-	UNURL       string `name:"un-url" env:"KYCD_UN_URL" placeholder:"URL" help:"The UN Security Council consolidated list XML (default https://scsanctions.un.org/resources/xml/en/consolidated.xml)."`
+	OFACBaseURL string `name:"ofac-base-url" env:"KYCD_OFAC_BASE_URL" group:"lists" placeholder:"URL" help:"Where OFAC's sdn.csv, alt.csv, add.csv and consolidated/cons_{prim,alt,add}.csv are downloaded from (default https://www.treasury.gov/ofac/downloads)."`
+	UNURL       string `name:"un-url" env:"KYCD_UN_URL" group:"lists" placeholder:"URL" help:"The UN Security Council consolidated list XML (default https://scsanctions.un.org/resources/xml/en/consolidated.xml)."`
 }
 
 // sources returns the official sources named in only (all when empty),

@@ -18,8 +18,8 @@ import (
 // masterKeyFlag locates the master key that wraps the database's data key
 // (encryption at rest of captured images and document details).
 type masterKeyFlag struct {
-	MasterKeyFile string `name:"master-key-file" env:"KYCD_MASTER_KEY_FILE" type:"path" help:"File with the master key that encrypts captured images and document details: 32 bytes in base64 or hex. Or give the key itself in KYCD_MASTER_KEY. Default <db>.master-key, created 0600 for a new database. Back it up apart from the database."`
-	MasterKey     string `name:"master-key" env:"KYCD_MASTER_KEY" hidden:"" help:"The master key itself, base64 or hex (set KYCD_MASTER_KEY rather than the flag, which other users can see)."`
+	MasterKeyFile string `name:"master-key-file" env:"KYCD_MASTER_KEY_FILE" group:"keys" type:"path" help:"File with the master key that encrypts captured images and document details: 32 bytes in base64 or hex. Or give the key itself in KYCD_MASTER_KEY. Default <db>.master-key, created 0600 for a new database. Back it up apart from the database."`
+	MasterKey     string `name:"master-key" env:"KYCD_MASTER_KEY" group:"keys" hidden:"" help:"The master key itself, base64 or hex (set KYCD_MASTER_KEY rather than the flag, which other users can see)."`
 }
 
 // masterKey is a master key and where it came from, for messages.

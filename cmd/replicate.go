@@ -10,24 +10,24 @@ import (
 
 // replicateFlags are serve's replication flags (Litestream).
 type replicateFlags struct {
-	Replicate                 []string      `name:"replicate" env:"KYCD_REPLICATE" sep:"," placeholder:"URL" help:"Stream the database with Litestream to this replica: file:///path, s3://bucket/prefix or sftp://user@host[:port]/path (relative to the login directory). Repeatable; in KYCD_REPLICATE comma-separated."`
-	ReplicateSyncInterval     time.Duration `name:"replicate-sync-interval" default:"1s" env:"KYCD_REPLICATE_SYNC_INTERVAL" help:"How often new writes are uploaded: at most this much (in time) is lost with the disk (the RPO)."`
-	ReplicateSnapshotInterval time.Duration `name:"replicate-snapshot-interval" default:"24h" env:"KYCD_REPLICATE_SNAPSHOT_INTERVAL" help:"How often a full snapshot is uploaded."`
-	ReplicateRetention        time.Duration `name:"replicate-retention" default:"72h" env:"KYCD_REPLICATE_RETENTION" help:"How long snapshots and changes are kept: the oldest point in time a restore can reach."`
+	Replicate                 []string      `name:"replicate" env:"KYCD_REPLICATE" group:"replication" sep:"," placeholder:"URL" help:"Stream the database with Litestream to this replica: file:///path, s3://bucket/prefix or sftp://user@host[:port]/path (relative to the login directory). Repeatable; in KYCD_REPLICATE comma-separated."`
+	ReplicateSyncInterval     time.Duration `name:"replicate-sync-interval" default:"1s" env:"KYCD_REPLICATE_SYNC_INTERVAL" group:"replication" help:"How often new writes are uploaded: at most this much (in time) is lost with the disk (the RPO)."`
+	ReplicateSnapshotInterval time.Duration `name:"replicate-snapshot-interval" default:"24h" env:"KYCD_REPLICATE_SNAPSHOT_INTERVAL" group:"replication" help:"How often a full snapshot is uploaded."`
+	ReplicateRetention        time.Duration `name:"replicate-retention" default:"72h" env:"KYCD_REPLICATE_RETENTION" group:"replication" help:"How long snapshots and changes are kept: the oldest point in time a restore can reach."`
 	replicaCredentials
 }
 
 // replicaCredentials are the S3 and SFTP settings of replica URLs, kept out
 // of the URLs (which are logged).
 type replicaCredentials struct {
-	S3Endpoint        string `name:"s3-endpoint" env:"KYCD_S3_ENDPOINT" help:"S3-compatible endpoint (MinIO, Ceph, R2, …), e.g. http://minio:9000."`
-	S3Region          string `name:"s3-region" env:"KYCD_S3_REGION" help:"S3 region (default: the bucket's, or us-east-1 with --s3-endpoint)."`
-	S3AccessKeyID     string `name:"s3-access-key-id" env:"KYCD_S3_ACCESS_KEY_ID" help:"S3 access key id (default AWS_ACCESS_KEY_ID, else the AWS credential chain)."`
-	S3SecretAccessKey string `name:"s3-secret-access-key" env:"KYCD_S3_SECRET_ACCESS_KEY" help:"S3 secret access key (default AWS_SECRET_ACCESS_KEY; prefer an environment variable to the flag)."`
-	S3ForcePathStyle  bool   `name:"s3-force-path-style" env:"KYCD_S3_FORCE_PATH_STYLE" help:"Address the bucket as <endpoint>/<bucket> (MinIO and most self-hosted S3)."`
-	SFTPPassword      string `name:"sftp-password" env:"KYCD_SFTP_PASSWORD" help:"SFTP password (prefer the environment variable to the flag)."`
-	SFTPKeyFile       string `name:"sftp-key-file" env:"KYCD_SFTP_KEY_FILE" type:"path" help:"SFTP private key file."`
-	SFTPHostKey       string `name:"sftp-host-key" env:"KYCD_SFTP_HOST_KEY" help:"The SFTP server's public key ('ssh-ed25519 AAAA…', a known_hosts line without the host name). Without it the server is not verified."`
+	S3Endpoint        string `name:"s3-endpoint" env:"KYCD_S3_ENDPOINT" group:"replication" help:"S3-compatible endpoint (MinIO, Ceph, R2, …), e.g. http://minio:9000."`
+	S3Region          string `name:"s3-region" env:"KYCD_S3_REGION" group:"replication" help:"S3 region (default: the bucket's, or us-east-1 with --s3-endpoint)."`
+	S3AccessKeyID     string `name:"s3-access-key-id" env:"KYCD_S3_ACCESS_KEY_ID" group:"replication" help:"S3 access key id (default AWS_ACCESS_KEY_ID, else the AWS credential chain)."`
+	S3SecretAccessKey string `name:"s3-secret-access-key" env:"KYCD_S3_SECRET_ACCESS_KEY" group:"replication" help:"S3 secret access key (default AWS_SECRET_ACCESS_KEY; prefer an environment variable to the flag)."`
+	S3ForcePathStyle  bool   `name:"s3-force-path-style" env:"KYCD_S3_FORCE_PATH_STYLE" group:"replication" help:"Address the bucket as <endpoint>/<bucket> (MinIO and most self-hosted S3)."`
+	SFTPPassword      string `name:"sftp-password" env:"KYCD_SFTP_PASSWORD" group:"replication" help:"SFTP password (prefer the environment variable to the flag)."`
+	SFTPKeyFile       string `name:"sftp-key-file" env:"KYCD_SFTP_KEY_FILE" group:"replication" type:"path" help:"SFTP private key file."`
+	SFTPHostKey       string `name:"sftp-host-key" env:"KYCD_SFTP_HOST_KEY" group:"replication" help:"The SFTP server's public key ('ssh-ed25519 AAAA…', a known_hosts line without the host name). Without it the server is not verified."`
 }
 
 func (c replicaCredentials) credentials() replicate.Credentials {

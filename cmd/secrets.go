@@ -10,7 +10,7 @@ import (
 
 // secretsFlag locates the key that seals webhook secrets in the database.
 type secretsFlag struct {
-	SecretsKeyFile string `name:"secrets-key-file" env:"KYCD_SECRETS_KEY_FILE" type:"path" help:"File with the key that encrypts webhook secrets in the database (default <db>.secret-key, created 0600 if missing). Back it up apart from the database."`
+	SecretsKeyFile string `name:"secrets-key-file" env:"KYCD_SECRETS_KEY_FILE" group:"keys" type:"path" help:"File with the key that encrypts webhook secrets in the database (default <db>.secret-key, created 0600 if missing). Back it up apart from the database."`
 }
 
 func (f secretsFlag) secretsBox(db string, e *env) (*seal.Box, error) {

@@ -26,26 +26,26 @@ import (
 // ServeCmd runs the API.
 type ServeCmd struct {
 	dbFlag
-	Addr      string `default:"127.0.0.1:8080" env:"KYCD_ADDR" help:"Address to listen on."`
-	BaseURL   string `name:"base-url" env:"KYCD_BASE_URL" help:"Public URL of the API (default http://<addr>)."`
-	PortalURL string `name:"portal-url" env:"KYCD_PORTAL_URL" help:"Public URL of the applicant portal (default <base-url>/portal)."`
-	Dev       bool   `env:"KYCD_DEV" help:"Development mode: serve the Swagger UI at /swagger-ui/index.html."`
-	LogLevel  string `name:"log-level" default:"info" enum:"debug,info,warn,error" env:"KYCD_LOG_LEVEL" help:"Log level."`
-	LogFormat string `name:"log-format" default:"json" enum:"json,text" env:"KYCD_LOG_FORMAT" help:"Log format."`
+	Addr      string `default:"127.0.0.1:8080" env:"KYCD_ADDR" group:"server" help:"Address to listen on."`
+	BaseURL   string `name:"base-url" env:"KYCD_BASE_URL" group:"server" help:"Public URL of the API (default http://<addr>)."`
+	PortalURL string `name:"portal-url" env:"KYCD_PORTAL_URL" group:"server" help:"Public URL of the applicant portal (default <base-url>/portal)."`
+	Dev       bool   `env:"KYCD_DEV" group:"server" help:"Development mode: serve the Swagger UI at /swagger-ui/index.html."`
+	LogLevel  string `name:"log-level" default:"info" enum:"debug,info,warn,error" env:"KYCD_LOG_LEVEL" group:"server" help:"Log level."`
+	LogFormat string `name:"log-format" default:"json" enum:"json,text" env:"KYCD_LOG_FORMAT" group:"server" help:"Log format."`
 	secretsFlag
 	masterKeyFlag
-	SMTPHost             string `name:"smtp-host" env:"KYCD_SMTP_HOST" help:"SMTP server for notification e-mails; without it they stay in the email_outbox table."`
-	SMTPPort             int    `name:"smtp-port" env:"KYCD_SMTP_PORT" help:"SMTP port (default 587, or 465 with --smtp-tls tls, 25 with none)."`
-	SMTPUser             string `name:"smtp-user" env:"KYCD_SMTP_USER" help:"SMTP user name."`
-	SMTPPassword         string `name:"smtp-password" env:"KYCD_SMTP_PASSWORD" help:"SMTP password (prefer the environment variable)."`
-	SMTPFrom             string `name:"smtp-from" env:"KYCD_SMTP_FROM" help:"Sender address of notification e-mails."`
-	SMTPTLS              string `name:"smtp-tls" default:"starttls" enum:"starttls,tls,none" env:"KYCD_SMTP_TLS" help:"starttls (required), tls (implicit) or none."`
-	AllowPrivateWebhooks bool   `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
-	TrustProxy           bool   `name:"trust-proxy" env:"KYCD_TRUST_PROXY" help:"kycd runs behind a reverse proxy: take portal clients' addresses from the last X-Forwarded-For entry."`
-	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
+	SMTPHost             string `name:"smtp-host" env:"KYCD_SMTP_HOST" group:"email" help:"SMTP server for notification e-mails; without it they stay in the email_outbox table."`
+	SMTPPort             int    `name:"smtp-port" env:"KYCD_SMTP_PORT" group:"email" help:"SMTP port (default 587, or 465 with --smtp-tls tls, 25 with none)."`
+	SMTPUser             string `name:"smtp-user" env:"KYCD_SMTP_USER" group:"email" help:"SMTP user name."`
+	SMTPPassword         string `name:"smtp-password" env:"KYCD_SMTP_PASSWORD" group:"email" help:"SMTP password (prefer the environment variable)."`
+	SMTPFrom             string `name:"smtp-from" env:"KYCD_SMTP_FROM" group:"email" help:"Sender address of notification e-mails."`
+	SMTPTLS              string `name:"smtp-tls" default:"starttls" enum:"starttls,tls,none" env:"KYCD_SMTP_TLS" group:"email" help:"starttls (required), tls (implicit) or none."`
+	AllowPrivateWebhooks bool   `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" group:"webhooks" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
+	TrustProxy           bool   `name:"trust-proxy" env:"KYCD_TRUST_PROXY" group:"server" help:"kycd runs behind a reverse proxy: take portal clients' addresses from the last X-Forwarded-For entry."`
+	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" group:"lists" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
 	listURLFlags
 	replicateFlags
-	MetricsToken string `name:"metrics-token" env:"KYCD_METRICS_TOKEN" help:"Bearer token that GET /metrics requires; without one /metrics is open, so bind --addr to a private address or block /metrics at the proxy."`
+	MetricsToken string `name:"metrics-token" env:"KYCD_METRICS_TOKEN" group:"monitoring" help:"Bearer token that GET /metrics requires; without one /metrics is open, so bind --addr to a private address or block /metrics at the proxy."`
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
