@@ -51,14 +51,9 @@ type captureResponse struct {
 // 400 (too small, too many pixels, damaged), each with capture's message
 // for the applicant and its code in error.reason.
 func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) error {
-	token, err := tokenParam(r)
-	if err != nil {
-		return err
-	}
 	// Refuse a dead link before reading megabytes and decoding them.
-	if _, st, err := p.svc.PortalState(r.Context(), token); err != nil {
-		return err
-	} else if err := linkError(st); err != nil {
+	token, err := p.usableToken(r)
+	if err != nil {
 		return err
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, p.limits.MaxBytes+multipartOverhead)

@@ -43,15 +43,10 @@ type documentResponse struct {
 // the body is not application/json; 404 for an unknown link and 410 for
 // one that cannot be used any more, as the other endpoints do.
 func (p *portal) handleDocumentSet(w http.ResponseWriter, r *http.Request) error {
-	token, err := tokenParam(r)
-	if err != nil {
-		return err
-	}
 	// A dead link answers as such whatever the body says, so that the page
 	// reloads into the link's state page instead of showing field errors.
-	if _, st, err := p.svc.PortalState(r.Context(), token); err != nil {
-		return err
-	} else if err := linkError(st); err != nil {
+	token, err := p.usableToken(r)
+	if err != nil {
 		return err
 	}
 	d, err := readDocumentForm(w, r)

@@ -189,6 +189,20 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 // tokenParam returns the link's token, refusing at once what cannot be
 // one: tokens are base62 (store.NewSecret), so anything else is not worth
 // a database lookup.
+// usableToken reads the path's token and refuses, before any body is read,
+// a link that is unknown or can no longer be used.
+func (p *portal) usableToken(r *http.Request) (string, error) {
+	token, err := tokenParam(r)
+	if err != nil {
+		return "", err
+	}
+	_, st, err := p.svc.PortalState(r.Context(), token)
+	if err != nil {
+		return "", err
+	}
+	return token, linkError(st)
+}
+
 func tokenParam(r *http.Request) (string, error) {
 	t := r.PathValue("token")
 	if len(t) < 16 || len(t) > 128 {
