@@ -328,3 +328,14 @@ type PendingReview struct {
 	ReasonCode string    `json:"reasonCode,omitempty"`
 	At         time.Time `json:"at"`
 }
+
+// Metadata is what the API and the reports show about how an image was
+// captured: the client's user agent and address, and what the original
+// file said about itself before its metadata was stripped.
+func (c *Capture) Metadata() map[string]any {
+	m := map[string]any{"userAgent": c.UserAgent, "ip": c.IP}
+	for k, v := range c.Meta {
+		m[k] = v
+	}
+	return m
+}

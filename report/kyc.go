@@ -188,10 +188,7 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 		if err != nil {
 			return nil, err
 		}
-		meta := map[string]any{"userAgent": c.UserAgent, "ip": c.IP}
-		for k, v := range c.Meta {
-			meta[k] = v
-		}
+		meta := c.Metadata()
 		rep.Captures = append(rep.Captures, CapturePart{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType,
 			Country: c.Country, ContentType: c.ContentType, Width: c.Width, Height: c.Height, Size: c.Size, SHA256: c.SHA256,
 			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, Metadata: meta})

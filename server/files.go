@@ -44,10 +44,7 @@ func (s *Server) signDownload(id string, expires int64) string {
 func (s *Server) toCaptureJSON(c kyc.Capture) captureJSON {
 	exp := s.now().Add(DownloadURLTTL).Truncate(time.Second)
 	url := s.baseURL + "/v1/files/" + c.ID + "?expires=" + strconv.FormatInt(exp.Unix(), 10) + "&signature=" + s.signDownload(c.ID, exp.Unix())
-	meta := map[string]any{"userAgent": c.UserAgent, "ip": c.IP}
-	for k, v := range c.Meta {
-		meta[k] = v
-	}
+	meta := c.Metadata()
 	return captureJSON{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType, Country: c.Country,
 		ContentType: c.ContentType, Size: c.Size, Width: c.Width, Height: c.Height, SHA256: c.SHA256,
 		CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, Capture: meta, DownloadURL: url, ExpiresAt: kyc.FormatTime(exp)}
