@@ -19,6 +19,14 @@ require (
 )
 
 require (
+	github.com/alexedwards/argon2id v1.0.0 // indirect
+	github.com/boombuler/barcode v1.1.0 // indirect
+	github.com/dlclark/regexp2 v1.11.0 // indirect
+	github.com/pquerna/otp v1.5.0 // indirect
+	github.com/trustelem/zxcvbn v1.0.1 // indirect
+)
+
+require (
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/ryszard/goskiplist v0.0.0-20150312221310-2dfbae5fcf46 // indirect
 	go.shabbyrobe.org/gocovmerge v0.0.0-20230507111327-fa4f82cfbf4d // indirect

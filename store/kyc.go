@@ -242,6 +242,7 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 		if err := json.Unmarshal([]byte(screenings.String), &r.Screenings); err != nil {
 			return nil, fmt.Errorf("decode screenings: %w", err)
 		}
+		kyc.AssignMatchIDs(r.Screenings)
 	}
 	r.PortalExpiresAt, r.CreatedAt, r.UpdatedAt = parseTime(expires), parseTime(created), parseTime(updated)
 	r.SubmittedAt, r.DecidedAt = parseTimePtr(submitted), parseTimePtr(decided)
