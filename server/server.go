@@ -14,6 +14,7 @@ import (
 	"kycd/kyc"
 	"kycd/screening"
 	"kycd/store"
+	"kycd/users"
 	"kycd/verification"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	// Replication reports the replicas for /readyz and /metrics; nil when
 	// replication is off.
 	Replication func() []ReplicaStatus
+	// Users runs the back office's people and sign-in; default: a service
+	// on Store with the console at BaseURL/console.
+	Users *users.Service
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	// Empty: /metrics is open, so bind kycd to a private address or keep
 	// /metrics from the public at the proxy.
@@ -75,6 +79,7 @@ type Server struct {
 	allowPrivateWebhooks bool
 	aml                  *aml.Service
 	kyc                  *verification.Service
+	users                *users.Service
 	trustProxy           bool
 	urlKey               []byte
 	jobsLastPoll         func() time.Time
@@ -105,6 +110,7 @@ func New(opts Options) (*Server, error) {
 		secrets:    opts.Secrets,
 		aml:        opts.AML,
 		kyc:        opts.KYC,
+		users:      opts.Users,
 		trustProxy: opts.TrustProxy,
 		urlKey:     opts.URLKey,
 
@@ -120,6 +126,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.kyc == nil {
 		s.kyc = verification.New(s.store, nil, s.portalURL, s.log)
+	}
+	if s.users == nil {
+		s.users = users.New(users.Options{Store: s.store, Log: s.log, Now: s.now, ConsoleURL: s.baseURL + "/console"})
 	}
 	if len(s.urlKey) == 0 {
 		s.urlKey = make([]byte, 32)

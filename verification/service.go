@@ -203,6 +203,14 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 	if _, err := kyc.CheckTransition(action, r.Status, ""); err != nil {
 		return nil, err
 	}
+	if err := checkClaim(tx, r, actor); err != nil {
+		return nil, err
+	}
+	// The decision (first or final) ends the decider's claim, so that a
+	// second reviewer can take the case.
+	if err := tx.DeleteClaim(r.ID); err != nil {
+		return nil, err
+	}
 	settings, err := tx.FindOrgSettings(orgID)
 	if err != nil {
 		return nil, err
@@ -221,7 +229,10 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 				return nil, err
 			}
 			reason := "First review (" + string(action) + "), waiting for a second reviewer: " + in.Note
-			return r, s.record(tx, r, "", "kyc.review.first_decision", &r.Status, actor, &reason)
+			if err := s.record(tx, r, "", "kyc.review.first_decision", &r.Status, actor, &reason); err != nil {
+				return nil, err
+			}
+			return r, sandboxReviewAudit(tx, r, actor, "kyc.review.first_decision", reason)
 		case p.Reviewer == who:
 			return nil, kyc.Errorf(kyc.EConflict, "Four-eyes review: %s already decided; a second, different reviewer must confirm.", who)
 		case p.Approve != in.Approve:
@@ -237,7 +248,10 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 	if in.ReasonCode != "" {
 		r.ReviewReasonCode = &in.ReasonCode
 	}
-	return r, s.move(tx, r, action, "", actor, &note)
+	if err := s.move(tx, r, action, "", actor, &note); err != nil {
+		return nil, err
+	}
+	return r, sandboxReviewAudit(tx, r, actor, string(kyc.StatusEvent(r.Status)), note)
 }
 
 // move applies one transition: status and decision, the timeline entry,
