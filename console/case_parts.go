@@ -48,9 +48,9 @@ func captureLabel(c kyc.Capture) string {
 // compareRow is one line of "what the document says against what the
 // applicant said".
 type compareRow struct {
-	Field                         string
+	Field                          string
 	Applicant, Confirmed, Document string
-	Differs                       bool
+	Differs                        bool
 }
 
 func mapOf(v any) map[string]any {

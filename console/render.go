@@ -93,22 +93,22 @@ func (p *page) SwitchURL(to kyc.Environment) string {
 // notices are the confirmations a redirect may ask for (by code, so that
 // no text comes from the URL).
 var notices = map[string]string{
-	"claimed":        "You have claimed this case for 30 minutes.",
-	"released":       "The claim is released.",
-	"decided":        "Your decision is recorded.",
-	"first":          "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
-	"match":          "Your decision on the match is recorded.",
-	"password":       "Your password is changed. Your other sessions have ended.",
-	"password-set":   "Your password is set. Sign in with it now.",
-	"totp-on":        "Two-step sign-in is on. Next time you sign in, you will need a code from your app.",
-	"totp-off":       "Two-step sign-in is off.",
-	"user-updated":   "The user is updated.",
-	"require-on":     "Every user must now use two-step sign-in. Users without it set it up at their next sign-in.",
-	"require-off":    "Two-step sign-in is now optional.",
-	"signed-out":     "You are signed out.",
-	"session-ended":  "Your session ended. Please sign in again.",
-	"invite-sent":    "The invitation is sent.",
-	"link-sent":      "A new set-password link is sent.",
+	"claimed":       "You have claimed this case for 30 minutes.",
+	"released":      "The claim is released.",
+	"decided":       "Your decision is recorded.",
+	"first":         "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
+	"match":         "Your decision on the match is recorded.",
+	"password":      "Your password is changed. Your other sessions have ended.",
+	"password-set":  "Your password is set. Sign in with it now.",
+	"totp-on":       "Two-step sign-in is on. Next time you sign in, you will need a code from your app.",
+	"totp-off":      "Two-step sign-in is off.",
+	"user-updated":  "The user is updated.",
+	"require-on":    "Every user must now use two-step sign-in. Users without it set it up at their next sign-in.",
+	"require-off":   "Two-step sign-in is now optional.",
+	"signed-out":    "You are signed out.",
+	"session-ended": "Your session ended. Please sign in again.",
+	"invite-sent":   "The invitation is sent.",
+	"link-sent":     "A new set-password link is sent.",
 }
 
 // render writes a page: executed into memory first, so that a template
