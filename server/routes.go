@@ -37,6 +37,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/aml-checks/{id}", s.handleAMLCheckGet)
 	s.handle("PATCH /v1/aml-checks/{id}", s.handleAMLCheckUpdate)
 	s.handle("GET /v1/aml-checks/{id}/report.pdf", s.handleAMLReportPDF)
+	s.handle("POST /v1/aml-checks/{id}/matches/{matchId}/decision", s.handleAMLMatchDecision)
 
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
 	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)
