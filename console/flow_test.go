@@ -11,6 +11,7 @@ import (
 	"kycd/jobs"
 	"kycd/kyc"
 	"kycd/screening"
+	"kycd/server"
 	"kycd/verification"
 )
 
@@ -25,20 +26,24 @@ type reviewStack struct {
 
 func newReviewStack(t *testing.T) *reviewStack {
 	t.Helper()
-	e := newEnv(t)
-	sc, err := screening.NewScreener()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &reviewStack{env: e, aml: aml.New(e.st, sc, nil)}
-	if err := reviewdata.ImportList(t.Context(), e.st, t.TempDir(), "test-sanctions", watchList); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.aml.Refresh(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	engine := &decision.Auto{Store: e.st, Screen: s.aml.ScreenPerson, Policy: decision.StorePolicy(e.st), Now: e.clock.Now}
-	e.kyc = verification.New(e.st, engine, e.srv.URL+"/portal", nil)
+	s := &reviewStack{}
+	s.env = newEnv(t, func(e *env, o *server.Options) {
+		sc, err := screening.NewScreener()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.aml = aml.New(e.st, sc, nil)
+		if err := reviewdata.ImportList(t.Context(), e.st, t.TempDir(), "test-sanctions", watchList); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.aml.Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		engine := &decision.Auto{Store: e.st, Screen: s.aml.ScreenPerson, Policy: decision.StorePolicy(e.st), Now: e.clock.Now}
+		e.kyc = verification.New(e.st, engine, e.srv.URL+"/portal", nil)
+		o.KYC, o.AML = e.kyc, s.aml
+	})
+	e := s.env
 	s.runner = jobs.New(jobs.Options{Store: e.st, Now: e.clock.Now})
 	e.kyc.RegisterJobs(s.runner)
 	s.aml.RegisterJobs(s.runner)

@@ -40,7 +40,7 @@ type env struct {
 	kyc   *verification.Service
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, setup ...func(*env, *server.Options)) *env {
 	t.Helper()
 	st := storetest.Open(t)
 	clock := &storetest.Clock{}
@@ -56,8 +56,12 @@ func newEnv(t *testing.T) *env {
 	}
 	e.users = users.New(users.Options{Store: st, Now: clock.Now, ConsoleURL: e.srv.URL + "/console", Params: cheap})
 	e.kyc = verification.New(st, nil, e.srv.URL+"/portal", nil)
-	api, err := server.New(server.Options{Store: st, Now: clock.Now, Secrets: box, BaseURL: e.srv.URL, PortalURL: e.srv.URL + "/portal",
-		Version: "test", Users: e.users, KYC: e.kyc})
+	opts := server.Options{Store: st, Now: clock.Now, Secrets: box, BaseURL: e.srv.URL, PortalURL: e.srv.URL + "/portal",
+		Version: "test", Users: e.users, KYC: e.kyc}
+	for _, f := range setup {
+		f(e, &opts)
+	}
+	api, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

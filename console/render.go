@@ -158,6 +158,9 @@ var (
 
 // statusOf maps an error's code to the page's status.
 func statusOf(e *kyc.Error) int {
+	if e.Reason == "invalid_credentials" || e.Reason == "invalid_code" {
+		return http.StatusUnauthorized // a wrong password or code, not a missing permission
+	}
 	switch e.Code {
 	case kyc.EValidation, kyc.EInvalidTransition:
 		return http.StatusBadRequest

@@ -43,7 +43,13 @@ type route struct {
 // register is the console's entire route table. The authorization test
 // walks it: every route × every role.
 func (c *console) register() {
-	c.routes = []route{
+	c.routes = c.table()
+	c.mount()
+}
+
+// table is the route table.
+func (c *console) table() []route {
+	return []route{
 		{pattern: "GET /console/assets/{hash}/{name}", access: public, h: c.handleAsset},
 		{pattern: "GET /console/{$}", access: public, h: c.handleHome},
 		{pattern: "GET /console/login", access: public, h: c.handleLoginPage},
@@ -82,6 +88,10 @@ func (c *console) register() {
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
 	}
+}
+
+// mount puts every route of the table on the mux, behind its guard.
+func (c *console) mount() {
 	// Forms are refused when the browser says they come from another
 	// site (Sec-Fetch-Site, Origin), as the portal's are; SameSite=Strict
 	// on the cookie already keeps it off such requests.
@@ -282,4 +292,26 @@ func (c *console) handleHome(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 	return nil
+}
+
+// Route describes one console route for the authorization test and the
+// documentation: its method and path (with {env} for each environment),
+// whether it is public, and the permission it needs.
+type Route struct {
+	Pattern string
+	// Access: "public", "second-factor" (a session between password and
+	// code), "enrolling" (any signed-in session, also one that must set
+	// up a second factor first) or "signed-in".
+	Access string
+	Perm   kyc.Permission // for signed-in routes
+}
+
+// Routes lists the console's route table.
+func Routes() []Route {
+	table := (&console{}).table()
+	out := make([]Route, 0, len(table))
+	for _, r := range table {
+		out = append(out, Route{Pattern: r.pattern, Access: [...]string{"public", "second-factor", "enrolling", "signed-in"}[r.access], Perm: r.perm})
+	}
+	return out
 }

@@ -50,7 +50,7 @@ func (s *Service) Release(tx *store.Tx, orgID string, env kyc.Environment, id st
 		return err
 	}
 	if c.UserID != user.ID && user.Role != kyc.RoleAdmin {
-		return kyc.Errorf(kyc.EForbidden, "%s holds this claim; only they or an admin can release it.", c.UserName)
+		return kyc.Errorf(kyc.EConflict, "%s holds this claim; only they or an admin can release it.", c.UserName)
 	}
 	if err := tx.DeleteClaim(r.ID); err != nil {
 		return err
