@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ func mustParsePages(a *assets) map[string]*template.Template {
 		"query":    withQuery,
 		"add":      func(a, b int) int { return a + b },
 		"fieldErr": fieldError,
+		"val":      val,
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -205,6 +207,11 @@ func (c *console) renderError(w http.ResponseWriter, r *http.Request, sess *stor
 
 // redirect answers a successful form with 303 to target and a notice.
 func redirect(w http.ResponseWriter, r *http.Request, target, notice string) error {
+	frag := ""
+	if i := strings.IndexByte(target, '#'); i >= 0 {
+		target, frag = target[:i], target[i:]
+	}
+	defer func() { http.Redirect(w, r, target+frag, http.StatusSeeOther) }()
 	if notice != "" {
 		sep := "?"
 		if strings.Contains(target, "?") {
@@ -212,7 +219,6 @@ func redirect(w http.ResponseWriter, r *http.Request, target, notice string) err
 		}
 		target += sep + "notice=" + url.QueryEscape(notice)
 	}
-	http.Redirect(w, r, target, http.StatusSeeOther)
 	return nil
 }
 
@@ -258,6 +264,18 @@ func scorePtr(f *float64) string {
 
 // human turns snake_case codes into words: awaiting_review → awaiting review.
 func human(s any) string { return strings.ReplaceAll(fmt.Sprint(s), "_", " ") }
+
+// val dereferences a pointer (a *RiskLevel, say) for display; nil is "".
+func val(v any) any {
+	r := reflect.ValueOf(v)
+	if r.Kind() == reflect.Pointer {
+		if r.IsNil() {
+			return ""
+		}
+		return r.Elem().Interface()
+	}
+	return v
+}
 
 func deref(p *string) string {
 	if p == nil {
