@@ -110,8 +110,8 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 		args = append(args, nowS, f.UserID)
 	}
 	if f.Reason != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM json_each(r.processing_result, '$.reasons') j WHERE json_extract(j.value, '$.code') = ?)`)
-		args = append(args, f.Reason)
+		where = append(where, `(' ' || r.reason_codes || ' ') LIKE ?`)
+		args = append(args, "% "+strings.NewReplacer("%", "", "_", "").Replace(f.Reason)+" %")
 	}
 	if f.SecondEyes {
 		where = append(where, `r.pending_review IS NOT NULL`)
@@ -123,7 +123,7 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.public_id, r.applicant_id, a.first_name, a.last_name, r.submitted_at, r.created_at,
 		r.risk_score, r.decision_reason, r.pending_review IS NOT NULL,
-		(SELECT group_concat(json_extract(j.value, '$.code'), ' ') FROM json_each(r.processing_result, '$.reasons') j),
+		r.reason_codes,
 		c.user_id, u.name, c.claimed_at, c.expires_at
 		FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id
 		LEFT JOIN case_claims c ON c.request_id = r.id AND c.expires_at > ?
@@ -157,28 +157,6 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 		out = append(out, it)
 	}
 	return out, total, rows.Err()
-}
-
-// ReasonCodes lists the reason codes of the organization's requests
-// awaiting review in env, for the queue's filter.
-func (s *Store) ReasonCodes(ctx context.Context, orgID string, env kyc.Environment) ([]string, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT DISTINCT json_extract(j.value, '$.code') FROM kyc_requests r, json_each(r.processing_result, '$.reasons') j
-		WHERE r.organization_id = ? AND r.environment = ? AND r.status = 'awaiting_review' ORDER BY 1`, orgID, string(env))
-	if err != nil {
-		return nil, fmt.Errorf("find reason codes: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c sql.NullString
-		if err := rows.Scan(&c); err != nil {
-			return nil, fmt.Errorf("scan reason code: %w", err)
-		}
-		if c.Valid {
-			out = append(out, c.String)
-		}
-	}
-	return out, rows.Err()
 }
 
 // FindKYCRequestsOfApplicant returns every request of an applicant,

@@ -257,7 +257,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id)) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), reason_codes TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,

@@ -103,3 +103,10 @@ ALTER TABLE aml_checks ADD COLUMN review_status TEXT NOT NULL DEFAULT 'not_requi
 ALTER TABLE aml_checks ADD COLUMN resolved_at TEXT;
 UPDATE aml_checks SET review_status = 'pending' WHERE match_count > 0;
 CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, review_status, id);
+
+-- The reason codes of a request's decision (space-separated, most severe
+-- first), written with processing_result, so that the review queue can
+-- show and filter them without parsing every request's JSON.
+ALTER TABLE kyc_requests ADD COLUMN reason_codes TEXT;
+UPDATE kyc_requests SET reason_codes = (SELECT group_concat(json_extract(j.value, '$.code'), ' ')
+  FROM json_each(processing_result, '$.reasons') j) WHERE processing_result IS NOT NULL AND json_valid(processing_result);
