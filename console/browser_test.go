@@ -121,7 +121,7 @@ func (b *tab) waitFor(expr string) {
 // open loads path and waits for the page.
 func (b *tab) open(base, path string) {
 	b.t.Helper()
-	b.do(chromedp.Navigate(base+path))
+	b.do(chromedp.Navigate(base + path))
 	b.waitFor(`document.readyState === 'complete'`)
 }
 

@@ -234,7 +234,9 @@ func measure(name string, count, conc int, urlOf func(int) string, client *http.
 	wg.Wait()
 	total := time.Since(start)
 	slices.Sort(durs)
-	pct := func(p float64) time.Duration { return durs[min(len(durs)-1, int(p*float64(len(durs))))].Round(100 * time.Microsecond) }
+	pct := func(p float64) time.Duration {
+		return durs[min(len(durs)-1, int(p*float64(len(durs))))].Round(100 * time.Microsecond)
+	}
 	fmt.Printf("%-32s p50 %-8s p95 %-8s p99 %-8s max %-8s %.0f pages/s, %d failed\n", name, pct(0.50), pct(0.95), pct(0.99),
 		durs[len(durs)-1].Round(100*time.Microsecond), float64(count)/total.Seconds(), failed.Load())
 }
