@@ -39,6 +39,13 @@ func (c *console) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The browser's previous session, if any, ends: a sign-in always
+	// starts a new session id.
+	if old, err := c.session(r); err == nil && old != nil {
+		if err := c.store.InTx(r.Context(), func(tx *store.Tx) error { return tx.DeleteSession(old.IDHash) }); err != nil {
+			return err
+		}
+	}
 	maxAge := int(users.SessionAbsolute.Seconds())
 	if in.Stage != store.StageFull {
 		maxAge = int(users.SecondFactorTime.Seconds())
