@@ -427,7 +427,7 @@ CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;
 
-CREATE INDEX kyc_requests_queue_idx ON kyc_requests (organization_id, environment, status, submitted_at, id);
+CREATE INDEX kyc_requests_queue_idx ON kyc_requests (organization_id, environment, status, submitted_at, id, reason_codes);
 
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
 

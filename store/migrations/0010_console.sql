@@ -75,8 +75,6 @@ CREATE TABLE case_claims (
   expires_at TEXT NOT NULL
 ) STRICT;
 
--- The review queue reads requests awaiting review oldest submission first.
-CREATE INDEX kyc_requests_queue_idx ON kyc_requests (organization_id, environment, status, submitted_at, id);
 
 -- People's decisions on AML matches. Every decision is kept; the latest per
 -- match applies, and only while the listed entity is as it was then.
@@ -110,3 +108,9 @@ CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, 
 ALTER TABLE kyc_requests ADD COLUMN reason_codes TEXT;
 UPDATE kyc_requests SET reason_codes = (SELECT group_concat(json_extract(j.value, '$.code'), ' ')
   FROM json_each(processing_result, '$.reasons') j) WHERE processing_result IS NOT NULL AND json_valid(processing_result);
+
+-- The review queue reads requests awaiting review oldest submission first,
+-- filtered by reason code: the index holds the codes, so neither the count
+-- nor the filter reads the rows (whose processing_result is large: a new
+-- column comes after it, behind its overflow pages).
+CREATE INDEX kyc_requests_queue_idx ON kyc_requests (organization_id, environment, status, submitted_at, id, reason_codes);
