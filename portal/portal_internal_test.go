@@ -5,12 +5,25 @@ import (
 	"testing"
 
 	"kycd/kyc"
+	"kycd/locale"
 )
 
 // TestCountryList offers every code the service accepts, each once, named
-// and in reading order.
+// and in reading order, in every language.
 func TestCountryList(t *testing.T) {
-	list := countryList()
+	var lists countryLists
+	for _, c := range locale.All() {
+		list := lists.of(c)
+		if len(list) != 250 {
+			t.Errorf("%s: countries=%d, want 250", c.Tag(), len(list))
+		}
+		for i, ctry := range list {
+			if ctry.Name == ctry.Code {
+				t.Errorf("%s: entry %d unnamed: %+v", c.Tag(), i, ctry)
+			}
+		}
+	}
+	list := lists.of(locale.Get("en"))
 	if len(list) != 250 {
 		t.Errorf("countries=%d, want 250 (249 ISO codes and XK)", len(list))
 	}
@@ -27,6 +40,17 @@ func TestCountryList(t *testing.T) {
 		{"Cuba", "Curaçao"}, {"Curaçao", "Cyprus"}, {"Germany", "Ghana"}} {
 		if pos[order[0]] >= pos[order[1]] {
 			t.Errorf("%s is not before %s", order[0], order[1])
+		}
+	}
+	// German collation puts Ö with O (Oman, Österreich); Russian sorts
+	// in Cyrillic order (Грузия before Египет), not by transliteration.
+	for tag, order := range map[string][2]string{"de": {"OM", "AT"}, "ru": {"GE", "EG"}} {
+		pos := map[string]int{}
+		for i, c := range lists.of(locale.Get(tag)) {
+			pos[c.Code] = i
+		}
+		if pos[order[0]] >= pos[order[1]] {
+			t.Errorf("%s: %s is not before %s", tag, order[0], order[1])
 		}
 	}
 }
@@ -55,7 +79,7 @@ func TestDocumentTypes(t *testing.T) {
 		t.Errorf("page offers %d documents, service accepts %d", len(documentTypes), len(kyc.DocumentTypes))
 	}
 	for _, d := range documentTypes {
-		if back, ok := kyc.DocumentTypes[d.Value]; !ok || back != d.HasBack || d.Label == "" {
+		if back, ok := kyc.DocumentTypes[d.Value]; !ok || back != d.HasBack || !locale.Get("en").Has("doc."+d.Value) {
 			t.Errorf("%+v: service has %v %v", d, back, ok)
 		}
 		// The documents with an ICAO 9303 MRZ, as the decision engine
