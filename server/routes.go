@@ -50,7 +50,8 @@ func (s *Server) routes() {
 
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
-	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy}))
+	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy,
+		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)
