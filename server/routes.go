@@ -47,6 +47,8 @@ func (s *Server) routes() {
 	s.handle("GET /v1/webhook-deliveries", s.handleDeliveryList)
 	s.handle("GET /v1/webhook-deliveries/{id}", s.handleDeliveryGet)
 	s.handle("POST /v1/webhook-deliveries/{id}/replay", s.handleDeliveryReplay)
+	s.handle("GET /v1/callback-secret", s.handleCallbackSecretGet)
+	s.handle("POST /v1/callback-secret/rotate", s.handleCallbackSecretRotate)
 
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
