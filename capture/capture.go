@@ -1,9 +1,11 @@
 // Package capture checks and sanitises the identity-document photos and
 // selfies that applicants upload. Every upload is untrusted: its type is
-// sniffed from its bytes, its size and pixel count are bounded before any
-// pixel is decoded, and only its pixels are kept, re-encoded, so EXIF, GPS,
-// XMP, ICC profiles, comments and anything hidden after the image data are
-// gone from what is stored. What the metadata said is returned beside it.
+// sniffed from its bytes; its size, pixel count and the memory decoding it
+// will take are bounded before any pixel is decoded (and, through a Gate,
+// the decodes running at once); and only its pixels are kept, scaled to a
+// bounded size and re-encoded, so EXIF, GPS, XMP, ICC profiles, comments
+// and anything hidden after the image data are gone from what is stored.
+// What the metadata said is returned beside it.
 package capture
 
 import (
