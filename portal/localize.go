@@ -31,6 +31,9 @@ func (p *portal) localize(c *locale.Catalog, e *kyc.Error) *kyc.Error {
 			}
 		}
 		return &out
+	case e.Code == kyc.EUnavailable:
+		out.Message = c.T("error.busy") // capture's gate is full
+		return &out
 	case e.Code == kyc.EUnprocessable && isLinkState(e.Reason):
 		out.Message = c.T("error.link_" + e.Reason)
 		return &out
