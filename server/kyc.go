@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"kycd/kyc"
+	"kycd/locale"
 	"kycd/store"
 	"kycd/verification"
 )
@@ -26,6 +27,10 @@ type kycCreatedJSON struct {
 	PortalURL         string          `json:"portalUrl"`
 	PortalExpiresAt   string          `json:"portalExpiresAt"`
 	CreatedAt         string          `json:"createdAt"`
+	// CallbackSecret is the organization's callback signing secret for
+	// this environment, present only in the answer to the request that
+	// made it: the first with a callbackUrl. It is never shown again.
+	CallbackSecret string `json:"callbackSecret,omitempty"`
 }
 
 // kycJSON is the full request record.
@@ -44,6 +49,7 @@ type kycJSON struct {
 	RedirectURL          *string         `json:"redirectUrl"`
 	ExternalRef          *string         `json:"externalRef"`
 	Metadata             map[string]any  `json:"metadata"`
+	Locale               *string         `json:"locale"`
 	PortalExpiresAt      string          `json:"portalExpiresAt"`
 	AutomationDecision   *string         `json:"automationDecision"`
 	AutomationConfidence *float64        `json:"automationConfidence"`
@@ -69,7 +75,7 @@ func toKYCJSON(r *kyc.KYCRequest) kycJSON {
 	j := kycJSON{ID: r.ID, PublicID: r.PublicID, ApplicantID: r.ApplicantID, ApplicantPublicID: r.ApplicantPublicID,
 		Environment: r.Environment, Status: r.Status, Decision: r.Decision, DecisionReason: r.DecisionReason,
 		RiskScore: r.RiskScore, WorkflowType: string(r.WorkflowType), CallbackURL: r.CallbackURL, RedirectURL: r.RedirectURL,
-		ExternalRef: r.ExternalRef, Metadata: r.Metadata, PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt),
+		ExternalRef: r.ExternalRef, Metadata: r.Metadata, Locale: r.Locale, PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt),
 		AutomationDecision: r.AutomationDecision, AutomationConfidence: r.AutomationConfidence,
 		ProcessingResult: r.ProcessingResult, ReviewerNote: r.ReviewerNote, ReviewReasonCode: r.ReviewReasonCode, SubmittedAt: timePtr(r.SubmittedAt),
 		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt)}
@@ -163,13 +169,27 @@ func (s *Server) handleKYCCreate(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	in.CallbackURL, in.RedirectURL = o.str("callbackUrl"), o.str("redirectUrl")
-	errs = append(errs, checkURL("callbackUrl", in.CallbackURL, key.Environment)...)
+	if cbErrs := checkURL("callbackUrl", in.CallbackURL, key.Environment); len(cbErrs) > 0 {
+		errs = append(errs, cbErrs...)
+	} else if in.CallbackURL != nil {
+		// The request's events are delivered there: the webhook rules apply.
+		s.checkTarget(r.Context(), o, "callbackUrl", *in.CallbackURL, key.Environment)
+	}
 	errs = append(errs, checkURL("redirectUrl", in.RedirectURL, key.Environment)...)
 	if in.ExternalRef = o.str("externalRef"); in.ExternalRef != nil && (utf8.RuneCountInString(*in.ExternalRef) > kyc.MaxExternalRefLen || strings.TrimSpace(*in.ExternalRef) == "") {
 		errs = append(errs, kyc.FieldError{Field: "externalRef", Message: "must be 1 to 255 characters"})
 	}
 	in.Metadata = o.anyObject("metadata")
 	errs = append(errs, kyc.ValidateMetadata(in.Metadata)...)
+	if loc := o.str("locale"); loc != nil {
+		canonical, _, err := locale.Parse(*loc)
+		if err != nil {
+			errs = append(errs, kyc.FieldError{Field: "locale",
+				Message: "must be a BCP 47 language tag of a language the portal speaks: " + strings.Join(locale.Tags(), ", ") + " (regional forms such as de-CH or pt-BR are fine)"})
+		} else {
+			in.Locale = &canonical
+		}
+	}
 	ttl, ttlErrs := portalTTL(o)
 	in.PortalTTL = ttl
 	if err := o.check(append(errs, ttlErrs...)); err != nil {
@@ -179,11 +199,23 @@ func (s *Server) handleKYCCreate(w http.ResponseWriter, r *http.Request) error {
 		return envErr
 	}
 	return s.commit(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+		var secret string
+		if in.CallbackURL != nil {
+			cs, created, err := tx.EnsureCallbackSecret(s.secrets, key.OrganizationID, key.Environment)
+			if err != nil {
+				return nil, err
+			}
+			if created {
+				secret = cs.Secret
+			}
+		}
 		req, err := s.kyc.Create(tx, key.OrganizationID, key.Environment, actorOf(key, kyc.ActorAPIKey), in)
 		if err != nil {
 			return nil, err
 		}
-		return s.toCreatedJSON(req), nil
+		j := s.toCreatedJSON(req)
+		j.CallbackSecret = secret
+		return j, nil
 	})
 }
 

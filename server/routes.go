@@ -49,10 +49,13 @@ func (s *Server) routes() {
 	s.handle("GET /v1/webhook-deliveries", s.handleDeliveryList)
 	s.handle("GET /v1/webhook-deliveries/{id}", s.handleDeliveryGet)
 	s.handle("POST /v1/webhook-deliveries/{id}/replay", s.handleDeliveryReplay)
+	s.handle("GET /v1/callback-secret", s.handleCallbackSecretGet)
+	s.handle("POST /v1/callback-secret/rotate", s.handleCallbackSecretRotate)
 
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
-	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy}))
+	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy,
+		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute}))
 	// The back office: HTML pages behind a session cookie (console/routes.go
 	// has its route table, each route with the permission it needs).
 	s.mux.Handle("/console/", console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,

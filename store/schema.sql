@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 10
+-- PRAGMA user_version = 12
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -109,6 +109,18 @@ CREATE TABLE audit_log (
   created_at      TEXT NOT NULL
 , prev_hash TEXT, content_hash TEXT) STRICT;
 
+CREATE TABLE callback_secrets (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  secret          BLOB NOT NULL,             -- sealed whsec_… secret, AAD 'callback <org> <env>'
+  previous_secret BLOB,                      -- sealed; signs too until previous_secret_until when dual_sign
+  previous_secret_until TEXT,
+  dual_sign       INTEGER NOT NULL DEFAULT 0 CHECK (dual_sign IN (0, 1)),
+  created_at      TEXT NOT NULL,
+  rotated_at      TEXT,
+  PRIMARY KEY (organization_id, environment)
+) STRICT;
+
 CREATE TABLE case_claims (
   request_id TEXT PRIMARY KEY REFERENCES kyc_requests (id) ON DELETE CASCADE,
   user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -146,7 +158,7 @@ CREATE TABLE email_outbox (
   created_at      TEXT NOT NULL,
   sent_at         TEXT,
   error           TEXT
-) STRICT;
+, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256)) STRICT;
 
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
@@ -257,7 +269,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), reason_codes TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, reason_codes TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -284,12 +296,21 @@ CREATE TABLE login_failures (
   at      TEXT NOT NULL
 ) STRICT;
 
+CREATE TABLE organization_logos (
+  sha256       TEXT PRIMARY KEY,
+  content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/svg+xml')),
+  width        INTEGER NOT NULL,
+  height       INTEGER NOT NULL,
+  data         BLOB NOT NULL,
+  created_at   TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE organizations (
   id            TEXT PRIMARY KEY,            -- org_<ulid>
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1))) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1))) STRICT;
 
 CREATE TABLE user_tokens (
   token_hash BLOB PRIMARY KEY,
@@ -319,24 +340,28 @@ CREATE TABLE users (
   updated_at      TEXT NOT NULL
 ) STRICT;
 
-CREATE TABLE webhook_attempts (
+CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
-  delivery_id      TEXT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+  delivery_id      TEXT NOT NULL REFERENCES "webhook_deliveries" (id) ON DELETE CASCADE,
   attempt          INTEGER NOT NULL,
   request_headers  TEXT NOT NULL,            -- JSON object of the headers sent
   response_status  INTEGER,                  -- NULL: no HTTP response
   response_excerpt TEXT NOT NULL DEFAULT '', -- first 1 KiB of the response body
+  -- 1: the receiver's address was not public (kycd serve
+  -- --allow-private-webhooks), so its answer was not kept
+  response_body_withheld INTEGER NOT NULL DEFAULT 0 CHECK (response_body_withheld IN (0, 1)),
   duration_ms      INTEGER NOT NULL,
   error            TEXT NOT NULL DEFAULT '',
   started_at       TEXT NOT NULL,
   next_retry_at    TEXT
 ) STRICT;
 
-CREATE TABLE webhook_deliveries (
+CREATE TABLE "webhook_deliveries" (
   id              TEXT PRIMARY KEY,          -- whd_<ulid>
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
   environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  endpoint_id     TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  endpoint_id     TEXT REFERENCES webhook_endpoints (id) ON DELETE CASCADE, -- NULL: to callback_url
+  callback_url    TEXT,                      -- the request's callbackUrl; set exactly when endpoint_id is NULL
   event_id        TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
   event_type      TEXT NOT NULL,
   status          TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
@@ -345,7 +370,8 @@ CREATE TABLE webhook_deliveries (
   next_attempt_at TEXT,
   delivered_at    TEXT,
   created_at      TEXT NOT NULL,
-  updated_at      TEXT NOT NULL
+  updated_at      TEXT NOT NULL,
+  CHECK ((endpoint_id IS NULL) = (callback_url IS NOT NULL))
 ) STRICT;
 
 CREATE TABLE webhook_endpoints (
@@ -364,7 +390,7 @@ CREATE TABLE webhook_endpoints (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   deleted_at      TEXT                       -- soft delete: deliveries keep their history
-) STRICT;
+, dual_sign INTEGER NOT NULL DEFAULT 0 CHECK (dual_sign IN (0, 1))) STRICT;
 
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 
