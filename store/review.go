@@ -121,14 +121,16 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+w, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count queue: %w", err)
 	}
+	// The page's ids come from the queue index alone (it holds every
+	// column the filters need); only those rows are then read and joined,
+	// so a deep page does not join every row it skips.
 	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.public_id, r.applicant_id, a.first_name, a.last_name, r.submitted_at, r.created_at,
-		r.risk_score, r.decision_reason, r.pending_review IS NOT NULL,
-		r.reason_codes,
-		c.user_id, u.name, c.claimed_at, c.expires_at
-		FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id
+		r.risk_score, r.decision_reason, r.pending_review IS NOT NULL, r.reason_codes, c.user_id, u.name, c.claimed_at, c.expires_at
+		FROM (SELECT r.id FROM kyc_requests r WHERE `+w+` ORDER BY r.submitted_at, r.id LIMIT ? OFFSET ?) page
+		JOIN kyc_requests r ON r.id = page.id JOIN applicants a ON a.id = r.applicant_id
 		LEFT JOIN case_claims c ON c.request_id = r.id AND c.expires_at > ?
 		LEFT JOIN users u ON u.id = c.user_id
-		WHERE `+w+` ORDER BY r.submitted_at, r.id LIMIT ? OFFSET ?`, append(append([]any{nowS}, args...), f.Size, (f.Page-1)*f.Size)...)
+		ORDER BY r.submitted_at, r.id`, append(append(args, f.Size, (f.Page-1)*f.Size), nowS)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find queue: %w", err)
 	}

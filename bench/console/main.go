@@ -43,28 +43,45 @@ func main() {
 	n := flag.Int("requests", 10000, "KYC requests awaiting review in the database")
 	gets := flag.Int("gets", 2000, "page loads per page kind")
 	conc := flag.Int("concurrency", 4, "page loads at once")
+	keep := flag.String("db", "", "database file to keep and reuse: seeded when it has fewer requests (default: a temporary one)")
 	flag.Parse()
-	if err := run(*n, *gets, *conc); err != nil {
+	if err := run(*n, *gets, *conc, *keep); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(n, gets, conc int) error {
+func run(n, gets, conc int, keep string) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "kycd-bench-console")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	dbPath := filepath.Join(dir, "kyc.db")
+	// A kept database keeps its master key beside it (benchmark data only).
 	master := make([]byte, seal.KeySize)
-	_, _ = rand.Read(master)
-	st, err := store.Open(ctx, filepath.Join(dir, "kyc.db"), store.Options{MasterKey: func(bool) (store.Sealer, error) { return seal.New(master) }})
+	if keep != "" {
+		dbPath = keep
+		if b, err := os.ReadFile(keep + ".bench-key"); err == nil && len(b) == seal.KeySize {
+			master = b
+		} else {
+			_, _ = rand.Read(master)
+			if err := os.WriteFile(keep+".bench-key", master, 0o600); err != nil {
+				return err
+			}
+		}
+	} else {
+		_, _ = rand.Read(master)
+	}
+	st, err := store.Open(ctx, dbPath, store.Options{MasterKey: func(bool) (store.Sealer, error) { return seal.New(master) }})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	var org *kyc.Organization
-	if err := st.InTx(ctx, func(tx *store.Tx) (err error) {
+	if orgs, err := st.FindOrganizations(ctx); err == nil && len(orgs) > 0 {
+		org = orgs[0]
+	} else if err := st.InTx(ctx, func(tx *store.Tx) (err error) {
 		org, err = tx.CreateOrganization("Bench Ltd", "")
 		return err
 	}); err != nil {
@@ -88,16 +105,23 @@ func run(n, gets, conc int) error {
 	kycSvc.RegisterJobs(runner)
 
 	start := time.Now()
-	if err := seed(ctx, st, kycSvc, runner, org.ID, n); err != nil {
+	_, have, err := st.FindKYCRequests(ctx, org.ID, kyc.Live, kyc.KYCAwaitingReview, 1, 1)
+	if err != nil {
 		return err
 	}
-	fi, _ := os.Stat(filepath.Join(dir, "kyc.db"))
-	fmt.Printf("seeded %d requests awaiting review in %s (database %.1f MB)\n", n, time.Since(start).Round(time.Second), float64(fi.Size())/1e6)
+	if have < n {
+		if err := seed(ctx, st, kycSvc, runner, org.ID, n-have); err != nil {
+			return err
+		}
+	}
+	fi, _ := os.Stat(dbPath)
+	fmt.Printf("%d requests awaiting review (%d seeded in %s; database %.1f MB)\n", max(n, have), max(0, n-have), time.Since(start).Round(time.Second), float64(fi.Size())/1e6)
 
 	usvc := users.New(users.Options{Store: st})
 	var link string
+	email := fmt.Sprintf("rev%d@bench.example", time.Now().UnixNano())
 	if err := st.InTx(ctx, func(tx *store.Tx) (err error) {
-		_, link, err = usvc.Invite(tx, org.ID, users.InviteInput{Email: "rev@bench.example", Name: "Rev Bench", Role: kyc.RoleReviewer},
+		_, link, err = usvc.Invite(tx, org.ID, users.InviteInput{Email: email, Name: "Rev Bench", Role: kyc.RoleReviewer},
 			users.Actor{Type: kyc.ActorSystem, ID: "bench"})
 		return err
 	}); err != nil {
@@ -118,7 +142,7 @@ func run(n, gets, conc int) error {
 	mux.Handle("/", api.Handler())
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
-	res, err := client.PostForm(hs.URL+"/console/login", url.Values{"email": {"rev@bench.example"}, "password": {pw}})
+	res, err := client.PostForm(hs.URL+"/console/login", url.Values{"email": {email}, "password": {pw}})
 	if err != nil {
 		return err
 	}
