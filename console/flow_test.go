@@ -107,6 +107,12 @@ func TestFourEyesByUsers(t *testing.T) {
 	if !strings.Contains(q.text(), "Viktor Petrenko") || !strings.Contains(q.text(), "SANCTIONS_MATCH") {
 		t.Fatalf("queue: %s", q.text())
 	}
+	for filter, want := range map[string]bool{"reason=SANCTIONS_MATCH": true, "reason=FACE_MISMATCH": false, "claim=unclaimed": true,
+		"claim=mine": false, "foureyes=1": false} {
+		if got := strings.Contains(bj.get("/console/live/queue?"+filter).text(), "Viktor Petrenko"); got != want {
+			t.Errorf("queue?%s lists the case: %v, want %v", filter, got, want)
+		}
+	}
 	if r := bj.post(casePath + "/claim"); r.status != http.StatusSeeOther {
 		t.Fatalf("claim: %d %s", r.status, r.text())
 	}

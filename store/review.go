@@ -110,8 +110,8 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 		args = append(args, nowS, f.UserID)
 	}
 	if f.Reason != "" {
-		where = append(where, `(' ' || r.reason_codes || ' ') LIKE ?`)
-		args = append(args, "% "+strings.NewReplacer("%", "", "_", "").Replace(f.Reason)+" %")
+		where = append(where, `instr(' ' || r.reason_codes || ' ', ?) > 0`)
+		args = append(args, " "+f.Reason+" ")
 	}
 	if f.SecondEyes {
 		where = append(where, `r.pending_review IS NOT NULL`)

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -43,12 +44,17 @@ func main() {
 	n := flag.Int("requests", 10000, "KYC requests awaiting review in the database")
 	gets := flag.Int("gets", 2000, "page loads per page kind")
 	conc := flag.Int("concurrency", 4, "page loads at once")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the page loads to this file")
 	keep := flag.String("db", "", "database file to keep and reuse: seeded when it has fewer requests (default: a temporary one)")
 	flag.Parse()
+	cpuProfile = *prof
 	if err := run(*n, *gets, *conc, *keep); err != nil {
 		log.Fatal(err)
 	}
 }
+
+// cpuProfile is the -cpuprofile file.
+var cpuProfile string
 
 func run(n, gets, conc int, keep string) error {
 	ctx := context.Background()
@@ -155,10 +161,23 @@ func run(n, gets, conc int, keep string) error {
 		return err
 	}
 	fmt.Printf("GOMAXPROCS %d, %d page loads per kind, %d at once\n", runtime.GOMAXPROCS(0), gets, conc)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	pages := max(1, n/50)
 	measure("queue (50 per page, any page)", gets, conc, func(i int) string {
 		q := []string{"", "claim=unclaimed&", "reason=SCREENING_FAILED&", "reason=SANCTIONS_MATCH&"}[i%4]
 		return fmt.Sprintf("%s/console/live/queue?%spage=%d", hs.URL, q, 1+(i*7919)%pages)
+	}, client)
+	measure("queue, first page", gets, conc, func(i int) string {
+		return hs.URL + "/console/live/queue?" + []string{"", "claim=unclaimed", "reason=SCREENING_FAILED", "reason=SANCTIONS_MATCH"}[i%4]
 	}, client)
 	measure("case view", gets, conc, func(i int) string {
 		return hs.URL + "/console/live/cases/" + ids[(i*7919)%len(ids)]
