@@ -35,6 +35,10 @@ type Features struct {
 	DOBFactor     float64     `json:"dobFactor"`
 	Country       string      `json:"country"` // match, mismatch, unknown
 	CountryFactor float64     `json:"countryFactor"`
+	// MixedScript: a word of the query mixes letters of several scripts
+	// (Latin with a Cyrillic look-alike), which honest names rarely do;
+	// the look-alikes were folded before matching.
+	MixedScript bool `json:"mixedScript"`
 }
 
 // TokenPair says which list name part a query name part was matched to.
@@ -64,6 +68,10 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 	qt := normalize(q.Name)
 	if len(qt) == 0 || len(ix.names) == 0 {
 		return nil
+	}
+	mixed := false
+	for i := range qt {
+		mixed = mixed || qt[i].mixed
 	}
 	units := ix.queryUnits(qt)
 	acc := ix.accPool.Get().(*accumulator)
@@ -98,6 +106,7 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 			continue
 		}
 		f := ix.scoreName(qt, units, in)
+		f.MixedScript = mixed
 		f.DOB, f.DOBFactor = compareDOB(q.DOB, ent.DOBs)
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
 		score := f.NameScore * f.DOBFactor * f.CountryFactor

@@ -26,6 +26,9 @@ type token struct {
 	// particle marks name particles (al, bin, van, de...) that carry
 	// little identity; they count with a small weight.
 	particle bool
+	// mixed marks a part written with letters of more than one script
+	// (see foldConfusables): a sign of look-alike letters.
+	mixed bool
 }
 
 // honorifics are dropped: they are not part of anyone's name and lists and
@@ -79,28 +82,37 @@ var variants = map[string]string{
 // abjadBlocks are the scripts written without most vowels.
 var abjadBlocks = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana}
 
-// normalize splits a name into tokens: NFKC, transliteration to ASCII
+// normalize splits a name into tokens: NFKC, look-alike letters of
+// another script inside a word folded (foldConfusables), transliteration to ASCII
 // (Cyrillic, Greek, Arabic, Hebrew and most other scripts, through
 // unidecode's tables), lower case, punctuation dropped (apostrophes join,
 // other marks split), honorifics removed, common variants merged,
 // particles marked.
 func normalize(name string) []token {
-	name = norm.NFKC.String(name)
 	var out []token
-	for _, word := range splitWords(name) {
-		abjad := isAbjad(word)
-		ascii := word
-		if !isASCII(word) {
-			ascii = unidecode.Unidecode(word)
-		}
-		for _, part := range splitASCII(ascii) {
-			out = appendToken(out, part, abjad)
+	for _, raw := range splitWords(name) {
+		// Look-alikes are folded before NFKC, which would turn some of
+		// them into other letters (a lunate sigma Ϲ into Σ).
+		folded, mixed := foldConfusables(raw)
+		for _, word := range splitWords(norm.NFKC.String(folded)) {
+			abjad := isAbjad(word)
+			ascii := word
+			if !isASCII(word) {
+				ascii = unidecode.Unidecode(word)
+			}
+			n := len(out)
+			for _, part := range splitASCII(ascii) {
+				out = appendToken(out, part, abjad)
+			}
+			for i := n; i < len(out); i++ {
+				out[i].mixed = mixed
+			}
 		}
 	}
 	// A name that is only honorifics ("General") keeps them, so it still
 	// has something to match.
 	if len(out) == 0 {
-		for _, part := range splitASCII(unidecode.Unidecode(name)) {
+		for _, part := range splitASCII(unidecode.Unidecode(norm.NFKC.String(name))) {
 			out = append(out, makeToken(part, false))
 		}
 	}
