@@ -43,8 +43,10 @@ func (c *ListsImportCmd) Run(e *env) error {
 	}
 	defer s.Close()
 	start := time.Now()
+	p := newProgressPrinter(e.stderr)
 	res, err := aml.Import(e.ctx, s, aml.ImportSpec{Source: c.Source, Kind: kind, Format: c.Format, Provider: c.Provider,
-		Files: c.Files, Force: c.Force})
+		Files: c.Files, Force: c.Force, Progress: p.print})
+	p.done()
 	if err != nil {
 		return fmt.Errorf("import %s (%s): %w", c.Source, c.Format, err)
 	}
