@@ -191,4 +191,3 @@ func TestImportOFACMixedPublications(t *testing.T) {
 		t.Errorf("versions after a refused import: %+v", vs)
 	}
 }
-
