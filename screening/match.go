@@ -39,6 +39,9 @@ type Features struct {
 	// (Latin with a Cyrillic look-alike), which honest names rarely do;
 	// the look-alikes were folded before matching.
 	MixedScript bool `json:"mixedScript"`
+	// WeakEvidence: the name matched through a single weak alignment and
+	// nothing stronger; its name score was scaled by 0.75.
+	WeakEvidence bool `json:"weakEvidence"`
 }
 
 // TokenPair says which list name part a query name part was matched to.
@@ -46,6 +49,8 @@ type TokenPair struct {
 	Query      string  `json:"query"`
 	Listed     string  `json:"listed"`
 	Similarity float64 `json:"similarity"`
+	// Weak: a joined, skeleton-only, initial or short-in-long alignment.
+	Weak bool `json:"weak"`
 }
 
 // Search tuning; chosen with bench/screening-eval.
@@ -265,18 +270,19 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		qi, qj int // query parts covered (qj = qi for a single part)
 		c      int
 		sim    float64
+		weak   bool // see weakAlignment
 	}
 	var pairs []pair
 	for c, v := range ctoks {
 		ct := &ix.vocab[v]
 		for i := range qt {
 			if s := tokenSim(&qt[i], ct); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i, c, s})
+				pairs = append(pairs, pair{i, i, c, s, weakAlignment(&qt[i], ct)})
 			}
 		}
 		for i := 0; i+1 < len(qt); i++ {
 			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i + 1, c, s})
+				pairs = append(pairs, pair{i, i + 1, c, s, true})
 			}
 		}
 	}
@@ -296,7 +302,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 				j = &t
 			}
 			if s := tokenSim(q, j); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i, -(c + 1), s})
+				pairs = append(pairs, pair{i, i, -(c + 1), s, true})
 			}
 		}
 	}
@@ -306,6 +312,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	cUsed := make([]float64, len(ctoks))
 	qTo := make([]string, len(qt))
 	var tokens []TokenPair
+	strong, weak := 0, 0
 	for _, p := range pairs {
 		if qUsed[p.qi] > 0 || qUsed[p.qj] > 0 {
 			continue
@@ -331,7 +338,15 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			q += " " + qt[p.qj].text
 		}
 		qTo[p.qi] = listed
-		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim)})
+		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim), Weak: p.weak})
+		if !qt[p.qi].particle {
+			switch {
+			case p.weak:
+				weak++
+			case p.sim >= weakPart:
+				strong++
+			}
+		}
 	}
 	var qw, qs float64
 	for i := range qt {
@@ -339,9 +354,21 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		qw += w
 		qs += w * credit(qUsed[i])
 	}
+	// Listed parts left unmatched between two matched ones are middle
+	// names the customer did not give (KHALED, Abdulbaqi Mohammed asked
+	// as Khaled Mohammed): they count half.
+	first, last := len(ctoks), -1
+	for c := range ctoks {
+		if cUsed[c] > 0 {
+			first, last = min(first, c), max(last, c)
+		}
+	}
 	var cw, cs float64
 	for c, v := range ctoks {
 		w := float64(ix.idf[v] * partWeight(&ix.vocab[v]))
+		if cUsed[c] == 0 && c > first && c < last {
+			w *= middleWeight
+		}
 		cw += w
 		cs += w * credit(cUsed[c])
 	}
@@ -360,9 +387,38 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		f.Conflict = true
 		f.NameScore *= conflictFactor
 	}
+	// One weak alignment and nothing else is too little to report: a
+	// joined or skeleton-only match can cover a whole short name by
+	// chance (璐 刘 ~ ABU LULU through "luliu", William Owen ~ عبد المنان
+	// through the skeleton of "williamowen").
+	if strong == 0 && weak < 2 {
+		f.WeakEvidence = true
+		f.NameScore *= weakEvidenceFactor
+	}
 	f.QueryCoverage, f.NameCoverage, f.NameScore = round3(f.QueryCoverage), round3(f.NameCoverage), round3(f.NameScore)
 	return f
 }
+
+// weakAlignment says whether aligning query part q with listed part c
+// rests on little evidence: across scripts on the consonant skeleton
+// alone, an initial, or a short part (a one-syllable Chinese name) inside
+// a part twice its length. Joined parts are weak too (scoreName).
+func weakAlignment(q, c *token) bool {
+	if q.abjad != c.abjad {
+		return true
+	}
+	short, long := min(len(q.text), len(c.text)), max(len(q.text), len(c.text))
+	return short == 1 || short <= 4 && long >= 2*short
+}
+
+// weakEvidenceFactor scales the name score of a record matched through one
+// weak alignment and nothing stronger, so it stays under any sensible
+// threshold (a perfect such match scores 0.75).
+const weakEvidenceFactor = 0.75
+
+// middleWeight is the share of its weight an unmatched listed part between
+// two matched ones keeps in the listed name's coverage.
+const middleWeight = 0.5
 
 // weakPart is the similarity under which a matched part still counts as
 // unmatched for conflicts (Ali ~ Salim is 0.82).

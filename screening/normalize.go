@@ -49,7 +49,7 @@ var honorifics = setOf(
 // particles join other name parts; they match with a tenth of a normal
 // token's weight so "Osama bin Laden" vs "Osama Laden" stays close.
 var particles = setOf(
-	"al", "el", "ul", "ad", "ar", "as", "at", "az", "an", "ash", "bin", "ibn", "ben", "bint", "binti", "bte", "abu", "abou", "ould", "oul",
+	"al", "el", "ul", "ur", "ud", "ad", "ar", "as", "at", "az", "an", "ash", "bin", "ibn", "ben", "bint", "binti", "bte", "abu", "abou", "ould", "oul",
 	"van", "von", "der", "den", "de", "del", "della", "di", "da", "do", "dos", "das", "du", "la", "le", "lo", "y", "e", "ter", "ten", "zu", "mac", "mc", "st",
 )
 
@@ -96,13 +96,21 @@ func normalize(name string) []token {
 		folded, mixed := foldConfusables(raw)
 		for _, word := range splitWords(norm.NFKC.String(folded)) {
 			abjad := isAbjad(word)
-			ascii := word
-			if !isASCII(word) {
-				ascii = unidecode.Unidecode(word)
-			}
 			n := len(out)
-			for _, part := range splitASCII(ascii) {
-				out = appendToken(out, part, abjad)
+			if parts := arabicParts(word); parts != nil {
+				for _, part := range parts {
+					if part != "" {
+						out = appendToken(out, part, abjad)
+					}
+				}
+			} else {
+				ascii := word
+				if !isASCII(word) {
+					ascii = transliterate(word)
+				}
+				for _, part := range splitASCII(ascii) {
+					out = appendToken(out, part, abjad)
+				}
 			}
 			for i := n; i < len(out); i++ {
 				out[i].mixed = mixed
@@ -112,7 +120,7 @@ func normalize(name string) []token {
 	// A name that is only honorifics ("General") keeps them, so it still
 	// has something to match.
 	if len(out) == 0 {
-		for _, part := range splitASCII(unidecode.Unidecode(norm.NFKC.String(name))) {
+		for _, part := range splitASCII(transliterate(norm.NFKC.String(name))) {
 			out = append(out, makeToken(part, false))
 		}
 	}
@@ -141,6 +149,10 @@ func dedupeTokens(ts []token) []token {
 func appendToken(out []token, part string, abjad bool) []token {
 	if honorifics[part] || foldHonorifics[fold(part)] {
 		return out
+	}
+	part = fuzzyCanonical(part)
+	if part == "" {
+		return out // a misspelt honorific
 	}
 	if v, ok := foldVariants[fold(part)]; ok {
 		part = v // Абдаллах → abdallakh → abdallah, one name, not abd + allakh
@@ -255,6 +267,9 @@ func splitASCII(s string) []string {
 	}
 	return parts
 }
+
+// transliterate writes any script in ASCII (unidecode's tables).
+func transliterate(s string) string { return unidecode.Unidecode(s) }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -378,3 +393,77 @@ func setOf(words ...string) map[string]bool {
 	}
 	return m
 }
+
+// fuzzyCanonical gives a part one adjacent transposition or one letter
+// away from a known variant spelling (variants), a joined Abd compound or
+// an honorific of five or more letters that spelling, so that ADBUL is
+// Abdul, MOHMAMED Mohammed and AFIZ (Hafiz) a title; an honorific gives
+// "". Only parts of five letters or more are corrected (four for a
+// dropped letter of an honorific): shorter ones are too often other names.
+func fuzzyCanonical(part string) string {
+	if len(part) < 4 || fuzzyTarget(part) || foldVariants[fold(part)] != "" {
+		return part
+	}
+	if h, ok := honorificByDeletion[part]; ok && len(h) >= 5 {
+		return ""
+	}
+	if len(part) < 5 {
+		return part
+	}
+	b := []byte(part)
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == b[i+1] {
+			continue
+		}
+		b[i], b[i+1] = b[i+1], b[i]
+		t := string(b)
+		b[i], b[i+1] = b[i+1], b[i]
+		if fuzzyTarget(t) {
+			if honorifics[t] {
+				return ""
+			}
+			return t
+		}
+	}
+	if v, ok := variantByDeletion[part]; ok {
+		return v
+	}
+	return part
+}
+
+// fuzzyTarget: a spelling worth correcting to.
+func fuzzyTarget(t string) bool {
+	if variants[t] != "" || canonical[t] || honorifics[t] && len(t) >= 5 {
+		return true
+	}
+	for _, p := range [...]string{"abdul", "abdel", "abdur", "abdal", "abdullah", "abdallah"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// variantByDeletion maps each variant spelling of six or more letters with
+// one letter dropped back to the spelling; honorificByDeletion does the
+// same for honorifics.
+var variantByDeletion, honorificByDeletion = func() (map[string]string, map[string]string) {
+	v, h := map[string]string{}, map[string]string{}
+	for from := range variants {
+		if len(from) >= 6 {
+			for _, d := range deletions(from) {
+				if variants[d] == "" && !canonical[d] {
+					v[d] = from
+				}
+			}
+		}
+	}
+	for w := range honorifics {
+		if len(w) >= 5 {
+			for _, d := range deletions(w) {
+				h[d] = w
+			}
+		}
+	}
+	return v, h
+}()

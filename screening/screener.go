@@ -187,12 +187,12 @@ func matchRecord(l *List, m *Match) kyc.MatchRecord {
 func featureMap(f *Features) map[string]any {
 	tokens := make([]map[string]any, 0, len(f.Tokens))
 	for _, t := range f.Tokens {
-		tokens = append(tokens, map[string]any{"query": t.Query, "listed": t.Listed, "similarity": t.Similarity})
+		tokens = append(tokens, map[string]any{"query": t.Query, "listed": t.Listed, "similarity": t.Similarity, "weak": t.Weak})
 	}
 	return map[string]any{
 		"nameScore": f.NameScore, "queryCoverage": f.QueryCoverage, "nameCoverage": f.NameCoverage, "conflict": f.Conflict, "tokens": tokens,
 		"dob": f.DOB, "dobFactor": f.DOBFactor, "country": f.Country, "countryFactor": f.CountryFactor,
-		"mixedScript": f.MixedScript,
+		"mixedScript": f.MixedScript, "weakEvidence": f.WeakEvidence,
 	}
 }
 
