@@ -277,12 +277,12 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		ct := &ix.vocab[v]
 		for i := range qt {
 			if s := tokenSim(&qt[i], ct); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i, c, s, weakAlignment(&qt[i], ct)})
+				pairs = append(pairs, pair{i, i, c, s, weakAlignment(&qt[i], ct, false)})
 			}
 		}
 		for i := 0; i+1 < len(qt); i++ {
 			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i + 1, c, s, true})
+				pairs = append(pairs, pair{i, i + 1, c, s, weakAlignment(&units[len(qt)+i].tok, ct, true)})
 			}
 		}
 	}
@@ -302,11 +302,18 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 				j = &t
 			}
 			if s := tokenSim(q, j); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i, -(c + 1), s, true})
+				pairs = append(pairs, pair{i, i, -(c + 1), s, weakAlignment(q, j, true)})
 			}
 		}
 	}
 	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].sim > pairs[b].sim })
+	// The best single-part similarity of each query part, for repeats.
+	bestAny := make([]float64, len(qt))
+	for _, p := range pairs {
+		if p.qi == p.qj && p.c >= 0 && p.sim > bestAny[p.qi] {
+			bestAny[p.qi] = p.sim
+		}
+	}
 
 	qUsed := make([]float64, len(qt))
 	cUsed := make([]float64, len(ctoks))
@@ -348,6 +355,19 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 		}
 	}
+	// A query part left over that closely matches a listed part another
+	// query part took repeats that part: the list wrote the name once
+	// (MATUQ MOHAMMED MATUQ is indexed as Matuq Mohammed) or the customer
+	// twice with a typo. It is covered, not missing.
+	full := strong >= 2
+	for i := range qt {
+		if qUsed[i] == 0 && bestAny[i] >= weakPart {
+			qUsed[i] = bestAny[i]
+		}
+		if !qt[i].particle && qUsed[i] < weakPart {
+			full = false
+		}
+	}
 	var qw, qs float64
 	for i := range qt {
 		w := float64(units[i].weight)
@@ -356,7 +376,11 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	}
 	// Listed parts left unmatched between two matched ones are middle
 	// names the customer did not give (KHALED, Abdulbaqi Mohammed asked
-	// as Khaled Mohammed): they count half.
+	// as Khaled Mohammed): they count half. So do all unmatched listed
+	// parts when every part of the query was found, two or more of them
+	// surely: customers leave out middle names and second family names
+	// (ZULUAGA LINDO, Francisco Javier is Francisco Lindo) far more often
+	// than they add parts.
 	first, last := len(ctoks), -1
 	for c := range ctoks {
 		if cUsed[c] > 0 {
@@ -366,7 +390,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	var cw, cs float64
 	for c, v := range ctoks {
 		w := float64(ix.idf[v] * partWeight(&ix.vocab[v]))
-		if cUsed[c] == 0 && c > first && c < last {
+		if cUsed[c] == 0 && (full || c > first && c < last) {
 			w *= middleWeight
 		}
 		cw += w
@@ -400,12 +424,24 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 }
 
 // weakAlignment says whether aligning query part q with listed part c
-// rests on little evidence: across scripts on the consonant skeleton
-// alone, an initial, or a short part (a one-syllable Chinese name) inside
-// a part twice its length. Joined parts are weak too (scoreName).
-func weakAlignment(q, c *token) bool {
-	if q.abjad != c.abjad {
+// (joined: one of them is two parts written together) rests on little
+// evidence: a Latin query against an abjad spelling (skeleton only), an
+// abjad query with a skeleton of under three consonants, two short parts
+// joined, an initial, or a short part (a one-syllable Chinese name) inside
+// a part twice its length.
+func weakAlignment(q, c *token, joined bool) bool {
+	switch {
+	case q.abjad != c.abjad && !q.abjad:
+		// A Latin query's vowels were thrown away to compare.
 		return true
+	case q.abjad != c.abjad:
+		// An abjad query has only its consonants: enough when there
+		// are three or more.
+		return min(len(q.skel), len(c.skel)) < 3
+	case joined:
+		// Two short parts written together fit many long ones (Li Wei
+		// ~ Ivey, Zhang Wei ~ Fangwei).
+		return min(len(q.text), len(c.text)) < 8
 	}
 	short, long := min(len(q.text), len(c.text)), max(len(q.text), len(c.text))
 	return short == 1 || short <= 4 && long >= 2*short

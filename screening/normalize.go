@@ -124,7 +124,20 @@ func normalize(name string) []token {
 			out = append(out, makeToken(part, false))
 		}
 	}
-	return dedupeTokens(out)
+	return dedupeTokens(mergeAbdAllah(out))
+}
+
+// mergeAbdAllah writes Abd Allah (عبد الله) as the one name Abdallah, the
+// way most lists spell it.
+func mergeAbdAllah(ts []token) []token {
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].text == "abd" && ts[i+1].text == "allah" {
+			m := makeToken("abdallah", ts[i].abjad)
+			m.mixed = ts[i].mixed || ts[i+1].mixed
+			ts = append(append(ts[:i:i], m), ts[i+2:]...)
+		}
+	}
+	return ts
 }
 
 // dedupeTokens drops repeated parts: "Shoigu Shoigu Sergey" is Sergey
@@ -408,6 +421,9 @@ func fuzzyCanonical(part string) string {
 		return ""
 	}
 	if len(part) < 5 {
+		if v, ok := variantByDeletion[part]; ok && strings.HasPrefix(v, "abd") {
+			return v
+		}
 		return part
 	}
 	b := []byte(part)
@@ -455,6 +471,14 @@ var variantByDeletion, honorificByDeletion = func() (map[string]string, map[stri
 				if variants[d] == "" && !canonical[d] {
 					v[d] = from
 				}
+			}
+		}
+	}
+	// A letter dropped from the Abd prefixes (ADUL, ABDL for Abdul).
+	for _, from := range []string{"abdul", "abdel", "abdur", "abdal"} {
+		for _, d := range deletions(from) {
+			if !particles[d] && !honorifics[d] && d != "abd" {
+				v[d] = from
 			}
 		}
 	}

@@ -48,7 +48,7 @@ func perturbed(ents []screening.Entity, ix *screening.Index, list string, n int)
 			continue
 		}
 		best := 0.0
-		for _, m := range ix.Search(screening.Query{Name: q}, 0.5, 20) {
+		for _, m := range ix.Search(screening.Query{Name: q}, 0.5, screening.MaxMatches) {
 			if m.Entity.ID == e.ID && m.Score > best {
 				best = m.Score
 			}
@@ -172,7 +172,7 @@ func arabicToLatin(un []screening.Entity) set {
 	s := set{name: "Arabic-script names of UN people → the UN list without Arabic-script names, no DOB or country", policy: "expected entity"}
 	for _, q := range qs {
 		best, note := 0.0, ""
-		for _, m := range ix.Search(screening.Query{Name: q.name}, 0.5, 20) {
+		for _, m := range ix.Search(screening.Query{Name: q.name}, 0.5, screening.MaxMatches) {
 			if m.Entity.ID == q.id && m.Score > best {
 				best, note = m.Score, m.MatchedName.Full
 			}
