@@ -70,7 +70,7 @@ const (
 // Search returns the entities scoring at least threshold, best first, at
 // most limit of them.
 func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
-	qt := normalize(q.Name)
+	qt := ix.splitJoined(normalize(q.Name))
 	if len(qt) == 0 || len(ix.names) == 0 {
 		return nil
 	}
@@ -194,6 +194,43 @@ func (ix *Index) queryUnits(qt []token) []unit {
 	}
 	return units
 }
+
+// splitJoined splits a query part that the list does not know but that is
+// two parts it knows written together (SergeiLavrov, PolPot): the listed
+// name has them apart, and only apart does each find its counterpart.
+func (ix *Index) splitJoined(qt []token) []token {
+	var out []token
+	for i, t := range qt {
+		if len(t.text) < 6 || t.abjad || ix.known(t.fold) {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		split := false
+		for k := 3; k <= len(t.text)-3; k++ {
+			a, b := makeToken(t.text[:k], false), makeToken(t.text[k:], false)
+			if !a.particle && !b.particle && ix.known(a.fold) && ix.known(b.fold) {
+				if out == nil {
+					out = append([]token(nil), qt[:i]...)
+				}
+				a.mixed, b.mixed = t.mixed, t.mixed
+				out = append(out, a, b)
+				split = true
+				break
+			}
+		}
+		if !split && out != nil {
+			out = append(out, t)
+		}
+	}
+	if out == nil {
+		return qt
+	}
+	return dedupeTokens(out)
+}
+
+func (ix *Index) known(fold string) bool { return len(ix.byFold[fold]) > 0 }
 
 // partWeight lowers the weight of particles and initials, which say
 // little about who someone is.
@@ -466,7 +503,7 @@ const conflictFactor = 0.93
 
 func unmatched(ts []token, used []float64) bool {
 	for i := range ts {
-		if used[i] < weakPart && !ts[i].particle && len(ts[i].text) > 1 {
+		if used[i] < weakPart && !ts[i].particle {
 			return true
 		}
 	}
@@ -476,7 +513,7 @@ func unmatched(ts []token, used []float64) bool {
 func unmatchedVocab(ix *Index, ids []int32, used []float64) bool {
 	for c, v := range ids {
 		t := &ix.vocab[v]
-		if used[c] < weakPart && !t.particle && len(t.text) > 1 {
+		if used[c] < weakPart && !t.particle {
 			return true
 		}
 	}

@@ -84,6 +84,12 @@ func tokenSim(q, c *token) float64 {
 		return skeletonSim(q.skel, c.skel, !q.abjad)
 	}
 	s := jaroWinkler(q.fold, c.fold)
+	// A short part inside one twice its length (Lind and Lindemann, a
+	// one-syllable Chinese name and a long romanised one) shares a prefix
+	// that Jaro–Winkler rewards beyond what it proves.
+	if short, long := min(len(q.fold), len(c.fold)), max(len(q.fold), len(c.fold)); short <= 4 && long >= 2*short {
+		return 0.9 * s
+	}
 	// One typo in a longer part is a near match wherever it falls (an
 	// adjacent transposition is one typo: Damerau); Jaro–Winkler alone
 	// punishes an early typo much more than a late one (ADBUL, OMHAMMED).
