@@ -114,6 +114,9 @@ func (ix *Index) intern(t token) int32 {
 	if len(t.skel) >= 2 {
 		ix.bySkel[t.skel] = append(ix.bySkel[t.skel], id)
 	}
+	if len(t.skel0) >= 2 {
+		ix.bySkel[t.skel0] = append(ix.bySkel[t.skel0], id)
+	}
 	return id
 }
 
@@ -192,6 +195,9 @@ func (ix *Index) lookup(q *token) []similar {
 	}
 	if len(q.skel) >= 2 {
 		try(ix.bySkel[q.skel])
+	}
+	if len(q.skel0) >= 2 {
+		try(ix.bySkel[q.skel0])
 	}
 	return out
 }

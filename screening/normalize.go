@@ -22,6 +22,10 @@ type token struct {
 	text  string
 	fold  string
 	skel  string
+	// skel0 is the skeleton without the consonant classes (plainSkeleton),
+	// kept when it differs: the classes merge what romanisations of
+	// Arabic confuse, but split a Latin "Cohen" (k-h-n) from כהן (kh-n).
+	skel0 string
 	abjad bool
 	// particle marks name particles (al, bin, van, de...) that carry
 	// little identity; they count with a small weight.
@@ -160,12 +164,15 @@ func dedupeTokens(ts []token) []token {
 }
 
 func appendToken(out []token, part string, abjad bool) []token {
-	if honorifics[part] || foldHonorifics[fold(part)] {
-		return out
-	}
-	part = fuzzyCanonical(part)
-	if part == "" {
-		return out // a misspelt honorific
+	// The honorifics are Latin spellings: a transliterated abjad word
+	// that happens to spell one (عمر is "mr") is a name.
+	if !abjad {
+		if honorifics[part] || foldHonorifics[fold(part)] {
+			return out
+		}
+		if part = fuzzyCanonical(part); part == "" {
+			return out // a misspelt honorific
+		}
 	}
 	if v, ok := foldVariants[fold(part)]; ok {
 		part = v // Абдаллах → abdallakh → abdallah, one name, not abd + allakh
@@ -198,6 +205,9 @@ func makeToken(text string, abjad bool) token {
 	t := token{text: text, abjad: abjad, particle: particles[text]}
 	t.fold = fold(text)
 	t.skel = skeleton(text)
+	if p := plainSkeleton(text); p != t.skel {
+		t.skel0 = p
+	}
 	return t
 }
 
@@ -367,11 +377,56 @@ func fold1(s string) string {
 	return string(out)
 }
 
-// skeleton keeps the consonants of a part's text: w, y and v are dropped
+// skeleton keeps the consonants of a part's text, merged into the classes
+// that romanisations of Arabic and Persian confuse: w, y and v are dropped
 // with the vowels (abjads write them as long vowels or diphthongs, and
-// Persian vav is v), c and q become k, a final h (ta marbuta, he) is
-// dropped, repeats collapse. "Mousavi" and موسوی both give "ms".
+// Persian vav is v); the digraphs kh, gh, sh, ch, th, dh, zh, dj, ph are
+// one consonant; c, q, g and k are one (ق is Qadir, Gaddafi and Ghedeir);
+// s, z and th are one (ث is Uthman and Osman, ظ Kazim and Kathim); a final
+// h (ta marbuta, he) is dropped; repeats collapse. "Mousavi" and موسوی
+// both give "ms", "Djamel Akkacha" and جمال عكاشة "jml ks".
 func skeleton(text string) string {
+	b := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if i+1 < len(text) {
+			switch text[i : i+2] {
+			case "kh", "gh", "ch":
+				c, i = 'k', i+1
+				if text[i-1] == 'c' {
+					c = 's' // French ch is sh
+				}
+			case "sh", "th", "zh":
+				c, i = 's', i+1
+			case "dh":
+				c, i = 'd', i+1
+			case "dj":
+				c, i = 'j', i+1
+			case "ph":
+				c, i = 'f', i+1
+			}
+		}
+		switch {
+		case isVowel(c) || c == 'w' || c == 'y' || c == 'v':
+			continue
+		case c == 'h' && i == len(text)-1:
+			continue
+		case c == 'c' || c == 'q' || c == 'g':
+			c = 'k'
+		case c == 'z':
+			c = 's'
+		}
+		if len(b) > 0 && b[len(b)-1] == c {
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// plainSkeleton is skeleton without the digraphs and consonant classes:
+// c and q become k, nothing else merges.
+func plainSkeleton(text string) string {
 	b := make([]byte, 0, len(text))
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -389,6 +444,14 @@ func skeleton(text string) string {
 		b = append(b, c)
 	}
 	return string(b)
+}
+
+// plain returns the token's plain skeleton.
+func (t *token) plain() string {
+	if t.skel0 != "" {
+		return t.skel0
+	}
+	return t.skel
 }
 
 func isVowel(c byte) bool {

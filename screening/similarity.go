@@ -81,7 +81,11 @@ func tokenSim(q, c *token) float64 {
 		return 0
 	}
 	if q.abjad != c.abjad {
-		return skeletonSim(q.skel, c.skel, !q.abjad)
+		s := skeletonSim(q.skel, c.skel, !q.abjad)
+		if q.skel0 != "" || c.skel0 != "" {
+			s = max(s, skeletonSim(q.plain(), c.plain(), !q.abjad))
+		}
+		return s
 	}
 	s := jaroWinkler(q.fold, c.fold)
 	// A short part inside one twice its length (Lind and Lindemann, a

@@ -21,9 +21,10 @@ import (
 //     country; it must find the listed person.
 //   - negatives without country: the 2,000 customers on no list with name
 //     and DOB only; any hit on any list is an alert.
-//   - Arabic → Latin: UN-listed people whose record has a name in Arabic
-//     script, searched by that name in the same list with every
-//     Arabic-script name removed (a list that holds Latin names only).
+//   - Arabic → Latin: UN-listed people whose record has an original-script
+//     name in Arabic script only, searched by that name in the same list
+//     with every Arabic-script name removed (a list that holds Latin names
+//     only).
 
 // perturbKinds are the perturbations, used in turn.
 var perturbKinds = []string{"transposition", "doubled letter", "dropped letter", "name order", "middle name missing"}
@@ -157,7 +158,13 @@ func arabicToLatin(un []screening.Entity) set {
 		c.Names = nil
 		for _, n := range e.Names {
 			if hasArabic(n.Full) {
-				if e.Schema == screening.Person {
+				// The query is the record's original-script name (the UN
+				// gives it for the primary name, which the record also
+				// holds in Latin), written in Arabic script only. Arabic
+				// aliases without a Latin counterpart in the record (a
+				// kunya such as أبو دعاء) and names mixing Latin and Arabic
+				// cannot be measured this way and are left out.
+				if e.Schema == screening.Person && n.Type == screening.Native && !hasLatin(n.Full) {
 					qs = append(qs, query{e.ID, n.Full})
 				}
 				continue
@@ -180,6 +187,15 @@ func arabicToLatin(un []screening.Entity) set {
 		s.items = append(s.items, scored{label: q.name, pos: true, score: best, note: note})
 	}
 	return s
+}
+
+func hasLatin(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Latin, r) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasArabic(s string) bool {
