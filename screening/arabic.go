@@ -20,6 +20,11 @@ var arabicWords = map[string]string{
 	"عبد": "abd", "ال": "al", "الله": "allah",
 }
 
+// arabicTitles are honorifics written in Arabic script (Sayyid, Hajji,
+// Sheikh, Mullah, Mawlawi, Qari, Hafiz), dropped like their Latin
+// spellings (see honorifics).
+var arabicTitles = setOf("سيد", "سید", "حاجي", "حاجی", "حاج", "شيخ", "شیخ", "ملا", "مولوي", "مولوی", "قاري", "قاری", "حافظ")
+
 // arabicParts returns the Latin parts of one Arabic-script word, or nil
 // when the word is not Arabic script (it is then transliterated whole).
 func arabicParts(word string) []string {
@@ -28,6 +33,9 @@ func arabicParts(word string) []string {
 	}
 	if v, ok := arabicWords[word]; ok {
 		return []string{v}
+	}
+	if arabicTitles[word] {
+		return []string{}
 	}
 	rs := []rune(word)
 	// Abd joined to what follows: عبدالله, عبدالحليم, عبدربه.

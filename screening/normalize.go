@@ -19,9 +19,9 @@ import (
 // vowels: محمد transliterates to "mhmd", which only the skeleton of
 // "Mohamed" equals.
 type token struct {
-	text  string
-	fold  string
-	skel  string
+	text string
+	fold string
+	skel string
 	// skel0 is the skeleton without the consonant classes (plainSkeleton),
 	// kept when it differs: the classes merge what romanisations of
 	// Arabic confuse, but split a Latin "Cohen" (k-h-n) from כהן (kh-n).
@@ -191,7 +191,45 @@ func appendToken(out []token, part string, abjad bool) []token {
 	case "abdul", "abdel", "abdal", "abdol", "abdoul", "abdur", "abdu":
 		part = "abd"
 	}
+	if !abjad {
+		if stem, tail, ok := splitCompound(part); ok {
+			out = appendToken(out, stem, abjad)
+			for _, t := range tail {
+				out = append(out, makeToken(t, abjad))
+			}
+			return out
+		}
+	}
 	return append(out, makeToken(part, abjad))
+}
+
+// compoundEnds are the endings of Arabic compound names that Latin lists
+// write joined (Jalaluddin, Nazirullah) and Arabic script, or other lists,
+// apart (جلال الدين, Jalal al-Din; نذیر الله, Nazir Allah): a joined name
+// is split into its stem and the parts the ending stands for.
+var compoundEnds = []struct {
+	end  string
+	tail []string
+}{
+	{"uddin", []string{"al", "din"}}, {"uddeen", []string{"al", "din"}}, {"eddine", []string{"al", "din"}},
+	{"eddin", []string{"al", "din"}}, {"addin", []string{"al", "din"}}, {"aldin", []string{"al", "din"}},
+	{"uldin", []string{"al", "din"}}, {"eldin", []string{"al", "din"}}, {"udin", []string{"al", "din"}},
+	{"ullah", []string{"allah"}}, {"ullha", []string{"allah"}}, {"ollah", []string{"allah"}}, {"allah", []string{"allah"}},
+}
+
+func splitCompound(part string) (string, []string, bool) {
+	if canonical[part] || variants[part] != "" || strings.HasPrefix(part, "abd") {
+		return "", nil, false
+	}
+	for _, c := range compoundEnds {
+		if stem, ok := strings.CutSuffix(part, c.end); ok && len(stem) >= 3 {
+			return stem, c.tail, true
+		}
+		if part == c.end && c.end == "eldin" {
+			return "", nil, false
+		}
+	}
+	return "", nil, false
 }
 
 func makeToken(text string, abjad bool) token {
@@ -399,7 +437,7 @@ func skeleton(text string) string {
 			case "sh", "th", "zh":
 				c, i = 's', i+1
 			case "dh":
-				c, i = 'd', i+1
+				c, i = 's', i+1 // ذ: Dhakir, Zakir
 			case "dj":
 				c, i = 'j', i+1
 			case "ph":
