@@ -413,9 +413,9 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	}
 	// Listed parts left unmatched between two matched ones are middle
 	// names the customer did not give (KHALED, Abdulbaqi Mohammed asked
-	// as Khaled Mohammed): they count half. So do all unmatched listed
-	// parts when every part of the query was found, two or more of them
-	// surely: customers leave out middle names and second family names
+	// as Khaled Mohammed): they count half. All unmatched listed parts
+	// count less still when every part of the query was found, two or
+	// more of them surely: customers leave out middle names and second family names
 	// (ZULUAGA LINDO, Francisco Javier is Francisco Lindo) far more often
 	// than they add parts.
 	first, last := len(ctoks), -1
@@ -427,7 +427,11 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	var cw, cs float64
 	for c, v := range ctoks {
 		w := float64(ix.idf[v] * partWeight(&ix.vocab[v]))
-		if cUsed[c] == 0 && (full || c > first && c < last) {
+		switch {
+		case cUsed[c] > 0:
+		case full:
+			w *= omittedWeight
+		case c > first && c < last:
 			w *= middleWeight
 		}
 		cw += w
@@ -490,8 +494,12 @@ func weakAlignment(q, c *token, joined bool) bool {
 const weakEvidenceFactor = 0.75
 
 // middleWeight is the share of its weight an unmatched listed part between
-// two matched ones keeps in the listed name's coverage.
-const middleWeight = 0.5
+// two matched ones keeps in the listed name's coverage; omittedWeight the
+// share any unmatched listed part keeps when the whole query was found.
+const (
+	middleWeight  = 0.5
+	omittedWeight = 0.5
+)
 
 // weakPart is the similarity under which a matched part still counts as
 // unmatched for conflicts (Ali ~ Salim is 0.82).

@@ -166,11 +166,15 @@ func dedupeTokens(ts []token) []token {
 func appendToken(out []token, part string, abjad bool) []token {
 	// The honorifics are Latin spellings: a transliterated abjad word
 	// that happens to spell one (عمر is "mr") is a name.
+	// After an article a title is a family name (El Sayed, Al-Sheikh).
+	afterArticle := len(out) > 0 && out[len(out)-1].particle
 	if !abjad {
-		if honorifics[part] || foldHonorifics[fold(part)] {
+		if !afterArticle && (honorifics[part] || foldHonorifics[fold(part)]) {
 			return out
 		}
-		if part = fuzzyCanonical(part); part == "" {
+		if p := fuzzyCanonical(part); p != "" {
+			part = p
+		} else if !afterArticle {
 			return out // a misspelt honorific
 		}
 	}
