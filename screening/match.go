@@ -209,8 +209,12 @@ func (ix *Index) splitJoined(qt []token) []token {
 		}
 		split := false
 		for k := 3; k <= len(t.text)-3; k++ {
-			a, b := makeToken(t.text[:k], false), makeToken(t.text[k:], false)
-			if !a.particle && !b.particle && ix.known(a.fold) && ix.known(b.fold) {
+			l, r := t.text[:k], t.text[k:]
+			if particles[l] || particles[r] || !ix.known(fold(l)) || !ix.known(fold(r)) {
+				continue
+			}
+			a, b := makeToken(l, false), makeToken(r, false)
+			if !a.particle && !b.particle {
 				if out == nil {
 					out = append([]token(nil), qt[:i]...)
 				}

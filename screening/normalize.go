@@ -247,8 +247,10 @@ func makeToken(text string, abjad bool) token {
 	t := token{text: text, abjad: abjad, particle: particles[text]}
 	t.fold = fold(text)
 	t.skel = skeleton(text)
-	if p := plainSkeleton(text); p != t.skel {
-		t.skel0 = p
+	if strings.ContainsAny(text, "hgzj") { // else the two skeletons are equal
+		if p := plainSkeleton(text); p != t.skel {
+			t.skel0 = p
+		}
 	}
 	return t
 }
@@ -519,7 +521,7 @@ func setOf(words ...string) map[string]bool {
 // "". Only parts of five letters or more are corrected (four for a
 // dropped letter of an honorific): shorter ones are too often other names.
 func fuzzyCanonical(part string) string {
-	if len(part) < 4 || fuzzyTarget(part) || foldVariants[fold(part)] != "" {
+	if len(part) < 4 || fuzzyTarget(part) {
 		return part
 	}
 	if h, ok := honorificByDeletion[part]; ok && len(h) >= 5 {
@@ -531,25 +533,37 @@ func fuzzyCanonical(part string) string {
 		}
 		return part
 	}
-	b := []byte(part)
+	if foldVariants[fold(part)] != "" {
+		return part
+	}
+	var buf [32]byte
+	if len(part) > len(buf) {
+		return part
+	}
+	b := buf[:len(part)]
+	copy(b, part)
 	for i := 0; i+1 < len(b); i++ {
 		if b[i] == b[i+1] {
 			continue
 		}
 		b[i], b[i+1] = b[i+1], b[i]
-		t := string(b)
-		b[i], b[i+1] = b[i+1], b[i]
-		if fuzzyTarget(t) {
-			if honorifics[t] {
+		hit := variants[string(b)] != "" || canonical[string(b)] || len(b) >= 5 && honorifics[string(b)] || abdPrefixed(b)
+		if hit {
+			if honorifics[string(b)] {
 				return ""
 			}
-			return t
+			return string(b)
 		}
+		b[i], b[i+1] = b[i+1], b[i]
 	}
 	if v, ok := variantByDeletion[part]; ok {
 		return v
 	}
 	return part
+}
+
+func abdPrefixed(b []byte) bool {
+	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a') && (b[4] == 'l' || b[4] == 'r')
 }
 
 // fuzzyTarget: a spelling worth correcting to.

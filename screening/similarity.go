@@ -108,6 +108,10 @@ func tokenSim(q, c *token) float64 {
 			// Four letters with one typo (IYDA for IYAD): still a near
 			// match, with less certainty.
 			s = 0.88
+		case s < 0.86 && len(q.text) == 3 && len(c.text) == 3 && transposed(q.text, c.text):
+			// Three letters with two swapped (SKO for SOK): the same
+			// letters, just barely a match.
+			s = 0.86
 		}
 	}
 	return s
@@ -158,4 +162,24 @@ func oneEdit(a, b string) bool {
 		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
 	}
 	return a[i:] == b[i+1:]
+}
+
+// transposed reports whether a and b, of one length, differ only by two
+// adjacent letters swapped.
+func transposed(a, b string) bool {
+	return len(a) == len(b) && a != b && oneEdit(a, b) && sameLetters(a, b)
+}
+
+func sameLetters(a, b string) bool {
+	var n [256]int
+	for i := 0; i < len(a); i++ {
+		n[a[i]]++
+		n[b[i]]--
+	}
+	for _, c := range n {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

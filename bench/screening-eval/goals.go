@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"unicode"
-	"unicode/utf8"
 
+	"kycd/internal/nameperturb"
 	"kycd/screening"
 )
 
@@ -26,16 +25,13 @@ import (
 //     with every Arabic-script name removed (a list that holds Latin names
 //     only).
 
-// perturbKinds are the perturbations, used in turn.
-var perturbKinds = []string{"transposition", "doubled letter", "dropped letter", "name order", "middle name missing"}
-
 // perturbed builds n queries from the people of ents (primary names of
-// two or more parts), the i-th with perturbation i mod len(perturbKinds).
+// two or more parts), the i-th with perturbation i mod len(nameperturb.Kinds).
 func perturbed(ents []screening.Entity, ix *screening.Index, list string, n int) set {
 	rng := rand.New(rand.NewPCG(2024, uint64(len(ents))))
 	var people []screening.Entity
 	for _, e := range ents {
-		if e.Schema == screening.Person && len(nameParts(e.Names[0].Full)) >= 2 {
+		if e.Schema == screening.Person && len(nameperturb.Parts(e.Names[0].Full)) >= 2 {
 			people = append(people, e)
 		}
 	}
@@ -43,8 +39,8 @@ func perturbed(ents []screening.Entity, ix *screening.Index, list string, n int)
 	s := set{name: fmt.Sprintf("perturbed names of %s people, no DOB or country", list), policy: "expected entity"}
 	for i := 0; len(s.items) < n && i < len(people); i++ {
 		e := people[i]
-		kind := perturbKinds[len(s.items)%len(perturbKinds)]
-		q, ok := perturb(rng, e.Names[0].Full, kind)
+		kind := nameperturb.Kinds[len(s.items)%len(nameperturb.Kinds)]
+		q, ok := nameperturb.Apply(rng, e.Names[0].Full, kind)
 		if !ok {
 			continue
 		}
@@ -57,76 +53,6 @@ func perturbed(ents []screening.Entity, ix *screening.Index, list string, n int)
 		s.items = append(s.items, scored{label: e.Names[0].Full + " → " + q, pos: true, score: best, note: kind})
 	}
 	return s
-}
-
-// nameParts splits a listed name ("LAST, First Middle" or "First Middle
-// Last") into parts in reading order.
-func nameParts(n string) []string {
-	if last, first, ok := strings.Cut(n, ","); ok {
-		return append(strings.Fields(first), strings.Fields(last)...)
-	}
-	return strings.Fields(n)
-}
-
-// perturb applies one perturbation of kind, or reports false when the name
-// has nothing it applies to (no part of 4+ letters, no middle name).
-func perturb(rng *rand.Rand, name, kind string) (string, bool) {
-	parts := nameParts(name)
-	var long []int
-	for i, p := range parts {
-		if utf8.RuneCountInString(p) >= 4 && isLetters(p) {
-			long = append(long, i)
-		}
-	}
-	edit := func(f func(r []rune) []rune) (string, bool) {
-		if len(long) == 0 {
-			return "", false
-		}
-		i := long[rng.IntN(len(long))]
-		parts[i] = string(f([]rune(parts[i])))
-		return strings.Join(parts, " "), true
-	}
-	switch kind {
-	case "transposition":
-		return edit(func(r []rune) []rune {
-			k := rng.IntN(len(r) - 1)
-			if r[k] == r[k+1] {
-				k = (k + 1) % (len(r) - 1)
-			}
-			r[k], r[k+1] = r[k+1], r[k]
-			return r
-		})
-	case "doubled letter":
-		return edit(func(r []rune) []rune {
-			k := rng.IntN(len(r))
-			return append(r[:k+1], r[k:]...)
-		})
-	case "dropped letter":
-		return edit(func(r []rune) []rune {
-			k := rng.IntN(len(r))
-			return append(r[:k], r[k+1:]...)
-		})
-	case "name order":
-		// The family name first, or the given names first when the list
-		// writes the family name first: the last part moves to the front.
-		out := append([]string{parts[len(parts)-1]}, parts[:len(parts)-1]...)
-		return strings.Join(out, " "), true
-	case "middle name missing":
-		if len(parts) < 3 {
-			return "", false
-		}
-		return parts[0] + " " + parts[len(parts)-1], true
-	}
-	return "", false
-}
-
-func isLetters(s string) bool {
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
-			return false
-		}
-	}
-	return true
 }
 
 // negativesNoCountry screens the customers on no list by name and DOB
@@ -222,7 +148,7 @@ func reportGoals(threshold float64, pert []set, neg set, pairs set, arabic set) 
 			}
 			byKind[it.note] = c
 		}
-		for _, k := range perturbKinds {
+		for _, k := range nameperturb.Kinds {
 			c := byKind[k]
 			fmt.Printf("      %-20s %d/%d\n", k, c[0], c[1])
 		}
