@@ -57,11 +57,12 @@ var defaultProviders = map[string]string{
 var streamed = map[string]bool{"ftm": true, "senzing": true}
 
 // importBatch bounds one transaction of an import: entities or bytes of
-// JSON, whichever comes first, so each holds the write lock briefly and
-// memory stays bounded.
+// JSON, whichever comes first, so each holds the write lock for a fraction
+// of a second and memory stays bounded. A list that fits in one batch (the
+// official OFAC and UN files) is stored in a single transaction.
 const (
-	importBatchEntities = 2000
-	importBatchBytes    = 4 << 20
+	importBatchEntities = 10000
+	importBatchBytes    = 8 << 20
 )
 
 // Import parses the files, and unless they are byte-identical to the
@@ -110,13 +111,12 @@ func Import(ctx context.Context, st *store.Store, spec ImportSpec) (*ImportResul
 		}
 	}
 	v := &store.ListVersion{Source: spec.Source, Kind: string(spec.Kind), Format: spec.Format, Provider: spec.Provider, SHA256: hash}
-	if err := st.BeginListImport(ctx, v); err != nil {
-		return nil, err
-	}
 	res, err := importEntities(ctx, st, spec, v, total, progress)
 	if err != nil {
-		if aerr := st.AbortListImport(context.WithoutCancel(ctx), v.ID); aerr != nil {
-			err = errors.Join(err, fmt.Errorf("remove the unfinished version %s: %w (the next import of %s removes it)", v.ID, aerr, spec.Source))
+		if v.ID != "" {
+			if aerr := st.AbortListImport(context.WithoutCancel(ctx), v.ID); aerr != nil {
+				err = errors.Join(err, fmt.Errorf("remove the unfinished version %s: %w (the next import of %s removes it)", v.ID, aerr, spec.Source))
+			}
 		}
 		return nil, err
 	}
@@ -142,6 +142,9 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		count int
 		names int
 	)
+	// The version row is written with the first batch; a list that fits
+	// in one batch is written, activated and all in one transaction.
+	begun := false
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -149,9 +152,18 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := st.AddListEntities(ctx, v.ID, count-len(batch), batch); err != nil {
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			if !begun {
+				if err := tx.BeginListImport(v); err != nil {
+					return err
+				}
+			}
+			return tx.AddListEntities(v.ID, count-len(batch), batch)
+		})
+		if err != nil {
 			return err
 		}
+		begun = true
 		batch, size = batch[:0], 0
 		progress(ImportProgress{Phase: "importing", Bytes: read.Load(), Total: total, Entities: count})
 		return nil
@@ -173,14 +185,19 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 	if err := parse(spec, &read, add); err != nil {
 		return nil, err
 	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
 	if count == 0 {
 		return nil, fmt.Errorf("%s: no %s entities found; refusing to replace the list with an empty one", spec.Source, spec.Kind)
 	}
 	var old []string
 	err := st.InTx(ctx, func(tx *store.Tx) error {
+		if !begun {
+			if err := tx.BeginListImport(v); err != nil {
+				return err
+			}
+		}
+		if err := tx.AddListEntities(v.ID, count-len(batch), batch); err != nil {
+			return err
+		}
 		var err error
 		if old, err = tx.CompleteListImport(v, count); err != nil {
 			return err
@@ -188,8 +205,12 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		return EnqueueMonitor(tx, "list/"+v.ID)
 	})
 	if err != nil {
+		if !begun {
+			v.ID = "" // rolled back with the transaction: nothing to remove
+		}
 		return nil, err
 	}
+	progress(ImportProgress{Phase: "importing", Bytes: read.Load(), Total: total, Entities: count})
 	res := &ImportResult{Version: v, Names: names}
 	for _, id := range old {
 		if err := st.PurgeListEntities(context.WithoutCancel(ctx), id); err != nil {

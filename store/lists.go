@@ -32,39 +32,41 @@ func (v *ListVersion) Ref() kyc.ListVersionRef {
 // version made active with CompleteListImport, or removed with
 // AbortListImport. Incomplete versions of the same source left by an
 // import that died are deleted first.
-func (s *Store) BeginListImport(ctx context.Context, v *ListVersion) error {
-	return s.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.exec(`DELETE FROM list_versions WHERE source = ? AND complete = 0`, v.Source); err != nil {
-			return fmt.Errorf("remove unfinished imports: %w", err)
-		}
-		v.ID = "lsv_" + NewULID(tx.now)
-		v.ImportedAt, v.EntityCount, v.Active = tx.now, 0, false
-		_, err := tx.exec(`INSERT INTO list_versions (id, source, kind, format, provider, sha256, entity_count, imported_at, active, complete)
-			VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, 0)`, v.ID, v.Source, v.Kind, v.Format, v.Provider, v.SHA256, kyc.FormatTime(tx.now))
-		if err != nil {
-			return fmt.Errorf("insert list version: %w", err)
-		}
-		return nil
-	})
+func (tx *Tx) BeginListImport(v *ListVersion) error {
+	if _, err := tx.exec(`DELETE FROM list_versions WHERE source = ? AND complete = 0`, v.Source); err != nil {
+		return fmt.Errorf("remove unfinished imports: %w", err)
+	}
+	v.ID = "lsv_" + NewULID(tx.now)
+	v.ImportedAt, v.EntityCount, v.Active = tx.now, 0, false
+	_, err := tx.exec(`INSERT INTO list_versions (id, source, kind, format, provider, sha256, entity_count, imported_at, active, complete)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, 0)`, v.ID, v.Source, v.Kind, v.Format, v.Provider, v.SHA256, kyc.FormatTime(tx.now))
+	if err != nil {
+		return fmt.Errorf("insert list version: %w", err)
+	}
+	return nil
 }
 
 // AddListEntities stores entity bodies of an incomplete version, numbered
-// from seq, in one short transaction.
-func (s *Store) AddListEntities(ctx context.Context, versionID string, seq int, bodies [][]byte) error {
-	return s.InTx(ctx, func(tx *Tx) error {
-		for i, body := range bodies {
-			if _, err := tx.exec(`INSERT INTO list_entities (version_id, seq, body) VALUES (?, ?, ?)`, versionID, seq+i, body); err != nil {
-				return fmt.Errorf("insert list entity: %w", err)
-			}
+// from seq.
+func (tx *Tx) AddListEntities(versionID string, seq int, bodies [][]byte) error {
+	for i, body := range bodies {
+		if _, err := tx.exec(`INSERT INTO list_entities (version_id, seq, body) VALUES (?, ?, ?)`, versionID, seq+i, body); err != nil {
+			return fmt.Errorf("insert list entity: %w", err)
 		}
-		return nil
-	})
+	}
+	return nil
 }
+
+// inlinePurge is the size up to which a superseded version's entities are
+// deleted in the transaction that replaces it (a few tens of milliseconds);
+// bigger ones are left to PurgeListEntities.
+const inlinePurge = 20000
 
 // CompleteListImport makes an incomplete version holding count entities
 // its source's active version, in one transaction with the rest of tx:
 // screening sees the old version or the new one, never a mix. The
-// superseded versions are returned, still holding their entities (delete
+// superseded versions' entities are deleted, except those of versions
+// bigger than inlinePurge, which are returned still holding them (delete
 // them with PurgeListEntities after the commit, in short transactions).
 // Monitored AML checks become due at once (trigger list_update).
 func (tx *Tx) CompleteListImport(v *ListVersion, count int) (superseded []string, err error) {
@@ -83,6 +85,17 @@ func (tx *Tx) CompleteListImport(v *ListVersion, count int) (superseded []string
 		if _, err := tx.exec(`UPDATE list_versions SET active = 0 WHERE id = ?`, id); err != nil {
 			return nil, fmt.Errorf("deactivate version: %w", err)
 		}
+		var n int
+		if err := tx.queryRow(`SELECT entity_count FROM list_versions WHERE id = ?`, id).Scan(&n); err != nil {
+			return nil, fmt.Errorf("count old entities: %w", err)
+		}
+		if n > inlinePurge {
+			superseded = append(superseded, id)
+			continue
+		}
+		if _, err := tx.exec(`DELETE FROM list_entities WHERE version_id = ?`, id); err != nil {
+			return nil, fmt.Errorf("delete old entities: %w", err)
+		}
 	}
 	if _, err := tx.exec(`UPDATE list_versions SET active = 1 WHERE id = ?`, v.ID); err != nil {
 		return nil, fmt.Errorf("activate version: %w", err)
@@ -91,7 +104,7 @@ func (tx *Tx) CompleteListImport(v *ListVersion, count int) (superseded []string
 	if err := tx.markChecksDue(); err != nil {
 		return nil, err
 	}
-	return old, nil
+	return superseded, nil
 }
 
 // AbortListImport removes an incomplete version and its entities.
