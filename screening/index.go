@@ -30,7 +30,7 @@ type Index struct {
 	// (within one script, folds and deletions find the parts).
 	bySkel      map[string][]int32 // abjad parts
 	bySkelLatin map[string][]int32 // other parts
-	maxIDF   float32
+	maxIDF      float32
 
 	accPool sync.Pool
 }
@@ -52,10 +52,10 @@ func (ix *Index) nameTokens(in *indexedName) []int32 {
 // afterwards; the index keeps them.
 func BuildIndex(entities []Entity) *Index {
 	ix := &Index{
-		entities: entities,
-		byText:   map[string]int32{},
-		byFold:   map[string][]int32{},
-		byDel:    map[string][]int32{},
+		entities:    entities,
+		byText:      map[string]int32{},
+		byFold:      map[string][]int32{},
+		byDel:       map[string][]int32{},
 		bySkel:      map[string][]int32{},
 		bySkelLatin: map[string][]int32{},
 	}

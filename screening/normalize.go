@@ -98,7 +98,11 @@ func normalize(name string) []token {
 		// Look-alikes are folded before NFKC, which would turn some of
 		// them into other letters (a lunate sigma Ϲ into Σ).
 		folded, mixed := foldConfusables(raw)
-		for _, word := range splitWords(norm.NFKC.String(folded)) {
+		words := []string{folded} // an ASCII word is already in NFKC
+		if !isASCII(folded) {
+			words = splitWords(norm.NFKC.String(folded))
+		}
+		for _, word := range words {
 			abjad := isAbjad(word)
 			n := len(out)
 			if parts := arabicParts(word); parts != nil {
@@ -533,28 +537,24 @@ func fuzzyCanonical(part string) string {
 		}
 		return part
 	}
-	if foldVariants[fold(part)] != "" {
-		return part
-	}
-	var buf [32]byte
-	if len(part) > len(buf) {
-		return part
-	}
-	b := buf[:len(part)]
-	copy(b, part)
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] == b[i+1] {
-			continue
+	if t, ok := transposedFrom[part]; ok {
+		if honorifics[t] {
+			return ""
 		}
-		b[i], b[i+1] = b[i+1], b[i]
-		hit := variants[string(b)] != "" || canonical[string(b)] || len(b) >= 5 && honorifics[string(b)] || abdPrefixed(b)
-		if hit {
-			if honorifics[string(b)] {
-				return ""
+		return t
+	}
+	// The Abd prefixes with two of their first five letters swapped.
+	if len(part) <= 32 {
+		var buf [32]byte
+		b := buf[:len(part)]
+		copy(b, part)
+		for i := 0; i < 4; i++ {
+			b[i], b[i+1] = b[i+1], b[i]
+			if abdPrefixed(b) {
+				return string(b)
 			}
-			return string(b)
+			b[i], b[i+1] = b[i+1], b[i]
 		}
-		b[i], b[i+1] = b[i+1], b[i]
 	}
 	if v, ok := variantByDeletion[part]; ok {
 		return v
@@ -565,6 +565,35 @@ func fuzzyCanonical(part string) string {
 func abdPrefixed(b []byte) bool {
 	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a') && (b[4] == 'l' || b[4] == 'r')
 }
+
+// transposedFrom maps each variant spelling, canonical form and honorific
+// of five or more letters with two adjacent letters swapped back to it.
+var transposedFrom = func() map[string]string {
+	m := map[string]string{}
+	add := func(w string) {
+		if len(w) < 5 {
+			return
+		}
+		b := []byte(w)
+		for i := 0; i+1 < len(b); i++ {
+			if b[i] == b[i+1] {
+				continue
+			}
+			b[i], b[i+1] = b[i+1], b[i]
+			if t := string(b); variants[t] == "" && !canonical[t] && !honorifics[t] {
+				m[t] = w
+			}
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+	}
+	for w := range variants {
+		add(w)
+	}
+	for w := range honorifics {
+		add(w)
+	}
+	return m
+}()
 
 // fuzzyTarget: a spelling worth correcting to.
 func fuzzyTarget(t string) bool {
