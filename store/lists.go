@@ -28,7 +28,7 @@ func (v *ListVersion) Ref() kyc.ListVersionRef {
 }
 
 // BeginListImport stores v as an incomplete version of its source (see
-// migration 0010): entities are then added with AddListEntities and the
+// migration 0011): entities are then added with AddListEntities and the
 // version made active with CompleteListImport, or removed with
 // AbortListImport. Incomplete versions of the same source left by an
 // import that died are deleted first.
