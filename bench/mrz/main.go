@@ -84,6 +84,17 @@ func main() {
 				mark = "!!"
 			}
 			fmt.Printf("%s %-45s %-10s %-9s %4dms acc %.3f %v\n", mark, t.Image, r.Status, r.Hint, r.Elapsed.Milliseconds(), o.acc(), r.Lines)
+			if r.Status == ocr.StatusUnreadable {
+				var u []string
+				for _, p := range r.Unsure {
+					want := byte('?')
+					if p[0] < len(t.MRZ) && p[1] < len(t.MRZ[p[0]]) {
+						want = t.MRZ[p[0]][p[1]]
+					}
+					u = append(u, fmt.Sprintf("%d:%d %c(%.2f) want %c", p[0], p[1], r.Lines[p[0]][p[1]], r.Confidence[p[0]][p[1]], want))
+				}
+				fmt.Printf("     unsure: %s\n", strings.Join(u, ", "))
+			}
 		}
 	}
 	printTable("kycd mrz/ocr", rows)

@@ -2,9 +2,11 @@ package ocr
 
 import "math"
 
-// inkMask marks the pixels darker than their neighbourhood by Sauvola's
-// rule, T = m·(1 + k·(s/R − 1)) over a (2r+1)² window, which keeps print
-// on light, textured paper and drops smooth shading.
+// inkMask marks the pixels darker than the mean of their (2r+1)²
+// neighbourhood by a share of its standard deviation, and by a few gray
+// levels at least. Unlike a threshold proportional to the mean (Sauvola),
+// this keeps faint print on washed-out paper, and the floor keeps sensor
+// noise on flat paper out.
 func inkMask(p *plane, r int) []bool {
 	w, h := p.w, p.h
 	// Integral images of the values and their squares, one row and column
@@ -22,7 +24,6 @@ func inkMask(p *plane, r int) []bool {
 			sq[(y+1)*iw+x+1] = sq[y*iw+x+1] + rq
 		}
 	}
-	const k, R = 0.25, 128.0
 	out := make([]bool, w*h)
 	for y := range h {
 		y0, y1 := max(0, y-r), min(h, y+r+1)
@@ -33,9 +34,7 @@ func inkMask(p *plane, r int) []bool {
 			q := sq[y1*iw+x1] - sq[y0*iw+x1] - sq[y1*iw+x0] + sq[y0*iw+x0]
 			m := s / n
 			sd := math.Sqrt(max(q/n-m*m, 0))
-			t := m * (1 + k*(sd/R-1))
-			// A flat patch (sd small) holds no print, however dark.
-			out[y*w+x] = float64(p.pix[y*w+x]) < t && sd > 6
+			out[y*w+x] = float64(p.pix[y*w+x]) < m-max(8, 0.3*sd)
 		}
 	}
 	return out

@@ -153,6 +153,15 @@ func decode(probs [][][]float32) *decoded {
 		}
 	}
 	d := &decoded{format: f}
+	// State codes: no check digit covers them, but they come from a list.
+	vouched := map[pos]bool{}
+	for _, st := range stateFields(f) {
+		if resolveState(dists, text, st) {
+			for k := range 3 {
+				vouched[pos{st.line, st.col + k}] = true
+			}
+		}
+	}
 	checks := checkLayout(f, text)
 	covered := map[pos]bool{}
 	for _, ch := range checks {
@@ -209,8 +218,8 @@ func decode(probs [][][]float32) *decoded {
 			switch {
 			case failingCells[p]:
 				need = strictProb
-			case covered[p] && d.valid:
-				need = 0 // the enumeration above vouched for it
+			case covered[p] && d.valid, vouched[p]:
+				need = 0 // the check digits or the list of states single it out
 			}
 			if q < need || dist.none > maxNone {
 				d.sure = false
@@ -325,4 +334,69 @@ func checkLayout(f mrz.Format, text [][]byte) []checkSpan {
 		cs = append(cs, checkSpan{field: "composite", data: join(span(1, 0, 10), span(1, 13, 20), span(1, 21, 35)), digit: pos{1, 35}})
 	}
 	return cs
+}
+
+// stateFields are the first cells of a format's 3-letter state codes.
+func stateFields(f mrz.Format) []pos {
+	switch f {
+	case mrz.TD1:
+		return []pos{{0, 2}, {1, 15}}
+	case mrz.FRID:
+		return []pos{{0, 2}}
+	}
+	return []pos{{0, 2}, {1, 10}}
+}
+
+// stateCodes are the codes a state field may hold (see mrz.StateCodes).
+var stateCodes = mrz.StateCodes()
+
+// resolveState reads the state code at st. The classifier's own reading
+// stands when it is sure of it and it is a known code, or when it is
+// certain of every character (specimens use codes of their own). Else the
+// known code the classifier finds likeliest is taken, if it is much likelier
+// than every other known code and not much less likely than the reading
+// itself. It reports whether the field is vouched for.
+func resolveState(dists [][]cellDist, text [][]byte, st pos) bool {
+	raw := string(text[st.line][st.col : st.col+3])
+	q := func(k int, c byte) float64 { return dists[st.line][st.col+k].q[indexOf(c)] }
+	rawSure, rawStrict := true, true
+	var rawLL float64
+	for k := range 3 {
+		v := q(k, raw[k])
+		rawSure = rawSure && v >= sureProb
+		rawStrict = rawStrict && v >= strictProb
+		rawLL += math.Log(max(v, 1e-12))
+	}
+	known := false
+	best, second := math.Inf(-1), math.Inf(-1)
+	bestCode := ""
+	for _, code := range stateCodes {
+		known = known || code == raw
+		var ll float64
+		plausible := true
+		for k := range 3 {
+			v := q(k, code[k])
+			plausible = plausible && v >= altProb
+			ll += math.Log(max(v, 1e-12))
+		}
+		switch {
+		case ll > best:
+			second = best
+			if plausible {
+				best, bestCode = ll, code
+			} else {
+				best, bestCode = ll, ""
+			}
+		case ll > second:
+			second = ll
+		}
+	}
+	if rawStrict || (known && rawSure) {
+		return true
+	}
+	if bestCode == "" || best-second < math.Log(dominance) || best < rawLL-math.Log(maxRepair) {
+		return false
+	}
+	copy(text[st.line][st.col:], bestCode)
+	return true
 }

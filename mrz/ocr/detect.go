@@ -11,12 +11,12 @@ import (
 // (the filler '<' too) and all glyphs have about the same height, so the
 // zone shows up as 2 or 3 long, parallel, evenly spaced chains.
 type chain struct {
-	blobs  []blob   // in reading order
-	idx    []int    // cell index of each blob, relative to the first
-	ux, uy float64  // unit direction of the line
-	height float64  // median blob height
-	pitch  float64  // median distance between neighbouring cells
-	span   int      // idx of the last blob
+	blobs  []blob  // in reading order
+	idx    []int   // cell index of each blob, relative to the first
+	ux, uy float64 // unit direction of the line
+	height float64 // median blob height
+	pitch  float64 // median distance between neighbouring cells
+	span   int     // idx of the last blob
 }
 
 // detectLines finds the chains of a detection image.
@@ -87,11 +87,6 @@ func detectLines(p *plane) []*chain {
 // newChain fits a chain's direction, pitch and cell indices.
 func newChain(bs []blob) *chain {
 	c := &chain{blobs: bs}
-	hs := make([]float64, len(bs))
-	for i, b := range bs {
-		hs[i] = float64(b.h())
-	}
-	c.height = median(hs)
 	// Direction: least squares through the centres.
 	var sx, sy, sxx, sxy float64
 	for _, b := range bs {
@@ -108,6 +103,17 @@ func newChain(bs []blob) *chain {
 	slope := (sxy - sx*sy/n) / den
 	norm := math.Hypot(1, slope)
 	c.ux, c.uy = 1/norm, slope/norm
+	// A tilted glyph's box is taller than the glyph: undo the rotation
+	// (box h' = h·cos + w·sin, w' = w·cos + h·sin).
+	cos, sin := c.ux, math.Abs(c.uy)
+	hs := make([]float64, len(bs))
+	for i, b := range bs {
+		h, w := float64(b.h()), float64(b.w())
+		hs[i] = max((h*cos-w*sin)/(cos*cos-sin*sin), 0.5*h)
+	}
+	// Letters and digits are the tallest glyphs; a line of fillers has
+	// enough of them to set the height.
+	c.height = quantile(hs, 0.8)
 	c.index()
 	if c.pitch <= 0 {
 		return nil
@@ -169,13 +175,15 @@ func mergeChains(cs []*chain) []*chain {
 			last := &a.blobs[len(a.blobs)-1]
 			first := &b.blobs[0]
 			gap := a.ux*(first.cx-last.cx) + a.uy*(first.cy-last.cy)
-			if gap <= 0.5*a.pitch || gap > 14*a.pitch || math.Abs(a.perp(first.cx, first.cy)) > 0.35*a.height ||
+			if gap <= 0.5*a.pitch || gap > 24*a.pitch || math.Abs(a.perp(first.cx, first.cy)) > 0.35*a.height ||
 				math.Abs(b.pitch/a.pitch-1) > 0.12 || math.Abs(b.height/a.height-1) > 0.25 ||
 				math.Abs(a.ux*b.uy-a.uy*b.ux) > 0.03 {
 				continue
 			}
+			// Across a short gap the pitch must fit a whole number of
+			// times; across a long one its estimate is too rough to tell.
 			k := gap / a.pitch
-			if math.Abs(k-math.Round(k)) > 0.35 {
+			if k < 8 && math.Abs(k-math.Round(k)) > 0.35 {
 				continue
 			}
 			m := newChain(append(slices.Clone(a.blobs), b.blobs...))

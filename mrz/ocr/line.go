@@ -143,3 +143,13 @@ func median(xs []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// quantile q (0…1) of a copy of xs (0 for none).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}

@@ -81,6 +81,9 @@ type Result struct {
 	Box image.Rectangle
 	// PitchPx is the distance between characters in the image's pixels.
 	PitchPx float64
+	// PrintLines counts the lines of print (8 glyphs or more side by
+	// side) seen, upright or turned: a document shows many, a face few.
+	PrintLines int
 	Elapsed time.Duration
 }
 
@@ -127,24 +130,30 @@ type scored struct {
 func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 	base := py.levels[0]
 	var cands []scored
+	printLines := 0
 	for _, transposed := range []bool{false, true} {
 		det, f := detectionPlane(py, transposed)
-		for _, c := range zoneCandidates(detectLines(det), f) {
+		chains := detectLines(det)
+		printLines = max(printLines, len(chains))
+		for _, c := range zoneCandidates(chains, f) {
 			for _, rev := range []bool{false, true} {
-				lines := c.lines
+				lines := append([]Line(nil), c.lines...)
 				if rev {
-					lines = make([]Line, len(c.lines))
 					for i, l := range c.lines {
-						lines[len(lines)-1-i] = l.reversed()
+						lines[i] = l.reversed()
 					}
 				}
+				for i := range lines {
+					RefineLine(py, &lines[i])
+				}
+				orderLines(lines)
 				// A first look at every third cell ranks the candidates.
 				cands = append(cands, classify(net, py, lines, 3))
 			}
 		}
 	}
 	if len(cands) == 0 {
-		return &Result{Status: StatusNotFound, Hint: HintNoZone}
+		return &Result{Status: StatusNotFound, Hint: HintNoZone, PrintLines: printLines}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	var best *Result
@@ -158,6 +167,7 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 			break
 		}
 	}
+	best.PrintLines = printLines
 	return best
 }
 
@@ -352,4 +362,17 @@ func hint(s *scored, d *decoded, base *plane) Hint {
 // String summarises a result for logs and the benchmark.
 func (r *Result) String() string {
 	return fmt.Sprintf("%s %s %q min %.3f", r.Status, r.Hint, r.Lines, r.MinConfidence)
+}
+
+// orderLines puts lines in reading order: top to bottom as the reading
+// direction of the first line defines "down" (for a page turned by 90°,
+// the detection image is a mirror, whose top-to-bottom order is wrong).
+func orderLines(lines []Line) {
+	tx, ty := lines[0].tangent(0)
+	dx, dy := -ty, tx
+	sort.SliceStable(lines, func(i, j int) bool {
+		xi, yi := lines[i].centre(float64(lines[i].N) / 2)
+		xj, yj := lines[j].centre(float64(lines[j].N) / 2)
+		return xi*dx+yi*dy < xj*dx+yj*dy
+	})
 }

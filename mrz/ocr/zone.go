@@ -77,7 +77,7 @@ func mid(c *chain) float64 {
 
 func parallel(a, b *chain) bool {
 	return math.Abs(a.ux*b.uy-a.uy*b.ux) < 0.035 &&
-		math.Abs(b.pitch/a.pitch-1) < 0.15 && math.Abs(b.height/a.height-1) < 0.25
+		math.Abs(b.pitch/a.pitch-1) < 0.15 && math.Abs(b.height/a.height-1) < 0.35
 }
 
 // fitStack fits the cells of each MRZ length the stack could have: the
@@ -203,11 +203,8 @@ func fitLine(c *chain, off, n int, f frame) Line {
 		l.X = polyFit(is2, xs2, deg)
 		l.Y = polyFit(is2, ys2, deg)
 	}
-	// Blob heights overstate a tilted glyph's height a little: measure
-	// across the line.
-	h := median(hs)
-	tilt := math.Abs(c.uy)
-	l.H = [2]float64{h * (1 - 0.5*tilt*tilt), 0}
+	// The chain's height is measured across the line (see newChain).
+	l.H = [2]float64{c.height / f.scale, 0}
 	return l
 }
 

@@ -1,7 +1,7 @@
 // Command mrztrain trains the character classifier of kycd/mrz/ocr on
 // synthetic MRZ lines drawn with OCR-B and damaged as photos damage them.
 // The output is reproducible bit for bit: every page has its own seed,
-// training runs in one goroutine in a fixed order, and no product is
+// gradients are summed in a fixed order, and no product is
 // fused into an FMA (see ocr.Net.Forward). Run from the repository root:
 //
 //	nice -n 10 go run ./tools/mrztrain -out mrz/ocr/model.bin
@@ -27,9 +27,9 @@ import (
 
 func main() {
 	out := flag.String("out", "mrz/ocr/model.bin", "where to write the weights")
-	pages := flag.Int("pages", 2600, "training pages")
+	pages := flag.Int("pages", 2200, "training pages")
 	valPages := flag.Int("val-pages", 300, "validation pages (another seed)")
-	epochs := flag.Int("epochs", 8, "passes over the training set")
+	epochs := flag.Int("epochs", 7, "passes over the training set")
 	preview := flag.String("preview", "", "write a few synthetic pages as PNG into this folder and stop")
 	flag.Parse()
 	log.SetFlags(0)

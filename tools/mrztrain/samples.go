@@ -66,6 +66,7 @@ func pageSamples(r *rand.Rand, pg *page, p params, s *sampleSet) {
 	py := ocr.NewPyramid(pg.gray)
 	for li, truth := range pg.geom {
 		l := jitter(r, truth)
+		ocr.RefineLine(py, &l)
 		cs := ocr.SampleLine(py, &l)
 		for i, c := range cs.Cells {
 			label := indexOf(pg.lines[li][i])
