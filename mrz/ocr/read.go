@@ -84,7 +84,7 @@ type Result struct {
 	// PrintLines counts the lines of print (8 glyphs or more side by
 	// side) seen, upright or turned: a document shows many, a face few.
 	PrintLines int
-	Elapsed time.Duration
+	Elapsed    time.Duration
 }
 
 // maxSide bounds the image the reader looks at: an MRZ character of a
