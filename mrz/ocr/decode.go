@@ -59,6 +59,8 @@ type decoded struct {
 	// failing lists the check digits that do not hold (with sure is
 	// true: as printed).
 	failing []string
+	// notZone: the first character is none a zone starts with.
+	notZone bool
 }
 
 // formatOf tells the layout from the zone's size and its first symbols.
@@ -153,6 +155,14 @@ func decode(probs [][][]float32) *decoded {
 		}
 	}
 	d := &decoded{format: f}
+	// ICAO 9303 starts every zone with A, C or I (identity documents), P
+	// (passports) or V (visas): a zone that starts otherwise is print that
+	// only looks like one.
+	first := 0.0
+	for _, c := range "ACIPV" {
+		first += float64(probs[0][0][indexOf(byte(c))])
+	}
+	d.notZone = first < 0.5
 	// State codes: no check digit covers them, but they come from a list.
 	vouched := map[pos]bool{}
 	for _, st := range stateFields(f) {

@@ -111,6 +111,7 @@ func DecodeNet(b []byte) (*Net, error) {
 // bit-for-bit the same on every platform, and so are trained weights.
 func (n *Net) Forward(x []float32, probs []float32, acts [][]float32) {
 	cur := x
+	nz := make([]int32, 0, Layers[0])
 	for k := range n.W {
 		in, out := Layers[k], Layers[k+1]
 		var next []float32
@@ -119,12 +120,21 @@ func (n *Net) Forward(x []float32, probs []float32, acts [][]float32) {
 		} else {
 			next = make([]float32, out)
 		}
+		// Paper samples and inactive units are exact zeros, and adding a
+		// zero product changes no sum: skip them (the order of the other
+		// terms stays, and so does every bit of the result).
+		nz = nz[:0]
+		for i, v := range cur {
+			if v != 0 {
+				nz = append(nz, int32(i))
+			}
+		}
 		w := n.W[k]
 		for o := range out {
 			row := w[o*in : (o+1)*in]
 			s := n.B[k][o]
-			for i, v := range cur {
-				s += float32(row[i] * v)
+			for _, i := range nz {
+				s += float32(row[i] * cur[i])
 			}
 			if k < len(n.W)-1 && s < 0 {
 				s = 0

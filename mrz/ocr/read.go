@@ -87,6 +87,10 @@ type Result struct {
 	Elapsed    time.Duration
 }
 
+// minZoneScore is the least mean log-probability of the likeliest symbol
+// per cell (about 0.4 on average) for a candidate to count as a zone.
+const minZoneScore = -0.9
+
 // maxSide bounds the image the reader looks at: an MRZ character of a
 // passport held across the frame is still 25 pixels wide at this size.
 const maxSide = 2000
@@ -156,6 +160,11 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 		return &Result{Status: StatusNotFound, Hint: HintNoZone, PrintLines: printLines}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	// Lines of marks whose cells do not look like MRZ characters (a
+	// pattern, a barcode, print in another font) are no zone at all.
+	if cands[0].score < minZoneScore {
+		return &Result{Status: StatusNotFound, Hint: HintNoZone, PrintLines: printLines}
+	}
 	var best *Result
 	for k := range min(len(cands), 4) {
 		full := classify(net, py, cands[k].lines, 1)
@@ -257,6 +266,9 @@ func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 // result decodes a candidate and explains a failure.
 func result(s *scored, base *plane, ref time.Time) *Result {
 	d := decode(s.probs)
+	if d.notZone {
+		return &Result{Status: StatusNotFound, Hint: HintNoZone}
+	}
 	r := &Result{Format: d.format, Lines: d.lines, Confidence: d.conf, Failing: d.failing, MinConfidence: 1}
 	for _, l := range d.conf {
 		for _, c := range l {

@@ -8,8 +8,10 @@ import (
 	"kycd/mrz/ocr"
 )
 
-// TestRefineCalibration measures what RefineLine makes of the true
-// geometry of clean synthetic lines: the extent constant of mrz/ocr.
+// TestRefineCalibration measures what ocr.RefineLine makes of the true
+// geometry of clean synthetic lines: its constants (refineExtent,
+// refineBias) must keep the refined height and centre on the true ones,
+// so that the cells the classifier learns from are framed as designed.
 func TestRefineCalibration(t *testing.T) {
 	fs, err := loadFonts()
 	if err != nil {
@@ -34,6 +36,9 @@ func TestRefineCalibration(t *testing.T) {
 		s += ratios[i]
 		so += offs[i]
 	}
-	t.Logf("height ratio mean %.4f, offset mean %.4f heights (n=%d)", s/float64(len(ratios)), so/float64(len(offs)), len(ratios))
-	_ = math.Abs
+	ratio, off := s/float64(len(ratios)), so/float64(len(offs))
+	t.Logf("height ratio mean %.4f, offset mean %.4f heights (n=%d)", ratio, off, len(ratios))
+	if math.Abs(ratio-1) > 0.02 || math.Abs(off) > 0.01 {
+		t.Errorf("refined geometry is off the true one: height ×%.4f, centre %+.4f heights; update refineExtent and refineBias", ratio, off)
+	}
 }
