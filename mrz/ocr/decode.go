@@ -24,8 +24,9 @@ const (
 	// altProb: a symbol at least this probable is a reading to consider.
 	altProb = 0.003
 	// dominance: how many times likelier than every other valid reading
-	// the chosen one must be.
-	dominance = 50.0
+	// the chosen one must be: sureProb's odds, so that a character the
+	// check digits vouch for is as sure as one taken on its own.
+	dominance = sureProb / (1 - sureProb)
 	// maxRepair: how many times less likely than the classifier's own
 	// reading a valid reading may be.
 	maxRepair = 200.0
@@ -203,6 +204,18 @@ func decode(probs [][][]float32) *decoded {
 		// zone printed with a wrong digit has such readings too).
 		d.sure = true
 	}
+	// A field whose own check digit holds vouches for its cells when no
+	// other plausible reading of them holds too, even if another field
+	// (or the composite) fails: a zone printed with one wrong digit is
+	// then read as printed, the failing field alone needing certainty.
+	for _, ch := range checkLayout(f, text) {
+		if ch.field != "composite" && ch.holds(text) && fieldSure(&ch, dists, text) {
+			for _, p := range ch.data {
+				vouched[p] = true
+			}
+			vouched[ch.digit] = true
+		}
+	}
 	// Checks as read, for the cells they cover.
 	checks = checkLayout(f, text)
 	failingCells := map[pos]bool{}
@@ -226,10 +239,12 @@ func decode(probs [][][]float32) *decoded {
 			p := pos{l, c}
 			need := sureProb
 			switch {
+			case vouched[p]:
+				need = 0 // its field's check digit or the list of states singles it out
 			case failingCells[p]:
 				need = strictProb
-			case covered[p] && d.valid, vouched[p]:
-				need = 0 // the check digits or the list of states single it out
+			case covered[p] && d.valid:
+				need = 0 // the check digits single it out
 			}
 			if q < need || dist.none > maxNone {
 				d.sure = false
@@ -409,4 +424,36 @@ func resolveState(dists [][]cellDist, text [][]byte, st pos) bool {
 	}
 	copy(text[st.line][st.col:], bestCode)
 	return true
+}
+
+// fieldSure tells whether the reading of a field whose check digit holds
+// is the only plausible one that does: every other combination of its
+// cells' alternatives that also holds is at least dominance times less
+// likely.
+func fieldSure(ch *checkSpan, dists [][]cellDist, text [][]byte) bool {
+	var amb []pos
+	for _, p := range append(append([]pos(nil), ch.data...), ch.digit) {
+		if len(dists[p.line][p.col].alts) > 1 {
+			amb = append(amb, p)
+		}
+	}
+	cur := 0.0
+	orig := make([]byte, len(amb))
+	for i, p := range amb {
+		orig[i] = text[p.line][p.col]
+		cur += math.Log(dists[p.line][p.col].q[indexOf(orig[i])])
+	}
+	sure := true
+	n := 0
+	enumerate(amb, dists, text, func(ll float64, chars []byte) {
+		n++
+		same := true
+		for i := range amb {
+			same = same && chars[i] == orig[i]
+		}
+		if !same && ch.holds(text) && ll > cur-math.Log(dominance) {
+			sure = false
+		}
+	})
+	return sure && n < maxEnum
 }

@@ -113,9 +113,11 @@ func fitStack(stack []*chain, f frame) []candidate {
 		}
 		for _, combo := range combos(offs) {
 			lines := make([]Line, len(stack))
+			pts := make([][][3]float64, len(stack))
 			for i, c := range stack {
-				lines[i] = fitLine(c, combo[i], n, f)
+				lines[i], pts[i] = fitLine(c, combo[i], n, f)
 			}
+			borrowShape(lines, pts)
 			if aligned(lines) {
 				out = append(out, candidate{lines: lines})
 			}
@@ -158,10 +160,43 @@ func aligned(lines []Line) bool {
 	return true
 }
 
+// borrowShape gives a line whose chain covered little of it (a run of
+// fillers lost, the end of the line faint) the shape of the best-covered
+// line of the zone, moved onto its own cells: the lines of a zone are
+// printed one above the other, cell for cell, so their curves are alike,
+// while extrapolating a short chain's own curve drifts off the cells.
+func borrowShape(lines []Line, pts [][][3]float64) {
+	best := 0
+	for i := range pts {
+		if len(pts[i]) > len(pts[best]) {
+			best = i
+		}
+	}
+	ref := lines[best]
+	for i := range lines {
+		if i == best || len(pts[i]) >= len(pts[best])*9/10 || len(pts[i]) < 4 {
+			continue
+		}
+		var dx, dy float64
+		for _, p := range pts[i] {
+			x, y := ref.centre(p[0])
+			dx += p[1] - x
+			dy += p[2] - y
+		}
+		k := float64(len(pts[i]))
+		h := lines[i].H
+		lines[i] = ref
+		lines[i].X[0] += dx / k
+		lines[i].Y[0] += dy / k
+		lines[i].H = h
+	}
+}
+
 // fitLine fits the cell centres of a chain, whose first blob is cell off
 // of a line of n, by quadratics in the cell index (linear when the chain
 // covers too little of the line to trust a curve), in image coordinates.
-func fitLine(c *chain, off, n int, f frame) Line {
+// It returns the centres it fitted (cell index, x, y).
+func fitLine(c *chain, off, n int, f frame) (Line, [][3]float64) {
 	var is, xs, ys, hs []float64
 	wmed := 0.0
 	{
@@ -205,7 +240,11 @@ func fitLine(c *chain, off, n int, f frame) Line {
 	}
 	// The chain's height is measured across the line (see newChain).
 	l.H = [2]float64{c.height / f.scale, 0}
-	return l
+	var pts [][3]float64
+	for k := range is {
+		pts = append(pts, [3]float64{is[k], xs[k], ys[k]})
+	}
+	return l, pts
 }
 
 // polyFit fits v(i) = c0 + c1·i (+ c2·i²) by least squares.
