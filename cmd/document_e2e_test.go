@@ -65,17 +65,18 @@ func TestReadTheDocumentEndToEnd(t *testing.T) {
 		want              []string // reason codes that must be among the reasons
 	}{
 		{
-			// The issue: Bob Smith with Eriksson's passport, a made-up
-			// expiry typed, and another photo of her as the selfie.
+			// The issue: Bob Smith with Eriksson's papers (her specimen
+			// identity card, both sides), a made-up expiry typed, and a
+			// photo of her specimen passport page as the selfie.
 			name: "someone else's document", applicant: `{"firstName":"Bob","lastName":"Smith","dob":"1985-03-03","country":"GB"}`,
-			docType: "passport", docImage: "doc_td3_uto_icao_specimen.jpg", selfie: "doc_td2_uto_icao_specimen.jpg",
-			typed:  `{"documentType":"passport","issuingCountry":"SE","documentNumber":"L898902C3","expiryDate":"2031-04-15"}`,
+			docType: "id_card", docImage: "doc_td2_uto_icao_specimen.jpg", back: "bottom", selfie: "doc_td3_uto_icao_specimen.jpg",
+			typed:  `{"documentType":"id_card","issuingCountry":"SE","documentNumber":"D23145890","expiryDate":"2031-04-15"}`,
 			status: "rejected", want: []string{"DOCUMENT_EXPIRED", "NAME_MISMATCH", "DOB_MISMATCH", "SELFIE_IS_DOCUMENT"},
 		},
 		{
 			name: "the right person, an expired document", applicant: anna,
-			docType: "passport", docImage: "doc_td3_uto_icao_specimen.jpg", selfie: "face_eileencollins_01.png",
-			typed:  `{"documentType":"passport","issuingCountry":"SE","documentNumber":"L898902C3","expiryDate":"2031-04-15"}`,
+			docType: "id_card", docImage: "doc_td2_uto_icao_specimen.jpg", back: "bottom", selfie: "face_eileencollins_01.png",
+			typed:  `{"documentType":"id_card","issuingCountry":"SE","documentNumber":"D23145890","expiryDate":"2031-04-15"}`,
 			status: "rejected", want: []string{"DOCUMENT_EXPIRED"},
 		},
 		{
@@ -86,15 +87,15 @@ func TestReadTheDocumentEndToEnd(t *testing.T) {
 		},
 		{
 			name: "the document as the selfie", applicant: anna,
-			docType: "passport", docImage: "doc_td3_uto_icao_specimen.jpg", selfie: "doc_td3_uto_icao_specimen.jpg",
-			typed:  `{"documentType":"passport","issuingCountry":"SE","documentNumber":"L898902C3","expiryDate":"2031-04-15"}`,
-			status: "rejected", want: []string{"SELFIE_IS_DOCUMENT", "SAME_IMAGE_REUSED"},
+			docType: "passport", docImage: "doc_td2_uto_icao_specimen.jpg", selfie: "doc_td2_uto_icao_specimen.jpg",
+			typed:  `{"documentType":"passport","issuingCountry":"SE","documentNumber":"D23145890","expiryDate":"2031-04-15"}`,
+			status: "rejected", want: []string{"DOCUMENT_EXPIRED", "SELFIE_IS_DOCUMENT", "SAME_IMAGE_REUSED"},
 		},
 		{
 			name: "someone else's face", applicant: anna,
-			docType: "passport", docImage: "doc_td3_uto_icao_specimen.jpg", selfie: "face_chrispratt_01.jpg",
-			typed:  `{"documentType":"passport","issuingCountry":"SE","documentNumber":"L898902C3","expiryDate":"2031-04-15"}`,
-			status: "rejected", want: []string{"FACE_MISMATCH"},
+			docType: "passport", docImage: "doc_td2_uto_icao_specimen.jpg", selfie: "face_chrispratt_01.jpg",
+			typed:  `{"documentType":"passport","issuingCountry":"SE","documentNumber":"D23145890","expiryDate":"2031-04-15"}`,
+			status: "rejected", want: []string{"DOCUMENT_EXPIRED", "FACE_MISMATCH"},
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,8 +22,8 @@ import (
 // input gives the same processing result. The clock is set to 2011, when
 // the specimen passport was valid, so that its expiry is not the reason.
 //
-// No selfie of the specimen holder exists: the "same person" selfie is a
-// photo of her other specimen document, which face_match passes but
+// The document is the holder's specimen identity card. No selfie of her
+// exists: the "same person" selfie is a photo of her specimen passport, which face_match passes but
 // selfie_not_document flags, so the request is not approved (the issue's
 // case: someone else's papers photographed as the selfie).
 func TestAutoFaceMatch(t *testing.T) {
@@ -46,11 +46,11 @@ func TestAutoFaceMatch(t *testing.T) {
 	input := func(selfie string) decision.Input {
 		return decision.Input{
 			Request: &kyc.KYCRequest{ID: "kyc_1", OrganizationID: org.ID, Environment: kyc.Live, ApplicantID: "app_1",
-				DocumentData: &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "SE", DocumentNumber: "L898902C3", ExpiryDate: "2031-04-15",
+				DocumentData: &kyc.DocumentData{DocumentType: "id_card", IssuingCountry: "SE", DocumentNumber: "D23145890", ExpiryDate: "2031-04-15",
 					MRZ: erikssonMRZ("310415")}},
 			Applicant: &kyc.Applicant{ID: "app_1", FirstName: "Anna Maria", LastName: "Eriksson", DOB: &dob},
 			Captures: []kyc.Capture{
-				{ID: "cap_doc", Kind: "document", Side: &front, DocumentType: &passport, Data: load("doc_td3_uto_icao_specimen.jpg"),
+				{ID: "cap_doc", Kind: "document", Side: &front, DocumentType: &passport, Data: load("doc_td2_uto_icao_specimen.jpg"),
 					SHA256: "a", SourceSHA256: "a", Method: "camera", IP: "192.0.2.1"},
 				{ID: "cap_selfie", Kind: "selfie", Data: load(selfie), SHA256: "b", SourceSHA256: "b", Method: "camera", IP: "192.0.2.1"},
 			},
@@ -62,8 +62,8 @@ func TestAutoFaceMatch(t *testing.T) {
 		status       decision.Status
 		first        string // first reason
 	}{
-		// The specimen's travel document shows the same person.
-		{"same person, but a document as the selfie", "doc_td2_uto_icao_specimen.jpg", decision.Review, decision.Pass, decision.CodeSelfieIsDocument},
+		// The specimen's passport page shows the same person.
+		{"same person, but a document as the selfie", "doc_td3_uto_icao_specimen.jpg", decision.Review, decision.Pass, decision.CodeSelfieIsDocument},
 		{"someone else", "face_eileencollins_01.png", decision.Review, decision.Fail, decision.CodeFaceMismatch},
 	} {
 		t.Run(c.name, func(t *testing.T) {

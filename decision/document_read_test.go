@@ -37,9 +37,11 @@ func readImage(t *testing.T, name string, now time.Time) *ocr.Result {
 // other image signals) are supplied as recorded input: a pass, as the
 // engine records it for a matching face. The clock is set where the
 // document is valid (2011: the ICAO specimen passport expires 2012-04-15)
-// unless the case is about expiry.
+// unless the case is about expiry. The document is the holder's ICAO
+// specimen identity card (TD2, expiring 2012-04-15 like her passport).
 func TestDocumentDecisions(t *testing.T) {
 	valid := time.Date(2011, 6, 1, 0, 0, 0, 0, time.UTC)
+	const card = "doc_td2_uto_icao_specimen.jpg"
 	today := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 	recorded := []Signal{
 		{Name: SigFaceMatch, Status: Pass, Score: 0.87, Detail: "recorded: the selfie matches the document portrait", Findings: []Finding{}},
@@ -50,8 +52,8 @@ func TestDocumentDecisions(t *testing.T) {
 	}
 	anna := &kyc.Applicant{FirstName: "Anna Maria", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}
 	bob := &kyc.Applicant{FirstName: "Bob", LastName: "Smith", DOB: ptr("1985-03-03"), Country: ptr("GB")}
-	// What the applicant typed in the issue: the right number, a made-up expiry.
-	typed := &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "SE", DocumentNumber: "L898902C3", ExpiryDate: "2031-04-15"}
+	// What the applicant typed, as in the issue: the right number, a made-up expiry.
+	typed := &kyc.DocumentData{DocumentType: "id_card", IssuingCountry: "SE", DocumentNumber: "D23145890", ExpiryDate: "2031-04-15"}
 	for _, c := range []struct {
 		name    string
 		a       *kyc.Applicant
@@ -60,10 +62,10 @@ func TestDocumentDecisions(t *testing.T) {
 		outcome Outcome
 		first   string // first reason ("" for none)
 	}{
-		{"right person, valid document", anna, "doc_td3_uto_icao_specimen.jpg", valid, Approve, ""},
-		{"someone else's papers (the issue's case)", bob, "doc_td3_uto_icao_specimen.jpg", today, Reject, CodeDocumentExpired},
-		{"someone else's papers while they were valid", bob, "doc_td3_uto_icao_specimen.jpg", valid, Reject, CodeNameMismatch},
-		{"right person, expired document", anna, "doc_td3_uto_icao_specimen.jpg", today, Reject, CodeDocumentExpired},
+		{"right person, valid document", anna, card, valid, Approve, ""},
+		{"someone else's papers (the issue's case)", bob, card, today, Reject, CodeDocumentExpired},
+		{"someone else's papers while they were valid", bob, card, valid, Reject, CodeNameMismatch},
+		{"right person, expired document", anna, card, today, Reject, CodeDocumentExpired},
 		{"wrong check digit", &kyc.Applicant{FirstName: "Mandy", LastName: "Spiteri", DOB: ptr("1973-09-25")},
 			"doc_td1_mlt_id_specimen_BAD_checkdigit.png", time.Date(2007, 1, 1, 0, 0, 0, 0, time.UTC), Reject, CodeMRZChecksumFailed},
 		{"nothing readable", anna, "face_chrispratt_01.jpg", valid, Review, CodeDocumentNotRead},
@@ -89,7 +91,7 @@ func TestDocumentDecisions(t *testing.T) {
 						t.Errorf("%s: %s %q", s.Name, s.Status, s.Detail)
 					}
 				}
-				if doc.Data["source"] != "document_image" || parsed.ExpiryDate != "2012-04-15" {
+				if doc.Data["source"] != "document_image" || parsed.ExpiryDate != "2012-04-15" || parsed.DocumentNumber != "D23145890" {
 					t.Errorf("document data from %v: %+v", doc.Data["source"], parsed)
 				}
 			}

@@ -242,24 +242,23 @@ func (e *decisionEnv) submitLive(t *testing.T, applicant, docFile, selfieFile st
 	return e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
 }
 
-// The ICAO specimen passport holder, Anna Maria Eriksson: her passport
-// and, as her selfie, the portrait on her specimen travel document.
+// The ICAO specimen holder, Anna Maria Eriksson: her specimen identity
+// card and, as her selfie, her specimen passport's photo page.
 const (
 	erikssonJSON   = `{"firstName":"Anna Maria","lastName":"Eriksson","dob":"1974-08-12","country":"GB"}`
-	erikssonDoc    = "images/doc_td3_uto_icao_specimen.jpg"
-	erikssonSelfie = "images/doc_td2_uto_icao_specimen.jpg"
+	erikssonDoc    = "images/doc_td2_uto_icao_specimen.jpg"
+	erikssonSelfie = "images/doc_td3_uto_icao_specimen.jpg"
 )
 
 var erikssonPassport = &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB", DocumentNumber: "L898902C3", ExpiryDate: "2031-04-15",
 	MRZ: mrzTD3("ERIKSSON", "ANNA MARIA", "L898902C3", "UTO", "740812", "F", "310415")}
 
 // TestLiveDocumentReadFromImage: the issue's case in live with every list
-// loaded. The applicant types Eriksson's passport number and a made-up
-// expiry (2031) and sends her passport photo; the server reads the
-// photo's MRZ, which says the passport expired in 2012, and rejects. The
-// selfie, a photo of her other specimen document, is flagged as a
-// document. Every signal runs; what the document says comes from the
-// image.
+// loaded. The applicant types a made-up expiry (2031) and sends a photo
+// of Eriksson's document; the server reads the photo's MRZ, which says it
+// expired in 2012, and rejects. The selfie, a photo of her other specimen
+// document, is flagged as a document. Every signal runs; what the
+// document says comes from the image.
 func TestLiveDocumentReadFromImage(t *testing.T) {
 	e := liveEngineEnv(t)
 	got := e.submitLive(t, erikssonJSON, erikssonDoc, erikssonSelfie, erikssonPassport)

@@ -66,11 +66,11 @@ func TestReadTurnedAndTilted(t *testing.T) {
 	dir, gt := loadTruth(t)
 	var want []string
 	for _, g := range gt {
-		if g.Image == "doc_td3_uto_icao_specimen.jpg" {
+		if g.Image == "doc_td3_ltu_passport_specimen.jpg" {
 			want = g.MRZ
 		}
 	}
-	img := decodeFile(t, filepath.Join(dir, "doc_td3_uto_icao_specimen.jpg"))
+	img := decodeFile(t, filepath.Join(dir, "doc_td3_ltu_passport_specimen.jpg"))
 	for _, deg := range []float64{90, 180, 270, 12, -12, 197} {
 		r, err := Read(rotate(img, deg), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		if err != nil {
