@@ -90,7 +90,7 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 			return err
 		}
 		view = viewOf(res)
-		c.Meta["mrzRead"] = map[string]any{"status": view.Status, "hint": view.Hint}
+		c.Meta["mrzStatus"], c.Meta["mrzHint"] = view.Status, view.Hint
 	}
 	err = p.store.InTx(r.Context(), func(tx *store.Tx) error {
 		_, err := p.svc.AddCapture(tx, token, c, img.Data)
