@@ -94,9 +94,13 @@ func (p *portal) confirmFromRead(ctx context.Context, token, captureID string, d
 	if err != nil {
 		return err
 	}
-	res, err := readDocument(c.Data, time.Now())
-	if err != nil {
+	var res *ocr.Result
+	err = p.gate.Run(ctx, c.Width, c.Height, func() error {
+		res, err = readDocument(c.Data, time.Now())
 		return err
+	})
+	if err != nil {
+		return imageError(err)
 	}
 	if res.Document == nil || (res.Status != ocr.StatusRead && res.Status != ocr.StatusInvalid) {
 		return bad("The lines at the bottom of this photo could not be read. Retake the photo, or type the details.")
