@@ -21,6 +21,8 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
+require go.mau.fi/util v0.11.0
+
 require (
 	github.com/boombuler/barcode v1.1.0 // indirect
 	github.com/dlclark/regexp2 v1.11.0 // indirect
