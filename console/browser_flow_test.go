@@ -3,11 +3,14 @@ package console_test
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"kycd/internal/realdata"
 	"kycd/internal/reviewdata"
 	"kycd/kyc"
 	"kycd/store"
@@ -24,14 +27,22 @@ import (
 // violation, no serious or critical axe-core violation, no horizontal
 // scrolling; screenshots go to $KYCD_TEST_ARTIFACTS.
 func TestBrowserDesk(t *testing.T) {
-	s := newReviewStack(t)
+	s := newReviewStack(t, true)
 	if err := s.st.InTx(t.Context(), func(tx *store.Tx) error { return tx.SetFourEyes(s.org.ID, true) }); err != nil {
 		t.Fatal(err)
 	}
 	viktor := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Viktor", LastName: "Petrenko", DOB: "1961-04-12", Country: "DE",
 		DocNumber: "T22000129", Email: "viktor@example.com"})
-	erika := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Erika", LastName: "Mustermann", DOB: "1984-08-12", Country: "DE",
-		DocNumber: "L01X00T47", DocGiven: "Erica", DocDOB: "1984-08-21", ExternalRef: "customer-7"})
+	// A real passport specimen (Erika Mustermann, born 1964-08-12, valid
+	// until 2018-02-21): the engine reads its MRZ; the applicant typed
+	// her first name differently. The clock goes back to when it was valid.
+	front, err := os.ReadFile(realdata.Path(t, "images/doc_td3_deu_passport_specimen.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.clock.Advance(time.Date(2017, 6, 1, 9, 0, 0, 0, time.UTC).Sub(s.clock.Now()))
+	erika := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Erica", LastName: "Mustermann", DOB: "1964-08-12", Country: "DE",
+		DocNumber: "C01X00T47", ExternalRef: "customer-7", Front: front})
 	s.awaiting(kyc.Sandbox, reviewdata.Person{FirstName: "Sam", LastName: "Review", DOB: "1990-01-01", Country: "GB", DocNumber: "S1"})
 	check := s.api(s.org.LiveKey, "POST", "/v1/aml-checks", map[string]any{"firstName": "Viktor", "lastName": "Petrenko", "monitoring": true}, http.StatusCreated)
 	sbx := s.api(s.org.SandboxKey, "POST", "/v1/aml-checks", map[string]any{"firstName": "Sandbox", "lastName": "Everything"}, http.StatusCreated)
@@ -91,7 +102,8 @@ func TestBrowserDesk(t *testing.T) {
 			b.check(p.name)
 		}
 	}
-	if body := b.bodyAt(base, "/console/live/cases/"+erika.ID); !strings.Contains(body, "Given names differs") || !strings.Contains(body, "Date of birth differs") {
+	if body := b.bodyAt(base, "/console/live/cases/"+erika.ID); !strings.Contains(body, "Given names differs") || strings.Contains(body, "Date of birth differs") ||
+		!strings.Contains(body, "MUSTERMANN") {
 		t.Errorf("the case does not highlight the document's differences:\n%s", body)
 	}
 	b.signOut(base)

@@ -28,7 +28,10 @@ type reviewStack struct {
 	runner *jobs.Runner
 }
 
-func newReviewStack(t *testing.T) *reviewStack {
+// newReviewStack builds the stack; images runs the image signals too
+// (quality, faces, face match and the MRZ read from document photos),
+// slower but what serve runs.
+func newReviewStack(t *testing.T, images ...bool) *reviewStack {
 	t.Helper()
 	s := &reviewStack{}
 	s.env = newEnv(t, func(e *env, o *server.Options) {
@@ -44,6 +47,9 @@ func newReviewStack(t *testing.T) *reviewStack {
 			t.Fatal(err)
 		}
 		engine := &decision.Auto{Store: e.st, Screen: s.aml.ScreenPerson, Policy: decision.StorePolicy(e.st), Now: e.clock.Now}
+		if len(images) > 0 && images[0] {
+			engine.ImageSignals = decision.ImageSignals
+		}
 		e.kyc = verification.New(e.st, engine, e.srv.URL+"/portal", nil)
 		o.KYC, o.AML = e.kyc, s.aml
 	})
@@ -57,6 +63,7 @@ func newReviewStack(t *testing.T) *reviewStack {
 var watchList = []reviewdata.Listed{
 	{Reference: "TS-1", Name: "Viktor Petrenko", DOB: "1961-04-12", Country: "RU", Reason: "Test listing"},
 	{Reference: "TS-2", Name: "Maria Kowalczyk", Aliases: "Maria Kowalczykowa", DOB: "1975", Country: "PL", Reason: "Test listing"},
+	{Reference: "TS-4", Name: "Erika Mustermann", DOB: "1964-01-01", Country: "AT", Reason: "Test listing"},
 }
 
 // awaiting submits p in env and runs the processing job.
