@@ -70,7 +70,7 @@ var AllCodes = []string{
 	CodeDocumentNumberDiffer, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
-	CodeDuplicateFace,
+	CodeDuplicateFace, CodeSelfieNotLive, CodeSpoofScore,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
@@ -87,6 +87,7 @@ func DefaultPolicy() *Policy {
 			CodeNameMismatch: ActReview, CodeDOBMismatch: ActReview, CodeDocumentNumberDiffer: ActReview,
 			CodeDuplicateDocument: ActReview, CodeDuplicateImage: ActReview, CodeDuplicateApplicant: ActReview,
 			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
+			CodeSelfieNotLive: ActReview, CodeSpoofScore: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
 			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,

@@ -42,6 +42,7 @@ var typeByCode = map[string]string{
 	kyc.EForbidden:     "authorization",
 	kyc.ENotFound:      "not_found",
 	kyc.EUnprocessable: "unprocessable",
+	kyc.EConflict:      "conflict",
 	kyc.EInternal:      "internal",
 }
 

@@ -40,8 +40,10 @@ type portal struct {
 	proxy  bool
 	limits capture.Limits
 
-	pages     *template.Template
-	assets    *assets
+	pages  *template.Template
+	assets *assets
+	// analyses bounds the liveness sessions analysed at once.
+	analyses  chan struct{}
 	countries []country
 	mux       *http.ServeMux
 }
@@ -55,7 +57,7 @@ func New(o Options) http.Handler {
 		panic("portal: Options.Service and Options.Store are required")
 	}
 	p := &portal{svc: o.Service, store: o.Store, log: o.Logger, proxy: o.TrustForwardedFor, limits: o.Limits,
-		mux: http.NewServeMux()}
+		mux: http.NewServeMux(), analyses: make(chan struct{}, maxAnalyses)}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -82,6 +84,8 @@ func (p *portal) routes() {
 	p.mux.Handle("POST /portal/{token}/captures", csrf.Handler(p.api(p.handleCaptureCreate)))
 	p.mux.Handle("POST /portal/{token}/document", csrf.Handler(p.api(p.handleDocumentSet)))
 	p.mux.Handle("POST /portal/{token}/submit", csrf.Handler(p.api(p.handleSubmit)))
+	p.mux.Handle("POST /portal/{token}/liveness", csrf.Handler(p.api(p.handleLivenessOpen)))
+	p.mux.Handle("POST /portal/{token}/liveness/{id}", csrf.Handler(p.api(p.handleLivenessFrames)))
 	// Everything else under /portal/ answers as the portal does, not with
 	// the mux's plain-text 404.
 	p.mux.Handle("/portal/", http.HandlerFunc(p.handleUnknown))
