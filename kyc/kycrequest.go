@@ -255,7 +255,7 @@ type Capture struct {
 	Height       int
 	SHA256       string
 	SourceSHA256 string
-	Method       string // MethodCameraChallenge or MethodUpload, as the server derives it
+	Method       string  // MethodCameraChallenge or MethodUpload, as the server derives it
 	SessionID    *string // the liveness session a camera_challenge selfie came from
 	UserAgent    string
 	IP           string
