@@ -76,11 +76,14 @@ func (p *portal) handleLivenessOpen(w http.ResponseWriter, r *http.Request) erro
 // livenessResult is the answer to a session's frames: the verdict, with
 // the failed checks' codes for the page to explain, never the evidence.
 type livenessResult struct {
-	SessionID    string               `json:"sessionId"`
-	Passed       bool                 `json:"passed"`
-	Failed       []livenessFailedPart `json:"failed"`
-	Selfie       *captureResponse     `json:"selfie"`
-	SessionsLeft int                  `json:"sessionsLeft"`
+	SessionID string               `json:"sessionId"`
+	Passed    bool                 `json:"passed"`
+	Failed    []livenessFailedPart `json:"failed"`
+	Selfie    *captureResponse     `json:"selfie"`
+	// SelfieFrame is the index of the frame that became the selfie; -1
+	// when the session failed.
+	SelfieFrame  int `json:"selfieFrame"`
+	SessionsLeft int `json:"sessionsLeft"`
 }
 
 type livenessFailedPart struct {
@@ -183,7 +186,7 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return livenessError(err)
 	}
-	out := livenessResult{SessionID: sess.ID, Passed: v.Passed, Failed: []livenessFailedPart{}, SessionsLeft: left}
+	out := livenessResult{SessionID: sess.ID, Passed: v.Passed, Failed: []livenessFailedPart{}, SessionsLeft: left, SelfieFrame: -1}
 	for _, c := range v.Failed() {
 		part := livenessFailedPart{Check: c.Name, Code: c.Code}
 		if c.Name == liveness.CheckMovement {
@@ -199,6 +202,7 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	}
 	if selfie != nil {
 		out.Selfie = &captureResponse{ID: selfie.ID, Kind: selfie.Kind, Width: selfie.Width, Height: selfie.Height}
+		out.SelfieFrame = v.Selfie
 	}
 	p.writeJSON(w, r, http.StatusOK, out)
 	return nil

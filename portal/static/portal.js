@@ -7,7 +7,8 @@
 
   var app = document.getElementById('app');
   var camera = window.portalCamera; // camera.js
-  if (!app || !camera) {
+  var liveness = window.portalLiveness; // liveness.js
+  if (!app || !camera || !liveness) {
     return;
   }
   var MAX_BYTES = 10 * 1024 * 1024; // the server's limit, checked here to spare a slow upload
@@ -17,6 +18,7 @@
     capturesUrl: app.dataset.capturesUrl,
     documentUrl: app.dataset.documentUrl,
     submitUrl: app.dataset.submitUrl,
+    livenessUrl: app.dataset.livenessUrl,
     pageUrl: app.dataset.pageUrl,
     selfie: app.dataset.workflow === 'standard',
     redirectUrl: app.dataset.redirectUrl || ''
@@ -36,7 +38,8 @@
     review: false, // a retake returns to the review step
     stream: null,
     preferUpload: false, // the applicant chose files, or the camera cannot be used
-    pending: null // the last upload, kept for "Try again" after a network error
+    pending: null, // the last upload, kept for "Try again" after a network error
+    checking: false // the selfie's camera check is running
   };
 
   function $(id) {
@@ -100,7 +103,8 @@
     if (slot === 'selfie') {
       return {
         title: 'Take a selfie',
-        hint: 'Look straight at the camera with your whole face inside the oval. Take off glasses and hats, and face the light.',
+        hint: 'Keep your whole face inside the oval, facing the light, without glasses or a hat. When you start, follow the ' +
+          'instructions on the screen: look straight at the camera, then move your head as asked. It takes about ten seconds.',
         caption: 'Your selfie'
       };
     }
@@ -230,6 +234,8 @@
     captureError('');
     status('');
     $('retry').hidden = true;
+    $('retry').textContent = 'Try again';
+    instruction('', '', '', 0, 0);
     show('capture');
     if (state.preferUpload || !camera.supported()) {
       if (!camera.supported()) {
@@ -253,6 +259,7 @@
   function cameraMode() {
     $('camera').hidden = false;
     $('shoot').hidden = false;
+    $('shoot').textContent = state.slot === 'selfie' ? 'Start the camera check' : 'Take photo';
     $('use-camera').hidden = true;
     $('choose-file').textContent = 'Upload a photo instead';
     $('choose-file').className = 'secondary';
@@ -290,6 +297,10 @@
 
   function onShoot() {
     var slot = state.slot;
+    if (slot === 'selfie') {
+      startCheck();
+      return;
+    }
     camera.frame($('video'), $('canvas')).then(function (blob) {
       upload({ blob: blob, method: 'camera', name: slot + '.jpg' });
     }, function (err) {
@@ -368,7 +379,95 @@
   }
 
   function onRetry() {
+    if (state.slot === 'selfie' && !state.pending) {
+      startCheck();
+      return;
+    }
     if (state.pending) upload(state.pending);
+  }
+
+  // The selfie's camera check (liveness.js): the server's challenge over
+  // the live view, then the server's verdict. A passed check is the
+  // selfie; a failed one can be tried again while the server allows it,
+  // or the applicant uploads a photo (which a reviewer then looks at).
+
+  function instruction(move, text, arrow, n, total) {
+    $('challenge').hidden = !move;
+    $('challenge-arrow').textContent = arrow;
+    $('challenge-text').textContent = text;
+    $('challenge-count').textContent = move ? 'Instruction ' + n + ' of ' + total : '';
+  }
+
+  function startCheck() {
+    if (state.checking) return;
+    state.checking = true;
+    state.pending = null;
+    captureError('');
+    $('retry').hidden = true;
+    status('');
+    busy(true);
+    var slot = state.slot;
+    var failed = function (res) {
+      var e = new Error(res.message);
+      e.res = res;
+      return Promise.reject(e);
+    };
+    liveness.run({
+      video: $('video'),
+      canvas: $('canvas'),
+      show: instruction,
+      open: function () {
+        return send(cfg.livenessUrl, null).then(function (res) { return res.ok ? res.body : failed(res); });
+      },
+      send: function (id, form) {
+        status('Checking…');
+        return send(cfg.livenessUrl + '/' + id, form).then(function (res) { return res.ok ? res.body : failed(res); });
+      }
+    }).then(function (result) {
+      state.checking = false;
+      busy(false);
+      instruction('', '', '', 0, 0);
+      if (state.step !== 'capture' || state.slot !== slot) return;
+      var v = result.verdict;
+      if (v.passed) {
+        var frame = result.frames[v.selfieFrame] || result.frames[0];
+        forget(slot);
+        state.shots[slot] = { url: URL.createObjectURL(frame.blob), method: 'camera' };
+        status('Check passed. Your selfie is saved.');
+        startSlot(nextSlot(slot));
+        return;
+      }
+      status('');
+      var lines = ['We could not confirm that you are in front of the camera.'].concat(liveness.explain(v));
+      if (v.sessionsLeft > 0) {
+        lines.push(v.sessionsLeft === 1 ? 'You can try once more.' : 'You can try ' + v.sessionsLeft + ' more times.');
+        captureError(lines.join(' '));
+        $('retry').textContent = 'Try the camera check again';
+        $('retry').hidden = false;
+        $('retry').focus();
+      } else {
+        lines.push('Upload a photo of your face instead.');
+        captureError(lines.join(' '));
+        uploadMode();
+      }
+    }, function (err) {
+      state.checking = false;
+      busy(false);
+      instruction('', '', '', 0, 0);
+      if (err.res && leaveIfGone(err.res)) return;
+      status('');
+      if (err.res && err.res.reason === 'too_many_sessions') {
+        captureError(err.message);
+        uploadMode();
+        return;
+      }
+      captureError(err.res ? err.message : err.message === 'camera'
+        ? 'The camera stopped while checking. Try again.'
+        : 'We could not reach the server. Check your internet connection, then try again.');
+      $('retry').textContent = 'Try the camera check again';
+      $('retry').hidden = false;
+      $('retry').focus();
+    });
   }
 
   function captureError(message) {
