@@ -176,7 +176,7 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 	data := appPage{
 		CapturesURL: r.URL.Path + "/captures", DocumentURL: r.URL.Path + "/document", SubmitURL: r.URL.Path + "/submit", PageURL: r.URL.Path,
 		LivenessURL: r.URL.Path + "/liveness",
-		Workflow: req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
+		Workflow:    req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
 		ExpiresAt:     req.PortalExpiresAt.UTC().Format("2 January 2006, 15:04 UTC"),
 		DocumentTypes: documentTypes, Countries: p.countries,
 	}
