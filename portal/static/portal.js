@@ -442,6 +442,7 @@
       if (v.sessionsLeft > 0) {
         lines.push(v.sessionsLeft === 1 ? 'You can try once more.' : 'You can try ' + v.sessionsLeft + ' more times.');
         captureError(lines.join(' '));
+        $('shoot').hidden = true; // the retry button says it
         $('retry').textContent = 'Try the camera check again';
         $('retry').hidden = false;
         $('retry').focus();
@@ -464,6 +465,7 @@
       captureError(err.res ? err.message : err.message === 'camera'
         ? 'The camera stopped while checking. Try again.'
         : 'We could not reach the server. Check your internet connection, then try again.');
+      $('shoot').hidden = true;
       $('retry').textContent = 'Try the camera check again';
       $('retry').hidden = false;
       $('retry').focus();
