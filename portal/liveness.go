@@ -132,12 +132,12 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	}
 
 	// Check and re-encode every frame as any upload (type, size, no
-	// metadata), then decode it for the models.
+	// metadata; through the decoding gate), then decode it for the models.
 	frames := make([]liveness.Frame, len(form.frames))
 	stored := make([]kyc.LivenessFrame, len(form.frames))
 	processed := make([]*capture.Image, len(form.frames))
 	for i, raw := range form.frames {
-		img, err := capture.Process(bytes.NewReader(raw), frameLimits)
+		img, err := p.gate.Process(r.Context(), raw, frameLimits)
 		if err != nil {
 			return imageError(err)
 		}
