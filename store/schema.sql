@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 10
+-- PRAGMA user_version = 11
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
