@@ -115,7 +115,7 @@ func kycLiveness(d *doc, sessions []LivenessPart) {
 			d.para("No frames arrived for this session.", regular, 9)
 			continue
 		}
-		c := d.newTable("", true, col{head: "Check", w: 0.2}, col{head: "Result", w: 0.12}, col{head: "Detail", w: 0.68})
+		c := d.newTable("", true, col{head: "Check", w: 0.17}, col{head: "Result", w: 0.3}, col{head: "Detail", w: 0.53})
 		for _, ch := range v.Checks {
 			res := "pass"
 			if !ch.Passed {

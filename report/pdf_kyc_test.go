@@ -42,7 +42,9 @@ func TestKYCPDFTypical(t *testing.T) {
 	mustContain(t, text, "Nordbank Payments GmbH", "Anna Schmidt", rep.Request.ID, "approved", "awaiting_review",
 		"policy-7", "2026.3.1", "0.820", "35.0", "C01X00T47", "P<D<<MUSTERMANN<<ERIKA", rep.ContentSHA256,
 		"Anna Maria Schmitt", "0.912", "lv_pep_2026_02_27", "image_quality", "face_match", "PEP_MATCH", "review",
-		"usr_compliance_jdoe", "PEP_FALSE_POSITIVE")
+		"usr_compliance_jdoe", "PEP_FALSE_POSITIVE",
+		"Selfie liveness", "lvs_01JNXA8Z0FAILED", "turn_left, look_up", "LIVENESS_MOVEMENT_NOT_SEEN", "head_movement",
+		"lvf_01JNXA8Z1FRAME0", "does not detect")
 	for _, c := range rep.Captures {
 		mustContain(t, text, c.ID, c.SHA256)
 	}
@@ -56,7 +58,7 @@ func TestKYCPDFTypical(t *testing.T) {
 		rep.ReviewerNotes[0].Note, "PEP match needs a person.")
 	checkInsideMargins(t, path)
 	rasterise(t, path, 1, 1)
-	rasterise(t, path, 3, 3) // the page with the thumbnails
+	rasterise(t, path, 3, 3) // the page with the thumbnails and the camera session
 }
 
 // Rendering the same report gives the same bytes. Several renders,
