@@ -66,7 +66,7 @@ func (tx *Tx) FinishLivenessSession(s *kyc.LivenessSession, frames []kyc.Livenes
 		return fmt.Errorf("finish liveness session: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return &kyc.Error{Code: kyc.EConflict, Message: "This capture session was already used; start a new one.", Reason: "session_used"}
+		return &kyc.Error{Code: kyc.EConflict, Message: "This camera check was already sent. Start a new one.", Reason: "session_used"}
 	}
 	for i := range frames {
 		f := &frames[i]
