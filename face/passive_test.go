@@ -66,13 +66,19 @@ func TestSpoofModelFiles(t *testing.T) {
 }
 
 // passiveImages are the shared images the parity test crops faces from:
-// the head-movement frames (live people and the phone-screen replay) and
-// the face photos.
+// the head-movement frames of both live people and of the phone-screen
+// replay, and two face photos. (TensorFlow.js's pure-JS CPU kernels take
+// about a second per crop on a busy machine, so the set is kept small.)
 func passiveImages(t *testing.T) []string {
 	t.Helper()
 	dir := imagesDir(t)
-	files := imageFiles(t, filepath.Join(dir, "liveness"), "live_*")
-	files = append(files, imageFiles(t, dir, "face_*")...)
+	var files []string
+	for _, pattern := range []string{"live_p1_0[1367]_*", "live_p2_0[1247]_*", "live_spoof1_0[1357]_*"} {
+		files = append(files, imageFiles(t, filepath.Join(dir, "liveness"), pattern)...)
+	}
+	for _, name := range []string{"face_obama_01_official_portrait", "face_eileencollins_01"} {
+		files = append(files, imageFiles(t, dir, name)...)
+	}
 	return files
 }
 
@@ -119,7 +125,7 @@ func humanRef(t *testing.T, files []string) map[string]struct {
 // TestPassiveParity runs the Go port of the passive models and
 // TensorFlow.js (tools/human-ref: its graph executor on the CPU backend,
 // as @vladmandic/human runs the models) on identical pixels: the face
-// crops Go makes of the shared images, written as PNGs. Every output of
+// crops Go makes of 14 shared images, written as PNGs. Every output of
 // both models must agree within 1e-4.
 func TestPassiveParity(t *testing.T) {
 	if testing.Short() {
@@ -156,7 +162,7 @@ func TestPassiveParity(t *testing.T) {
 		pngs = append(pngs, p)
 		crops[filepath.Base(p)] = true
 	}
-	if len(pngs) < 20 {
+	if len(pngs) < 12 {
 		t.Fatalf("faces found in only %d images", len(pngs))
 	}
 	ref := humanRef(t, pngs)
