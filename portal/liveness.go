@@ -268,7 +268,7 @@ func readFramesForm(r *http.Request) (*framesForm, error) {
 			}
 			if len(b) > maxFrameBytes {
 				return nil, &statusError{status: http.StatusRequestEntityTooLarge, err: &kyc.Error{Code: kyc.EValidation,
-					Message: "A camera frame was too large. Reload the page and try again.", Reason: capture.ETooLarge,
+					Message: "error.liveness_frame_too_large", Reason: "frame_too_large",
 					Details: []kyc.FieldError{{Field: "frame", Message: "is larger than 2 MB"}}}}
 			}
 			f.frames = append(f.frames, b)

@@ -57,12 +57,12 @@ type portal struct {
 	gate    *capture.Gate
 	uploads *linkLimiter
 
-	pages  *template.Template
-	assets *assets
+	pages     *template.Template
+	assets    *assets
+	countries countryLists
 	// analyses bounds the liveness sessions analysed at once.
-	analyses  chan struct{}
-	countries []country
-	mux       *http.ServeMux
+	analyses chan struct{}
+	mux      *http.ServeMux
 }
 
 // New returns the portal handler, to be mounted at /portal/: it expects
@@ -93,7 +93,6 @@ func New(o Options) http.Handler {
 	p.uploads = newLinkLimiter(o.UploadsPerMinute, time.Minute, o.Now)
 	p.assets = mustLoadAssets()
 	p.pages = mustParsePages(p.assets)
-	p.countries = countryList()
 	p.routes()
 	return securityHeaders(p.mux)
 }
@@ -101,6 +100,8 @@ func New(o Options) http.Handler {
 // routes is the portal's entire route table.
 func (p *portal) routes() {
 	p.mux.Handle("GET /portal/assets/{hash}/{name}", http.HandlerFunc(p.handleAsset))
+	p.mux.Handle("GET /portal/theme/{file}", http.HandlerFunc(p.handleTheme))
+	p.mux.Handle("GET /portal/logos/{sha256}", http.HandlerFunc(p.handleLogo))
 	p.mux.Handle("GET /portal/{token}", p.page(p.handleApp))
 	// The endpoints the page calls. CrossOriginProtection refuses
 	// POSTs a browser marks as sent from another site: the token in the

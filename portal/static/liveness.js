@@ -16,29 +16,22 @@ window.portalLiveness = (function () {
   var MAX_SIDE = 640;
   var QUALITY = 0.85;
 
-  // Words for each movement, from the applicant's point of view; the
-  // preview is mirrored, so their left is the screen's left.
-  var MOVES = {
-    look_straight: { text: 'Look straight at the camera', arrow: '●' },
-    turn_left: { text: 'Turn your head to your left', arrow: '←' },
-    turn_right: { text: 'Turn your head to your right', arrow: '→' },
-    look_up: { text: 'Tilt your head up', arrow: '↑' },
-    look_down: { text: 'Tilt your head down', arrow: '↓' },
-    move_closer: { text: 'Bring your face closer to the camera', arrow: '⤢' }
+  // Each movement's arrow; its words are the catalog's
+  // js.liveness.move.<move>, from the applicant's point of view (the
+  // preview is mirrored, so their left is the screen's left).
+  var ARROWS = {
+    look_straight: '●',
+    turn_left: '←',
+    turn_right: '→',
+    look_up: '↑',
+    look_down: '↓',
+    move_closer: '⤢'
   };
 
-  // Why a check failed, in words the applicant can act on, by the
-  // server's reason code.
-  var REASONS = {
-    LIVENESS_MOVEMENT_NOT_SEEN: 'We could not see your head move as asked. When each instruction appears, make a clear movement and hold it until the next one.',
-    LIVENESS_NOT_FACING_CAMERA: 'At the start, look straight at the camera.',
-    LIVENESS_NO_FACE: 'Your face was not visible in every picture. Keep your whole face inside the oval, in good light.',
-    LIVENESS_MULTIPLE_FACES: 'More than one face was visible. Make sure you are alone in front of the camera.',
-    LIVENESS_DIFFERENT_PEOPLE: 'The pictures did not all show the same person. Only the person being verified should be in front of the camera.',
-    LIVENESS_DUPLICATE_FRAMES: 'The camera sent the same picture more than once. Use your device’s own camera, not a photo or a virtual camera.',
-    LIVENESS_TOO_LATE: 'The pictures took too long to arrive. Check your internet connection, then try again.'
-  };
-  var GENERIC = 'The check could not be completed. Please try again.';
+  // The reason codes the page can explain (js.liveness.reason.<code>);
+  // any other failure gets js.liveness.generic.
+  var REASONS = ['LIVENESS_MOVEMENT_NOT_SEEN', 'LIVENESS_NOT_FACING_CAMERA', 'LIVENESS_NO_FACE', 'LIVENESS_MULTIPLE_FACES',
+    'LIVENESS_DIFFERENT_PEOPLE', 'LIVENESS_DUPLICATE_FRAMES', 'LIVENESS_TOO_LATE'];
 
   function wait(ms) {
     return new Promise(function (resolve) { window.setTimeout(resolve, ms); });
@@ -66,8 +59,8 @@ window.portalLiveness = (function () {
   // run performs one session. open opens it (resolving with the server's
   // answer: id, nonce, moves), send posts the frames (resolving with the
   // server's verdict). show(move, text, arrow, n, total) puts an
-  // instruction on screen. It resolves with {verdict, frames} or rejects
-  // with an Error whose message is for the applicant.
+  // instruction on screen; t is the page's message lookup. It resolves
+  // with {verdict, frames} or rejects.
   function run(o) {
     var session;
     var frames = []; // {blob, step}
@@ -77,8 +70,7 @@ window.portalLiveness = (function () {
       var chain = Promise.resolve();
       steps.forEach(function (move, i) {
         chain = chain.then(function () {
-          var m = MOVES[move] || { text: move, arrow: '' };
-          o.show(move, m.text, m.arrow, i + 1, steps.length);
+          o.show(move, o.t('js.liveness.move.' + move), ARROWS[move] || '', i + 1, steps.length);
           var started = Date.now();
           var shots = FRAME_AT.map(function (at) {
             return wait(at).then(function () { return grab(o.video, o.canvas); }).then(function (blob) {
@@ -103,18 +95,18 @@ window.portalLiveness = (function () {
   }
 
   // explain turns a failed verdict into sentences for the applicant.
-  function explain(verdict) {
+  function explain(verdict, t) {
     var seen = {};
     var out = [];
     (verdict.failed || []).forEach(function (f) {
-      var text = REASONS[f.code] || GENERIC;
-      if (!seen[text]) {
-        seen[text] = true;
-        out.push(text);
+      var key = REASONS.indexOf(f.code) >= 0 ? 'js.liveness.reason.' + f.code : 'js.liveness.generic';
+      if (!seen[key]) {
+        seen[key] = true;
+        out.push(t(key));
       }
     });
-    return out.length ? out : [GENERIC];
+    return out.length ? out : [t('js.liveness.generic')];
   }
 
-  return { run: run, explain: explain, moves: MOVES };
+  return { run: run, explain: explain };
 })();
