@@ -19,6 +19,8 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
+require go.mau.fi/util v0.11.0
+
 require github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
 
 require (

@@ -14,7 +14,7 @@ const captureColumns = `id, request_id, kind, side, document_type, country, cont
 	source_sha256, method, user_agent, ip, meta, captured_at, session_id`
 
 // methodColumn is how kyc_captures.method stores a capture method: its
-// CHECK predates liveness sessions (see migration 0012_liveness_sessions), so 'camera' there
+// CHECK predates liveness sessions (see migration 0014_liveness_sessions), so 'camera' there
 // is what the API calls camera_challenge, and a trigger refuses it without
 // a session.
 func methodColumn(m string) string {
