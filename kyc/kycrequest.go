@@ -256,7 +256,8 @@ type Capture struct {
 	Height       int
 	SHA256       string
 	SourceSHA256 string
-	Method       string // camera or upload
+	Method       string  // MethodCameraChallenge or MethodUpload, as the server derives it
+	SessionID    *string // the liveness session a camera_challenge selfie came from
 	UserAgent    string
 	IP           string
 	Meta         map[string]any // what the original file said (software, EXIF, GPS), before stripping

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 13
+-- PRAGMA user_version = 14
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -9,6 +9,12 @@ CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+CREATE TRIGGER kyc_captures_camera_needs_session BEFORE INSERT ON kyc_captures
+  WHEN NEW.method = 'camera' AND NEW.session_id IS NULL
+BEGIN
+  SELECT RAISE(ABORT, 'a camera capture needs a passed liveness session');
+END;
 
 CREATE TRIGGER kyc_events_no_update BEFORE UPDATE ON kyc_events BEGIN SELECT RAISE(ABORT, 'kyc_events is append-only'); END;
 
@@ -189,7 +195,7 @@ CREATE TABLE kyc_captures (
   meta          TEXT NOT NULL DEFAULT '{}',
   data          BLOB NOT NULL,
   captured_at   TEXT NOT NULL
-, key_id INTEGER REFERENCES data_keys (id)) STRICT;
+, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id)) STRICT;
 
 CREATE TABLE kyc_events (
   id          TEXT PRIMARY KEY,                -- kte_<ulid>
@@ -251,6 +257,36 @@ CREATE TABLE list_versions (
   imported_at  TEXT NOT NULL,
   active       INTEGER NOT NULL CHECK (active IN (0, 1))
 , complete INTEGER NOT NULL DEFAULT 1 CHECK (complete IN (0, 1))) STRICT;
+
+CREATE TABLE liveness_frames (
+  id           TEXT PRIMARY KEY,                 -- lvf_<ulid>
+  session_id   TEXT NOT NULL REFERENCES liveness_sessions (id) ON DELETE CASCADE,
+  seq          INTEGER NOT NULL,                 -- capture order, from 0
+  step         INTEGER NOT NULL,                 -- 0 looks straight, then the challenge's movements
+  content_type TEXT NOT NULL,
+  size         INTEGER NOT NULL,
+  width        INTEGER NOT NULL,
+  height       INTEGER NOT NULL,
+  sha256       TEXT NOT NULL,
+  key_id       INTEGER NOT NULL REFERENCES data_keys (id),
+  data         BLOB NOT NULL,
+  UNIQUE (session_id, seq)
+) STRICT;
+
+CREATE TABLE liveness_sessions (
+  id                TEXT PRIMARY KEY,            -- lvs_<ulid>
+  request_id        TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  nonce_sha256      TEXT NOT NULL UNIQUE,        -- the page holds the nonce; only its hash is kept
+  challenge         TEXT NOT NULL,               -- JSON array of movements
+  status            TEXT NOT NULL CHECK (status IN ('open', 'passed', 'failed')),
+  opened_at         TEXT NOT NULL,
+  deadline_at       TEXT NOT NULL,
+  received_at       TEXT,                        -- when the frames arrived: the nonce is spent
+  verdict           TEXT,                        -- JSON: liveness.Verdict
+  selfie_capture_id TEXT REFERENCES kyc_captures (id) ON DELETE SET NULL,
+  user_agent        TEXT NOT NULL,
+  ip                TEXT NOT NULL
+) STRICT;
 
 CREATE TABLE organization_logos (
   sha256       TEXT PRIMARY KEY,
@@ -374,6 +410,8 @@ CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;
 
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
+
+CREATE INDEX liveness_sessions_request_idx ON liveness_sessions (request_id, id);
 
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt);
 
