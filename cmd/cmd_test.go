@@ -92,6 +92,10 @@ func TestCLI(t *testing.T) {
 		{[]string{"keys", "create", "--org", org, "--env", "sandbox", "--tier", "pro"}, 1, "live keys only"},
 		{[]string{"keys", "create", "--org", org, "--env", "staging"}, 2, "staging"},
 		{[]string{"keys", "create", "--org", org, "--env", "live", "--rpm=-5"}, 1, "0 (unlimited) or more"},
+		// The limit is capped (issue #9): 2000000000 crashed the server and
+		// 99999999999999 made every request of the key a 500.
+		{[]string{"keys", "create", "--org", org, "--env", "live", "--rpm", "2000000000"}, 1, "above the maximum of 1000000"},
+		{[]string{"keys", "create", "--org", org, "--env", "live", "--rpm", "99999999999999"}, 1, "use --rpm 0 for no limit"},
 		{[]string{"keys", "revoke", "01JCXW6Y0Q4H3T2V5N7M8K9P0R"}, 1, "not found"},
 		{[]string{"keys", "revoke", "nonsense"}, 1, "not a key id"},
 		{[]string{"orgs", "create", "--name", " "}, 1, "must not be empty"},

@@ -175,7 +175,7 @@ type KeysCreateCmd struct {
 	Org  string `required:"" env:"KYCD_ORG" help:"Organization id (org_<ulid>)."`
 	Env  string `required:"" enum:"sandbox,live" env:"KYCD_ENV" help:"Environment the key is bound to: sandbox or live."`
 	Tier string `enum:"free,starter,pro" default:"free" env:"KYCD_TIER" help:"Tier of a live key: free (60/min), starter (300/min), pro (1000/min). Sandbox keys get 60/min."`
-	RPM  *int   `name:"rpm" env:"KYCD_RPM" help:"Override the per-minute request limit (0 = unlimited), for on-prem operators."`
+	RPM  *int   `name:"rpm" env:"KYCD_RPM" help:"Override the per-minute request limit, 1 to 1000000 (0 = unlimited), for on-prem operators."`
 	Name string `env:"KYCD_KEY_NAME" help:"A label, e.g. the service that uses the key."`
 }
 
@@ -183,6 +183,10 @@ type KeysCreateCmd struct {
 func (c *KeysCreateCmd) Run(e *env) error {
 	if c.Env == string(kyc.Sandbox) && c.Tier != string(kyc.TierFree) {
 		return fmt.Errorf("--tier applies to live keys only; sandbox keys are limited to 60 requests per minute (use --rpm to override)")
+	}
+	if c.RPM != nil && *c.RPM > kyc.MaxRPM {
+		return fmt.Errorf("--rpm %d is above the maximum of %d requests per minute (about 16,700 a second, more than one kycd serves); use --rpm 0 for no limit",
+			*c.RPM, kyc.MaxRPM)
 	}
 	s, err := openStore(e.ctx, c.DB)
 	if err != nil {

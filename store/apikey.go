@@ -35,6 +35,9 @@ func (tx *Tx) CreateAPIKey(p NewAPIKeyParams) (*kyc.APIKey, string, error) {
 	if p.RPMOverride != nil && *p.RPMOverride < 0 {
 		return nil, "", kyc.Errorf(kyc.EValidation, "The requests-per-minute override must be 0 (unlimited) or more.")
 	}
+	if p.RPMOverride != nil && *p.RPMOverride > kyc.MaxRPM {
+		return nil, "", kyc.Errorf(kyc.EValidation, "The requests-per-minute override must be at most %d; use 0 for no limit.", kyc.MaxRPM)
+	}
 	secret := NewSecret(kyc.SecretLen)
 	sum := sha256.Sum256([]byte(secret))
 	k := &kyc.APIKey{ID: NewULID(tx.now), OrganizationID: p.OrganizationID, Environment: p.Environment,
