@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -361,6 +362,10 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 		}
 		if reviewer != nil && (strings.TrimSpace(*reviewer) == "" || utf8.RuneCountInString(*reviewer) > 200) {
 			errs = append(errs, kyc.FieldError{Field: "reviewer", Message: "must be 1 to 200 characters (the person deciding)"})
+		} else if reviewer != nil {
+			if r, bad := kyc.InvisibleRune(*reviewer); bad {
+				errs = append(errs, kyc.FieldError{Field: "reviewer", Message: fmt.Sprintf("must not contain invisible or text-direction characters (found U+%04X)", r)})
+			}
 		}
 		if err := o.check(errs); err != nil {
 			return err

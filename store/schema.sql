@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 9
+-- PRAGMA user_version = 10
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -292,6 +292,11 @@ CREATE TABLE webhook_endpoints (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   deleted_at      TEXT                       -- soft delete: deliveries keep their history
+) STRICT;
+
+CREATE TABLE write_probe (
+  id   INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
 ) STRICT;
 
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;

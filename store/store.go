@@ -54,8 +54,11 @@ type Store struct {
 	stats   struct{ commits, useCases, walRestarts atomic.Uint64 }
 	// restartDue is set by the checkpointer when the WAL should restart.
 	restartDue atomic.Bool
-	jobSignal  chan struct{}
-	pauses     chan func() // Pause (pause.go)
+	// writesFailing is set when a write fails on the disk (ErrStorage) and
+	// cleared by a successful ProbeWrite (health.go).
+	writesFailing atomic.Bool
+	jobSignal     chan struct{}
+	pauses        chan func() // Pause (pause.go)
 
 	// Encryption at rest (datakey.go); nil without Options.MasterKey.
 	keys   *keyring
