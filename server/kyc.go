@@ -78,8 +78,9 @@ func toKYCJSON(r *kyc.KYCRequest) kycJSON {
 		j.Metadata = map[string]any{}
 	}
 	if p := r.PendingReview; p != nil {
+		by := p.Principal()
 		j.PendingReview = map[string]any{"decision": map[bool]string{true: "approve", false: "reject"}[p.Approve],
-			"reviewer": p.Reviewer, "note": p.Note, "reasonCode": p.ReasonCode, "at": kyc.FormatTime(p.At)}
+			"reviewer": p.Reviewer, "actorType": by.Type, "actorId": by.ID, "note": p.Note, "reasonCode": p.ReasonCode, "at": kyc.FormatTime(p.At)}
 	}
 	return j
 }
@@ -376,7 +377,8 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 				who := strings.TrimSpace(*reviewer) + " (key_" + key.ID + ")"
 				actor.ID = &who
 			}
-			in := verification.ReviewInput{Approve: approve, Note: strings.TrimSpace(*note)}
+			in := verification.ReviewInput{Approve: approve, Note: strings.TrimSpace(*note),
+				By: kyc.Principal{Type: kyc.ActorAPIKey, ID: "key_" + key.ID}}
 			if code != nil {
 				in.ReasonCode = *code
 			}
