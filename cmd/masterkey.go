@@ -75,7 +75,7 @@ func (f masterKeyFlag) open(e *env, db string, opts store.Options, create bool) 
 			return nil, fmt.Errorf("database %s is encrypted at rest and no master key was given: pass --master-key-file or set KYCD_MASTER_KEY (the default file %s does not exist); kycd does not run without it",
 				db, db+".master-key")
 		case !hasKeys && !create:
-			return nil, fmt.Errorf("database %s has no data key yet (kycd serve makes one on its first start), so there is no master key to rotate", db)
+			return nil, fmt.Errorf("database %s has no data key yet (kycd serve makes one on its first start), so there is no master key to use", db)
 		case mk == nil:
 			var created bool
 			if mk, created, err = createMasterKeyFile(db + ".master-key"); err != nil || !created {
@@ -193,14 +193,14 @@ type MasterKeyRotateCmd struct {
 // Run re-wraps the data keys in one transaction and says what to do next.
 // A server already running keeps working: its data key did not change.
 func (c *MasterKeyRotateCmd) Run(e *env) error {
-	if _, err := os.Stat(c.DB); err != nil {
-		return fmt.Errorf("database: %w", err) // rather than create an empty one
+	if err := existingDB(c.DB); err != nil {
+		return err
 	}
 	newKey, err := readMasterKeyFile(c.NewKeyFile)
 	if err != nil {
 		return fmt.Errorf("new key: %w", err)
 	}
-	st, cur, err := c.open(e, c.DB, store.Options{CheckpointEvery: -1, Logger: slog.New(slog.DiscardHandler)}, false)
+	st, cur, err := c.open(e, c.DB, cliOptions(), false)
 	if err != nil {
 		return err
 	}

@@ -178,7 +178,7 @@ func checkServes(t *testing.T, db, key string, ids []string) {
 // serves with the same API key.
 func TestReplicateKill9ThenRestore(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	replica := "file://" + filepath.Join(dir, "replica")
 	key := newKey(t, db)
 	const interval = 250 * time.Millisecond
@@ -268,7 +268,7 @@ func TestReplicateKill9ThenRestore(t *testing.T) {
 // started, and serves.
 func TestBackupWhileServing(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	key := newKey(t, db)
 	p := startServe(t, db)
 	w := startWriters(p.addr, key)
@@ -317,7 +317,7 @@ func TestReplicateSFTP(t *testing.T) {
 	sftpURL := "sftp://kycd@" + addr + "/replica"
 	badURL := "file://" + blocker + "/replica"
 
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	key := newKey(t, db)
 	t.Setenv("KYCD_REPLICATE", sftpURL+","+badURL)
 	t.Setenv("KYCD_SFTP_PASSWORD", "s3cret-pw")
@@ -387,7 +387,7 @@ func TestReplicateS3(t *testing.T) {
 	s3Flags := []string{"--s3-endpoint", s3srv.URL, "--s3-force-path-style", "--s3-access-key-id", "AKIAFAKE"}
 
 	dir := t.TempDir()
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	key := newKey(t, db)
 	url := "s3://kycd-backups/prod/kyc"
 	p := startServe(t, db, append([]string{"--replicate", url, "--replicate-sync-interval", "200ms"}, s3Flags...)...)

@@ -142,6 +142,7 @@ func (c *ServeCmd) Run(e *env) error {
 		}
 	}
 	go amlSvc.WatchLists(e.ctx, listPollPeriod)
+	go keepAuditHeadSigned(e.ctx, st, log)
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- runner.Start(e.ctx) }()
 
@@ -168,6 +169,25 @@ func (c *ServeCmd) Run(e *env) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// keepAuditHeadSigned re-signs the audit log's head at start and every
+// store.AuditHeadRefresh, so that its time shows the server was running.
+// A log that no longer matches its head is not re-signed: that is logged,
+// every time, until an operator looks (kycd audit verify).
+func keepAuditHeadSigned(ctx context.Context, st *store.Store, log *slog.Logger) {
+	t := time.NewTicker(store.AuditHeadRefresh)
+	defer t.Stop()
+	for {
+		if err := st.RefreshAuditHead(ctx); err != nil && ctx.Err() == nil {
+			log.Error("audit log: the signed head was not refreshed; run kycd audit verify", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // listPollPeriod is how soon a list imported by the CLI reaches a running
@@ -216,7 +236,7 @@ func (c *ServeCmd) urls(bound string) (base, portal string, err error) {
 func bootstrap(e *env, st *store.Store) error {
 	var org *kyc.Organization
 	var token string
-	err := st.InTx(e.ctx, func(tx *store.Tx) error {
+	err := st.InTx(store.WithActor(e.ctx, operator()), func(tx *store.Tx) error {
 		n, err := tx.CountOrganizations()
 		if err != nil || n > 0 {
 			return err

@@ -62,6 +62,9 @@ const (
 	ActorApplicant ActorType = "applicant"
 	ActorSystem    ActorType = "system"
 	ActorReviewer  ActorType = "reviewer"
+	// ActorOperator is someone running a kycd command on the server
+	// (keys, organizations, lists, master key); its id is "cli:<user>".
+	ActorOperator ActorType = "operator"
 )
 
 // KYCAction names what moves a request.

@@ -30,8 +30,9 @@ import (
 // (documentIndex) instead.
 
 // ErrNoMasterKey is returned when images or document details are saved or
-// read by a store opened without Options.MasterKey.
-var ErrNoMasterKey = errors.New("store: opened without the master key: captured images and document details cannot be read or written")
+// read, or audit rows written or verified, by a store opened without
+// Options.MasterKey.
+var ErrNoMasterKey = errors.New("store: opened without the master key: captured images, document details, sealed responses and the audit log cannot be read or written")
 
 // ErrWrongMasterKey is returned by Open when the master key does not open
 // the database's data key: another key, or one rotated away.
@@ -43,6 +44,15 @@ type keyring struct {
 	active int64
 	boxes  map[int64]*seal.Box
 	index  map[int64][]byte // HMAC keys for document numbers, per data key
+	audit  []byte           // the audit chain's MAC key, from the first data key (audit.go)
+}
+
+// auditKey returns the key of the audit chain's MACs.
+func (k *keyring) auditKey() ([]byte, error) {
+	if k == nil {
+		return nil, ErrNoMasterKey
+	}
+	return k.audit, nil
 }
 
 func wrapAAD(id int64) []byte { return []byte("kycd data key " + strconv.FormatInt(id, 10)) }
@@ -93,6 +103,11 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 		if active {
 			k.active = id
 		}
+		if k.audit == nil { // rows come in id order: the first data key
+			if k.audit, err = hkdf.Key(sha256.New, dek, nil, "kycd audit chain v2", 32); err != nil {
+				return fmt.Errorf("data key %d: %w", id, err)
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read data keys: %w", err)
@@ -101,7 +116,7 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 		return fmt.Errorf("open database %s: no active data key", s.path)
 	}
 	s.keys, s.master = k, master
-	return nil
+	return s.signNewAuditHead(ctx)
 }
 
 // createDataKey makes the database's first data key. Another process
@@ -245,7 +260,8 @@ func (s *Store) RewrapDataKeys(ctx context.Context, newMaster Sealer) (int, erro
 			}
 			n++
 		}
-		return nil
+		return tx.auditOperatorAction("", "", "master_key", "data_keys", "master_key.rotated",
+			fmt.Sprintf("re-wrapped %d data key(s) under a new master key", n))
 	})
 	if err != nil {
 		return 0, err

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"kycd/kyc"
@@ -78,7 +79,15 @@ func (tx *Tx) ImportListVersion(v *ListVersion, entities [][]byte) error {
 	if err != nil {
 		return fmt.Errorf("mark checks due: %w", err)
 	}
-	return nil
+	return tx.auditOperatorAction("", "", "list_version", v.ID, "watch_list.imported", fmt.Sprintf(
+		"source %s, kind %s, format %s, %d entities, sha256 %s; replaces %s", v.Source, v.Kind, v.Format, v.EntityCount, v.SHA256, orNone(old)))
+}
+
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "nothing"
+	}
+	return strings.Join(ids, ", ")
 }
 
 // listUpdateMark is the next_screen_at given to monitored checks when a

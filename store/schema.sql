@@ -1,6 +1,8 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 10
+-- PRAGMA user_version = 11
+
+CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head BEGIN SELECT RAISE(ABORT, 'audit_head is never deleted'); END;
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -75,6 +77,16 @@ CREATE TABLE applicants (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   archived_at     TEXT
+) STRICT;
+
+CREATE TABLE audit_head (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  mac_from     INTEGER NOT NULL,  -- first audit_log id whose content_hash is a MAC
+  row_count    INTEGER NOT NULL,  -- the last audit_log id the head covers
+  head_hash    TEXT NOT NULL,     -- that row's content_hash ('' until signed)
+  signed_since TEXT,              -- when the head was first signed
+  signed_at    TEXT,              -- when it was last signed
+  mac          TEXT               -- hex HMAC-SHA256 of the head; NULL until signed
 ) STRICT;
 
 CREATE TABLE audit_log (

@@ -9,8 +9,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -31,6 +33,10 @@ import (
 //     reset, so a burst does not leave a huge file behind.
 const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
 	"&_pragma=foreign_keys(ON)&_pragma=journal_size_limit(67108864)&_pragma=temp_store(MEMORY)"
+
+// ErrNoDatabase is returned by Open with Options.MustExist when the file
+// does not exist.
+var ErrNoDatabase = errors.New("no database file")
 
 // Store is the handle on the database file.
 type Store struct {
@@ -79,6 +85,10 @@ type Options struct {
 	// Then there is no background checkpointer, no automatic checkpoint on
 	// commit and no final checkpoint on Close; CheckpointEvery is ignored.
 	ExternalCheckpoints bool
+	// MustExist refuses to create the file: Open fails with ErrNoDatabase
+	// when there is none (CLI commands, where a mistyped --db must not
+	// leave an empty database behind).
+	MustExist bool
 	// MasterKey gives Open the master key that wraps the database's data
 	// keys (datakey.go). Open calls it once, after the migrations; hasKeys
 	// tells whether the database has a data key yet, so that a caller may
@@ -101,6 +111,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
+	if opts.MustExist {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s", ErrNoDatabase, path)
+		}
+		base += "&mode=rw" // SQLite itself will not create it either (a race with a delete)
+	}
 	// The writer turns off automatic checkpoints: SQLite would run them
 	// inside a commit, stalling every request queued behind it. The
 	// checkpointer goroutine does that work on its own connection instead.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"kycd/kyc"
 )
 
 // Tx is one use case's share of a write transaction. Every row it writes
@@ -19,8 +21,9 @@ type Tx struct {
 	tx       *sql.Tx
 	q        txPool
 	now      time.Time
-	enqueued bool     // a job was enqueued: wake the runner after commit
-	keys     *keyring // encryption at rest (datakey.go)
+	enqueued bool          // a job was enqueued: wake the runner after commit
+	keys     *keyring      // encryption at rest (datakey.go)
+	actor    kyc.Principal // who the use case acts for (WithActor)
 }
 
 // Now is the single timestamp of this transaction.
@@ -183,7 +186,8 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 		if _, err := sqlTx.Exec("SAVEPOINT usecase"); err != nil {
 			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", formatError(err)))
 		}
-		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys}
+		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys,
+			actor: ActorFrom(req.ctx)}
 		res := runOne(req.fn, tx)
 		enqueued = enqueued || (tx.enqueued && res.err == nil && !res.panicked)
 		if res.err != nil || res.panicked || res.goexit {

@@ -55,6 +55,10 @@ func (tx *Tx) CreateWebhookEndpoint(box Sealer, n NewWebhookEndpoint) (*kyc.Webh
 	if err != nil {
 		return nil, fmt.Errorf("insert webhook endpoint: %w", err)
 	}
+	if err := tx.auditOperatorAction(e.OrganizationID, e.Environment, "webhook_endpoint", e.ID, "webhook_endpoint.created",
+		"url: "+e.URL+"; events: "+string(types)); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -79,6 +83,13 @@ func (tx *Tx) SetWebhookEndpointEnabled(orgID string, env kyc.Environment, id st
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, kyc.Errorf(kyc.ENotFound, "Webhook endpoint %s not found.", id)
+	}
+	action, note := "webhook_endpoint.enabled", ""
+	if !enabled {
+		action, note = "webhook_endpoint.disabled", reason
+	}
+	if err := tx.auditOperatorAction(orgID, env, "webhook_endpoint", id, action, note); err != nil {
+		return nil, err
 	}
 	return findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
 }
