@@ -88,6 +88,9 @@ func (f masterKeyFlag) open(e *env, db string, opts store.Options, create bool) 
 		if err != nil {
 			return nil, err
 		}
+		if mk.path != "" {
+			warnIfShared(e, mk.path, "master key file")
+		}
 		return seal.New(mk.key)
 	}
 	st, err := store.Open(e.ctx, db, opts)
@@ -122,6 +125,17 @@ func (f masterKeyFlag) openEncrypted(e *env, db string, opts store.Options) (*st
 		return nil, fmt.Errorf("encrypt data stored before encryption at rest (resumes at the next start): %w", err)
 	}
 	return st, nil
+}
+
+// warnIfShared warns when other users of the machine can read a file that
+// must stay private (a key file, the database).
+func warnIfShared(e *env, path, what string) {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "kycd: warning: the %s %s is mode %04o: other users of this machine can read it; run: chmod 600 %s\n",
+		what, path, fi.Mode().Perm(), path)
 }
 
 // parseMasterKey decodes a 32-byte key written in hex or base64.

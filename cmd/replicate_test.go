@@ -222,6 +222,11 @@ func TestReplicateKill9ThenRestore(t *testing.T) {
 		t.Fatalf("restore: %d %q %q", code, out, errOut)
 	}
 	t.Logf("%d + %d writes; restore took %v: %s", len(acked), len(late), time.Since(start), out)
+	if fi, err := os.Stat(restored); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("restored file mode %v, want 0600", fi.Mode().Perm())
+	}
 
 	orig, got := openDB(t, db), openDB(t, restored)
 	if s := integrity(t, got); s != "ok" {

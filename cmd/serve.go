@@ -75,6 +75,9 @@ func (c *ServeCmd) Run(e *env) error {
 		return err
 	}
 	rep.PauseWith(st.Pause)
+	for _, f := range []string{c.DB, c.DB + "-wal", c.DB + "-shm"} {
+		warnIfShared(e, f, "database file") // a new one is made 0600; an older one may not be
+	}
 	defer func() {
 		if err := st.Close(); err != nil {
 			log.Error("close database", "err", err)
@@ -125,6 +128,9 @@ func (c *ServeCmd) Run(e *env) error {
 	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter,
 		OnAttempt: srv.ObserveWebhookAttempt}).Register(runner)
 	m.Register(runner, st)
+	if err := m.Resume(e.ctx, st); err != nil {
+		return fmt.Errorf("e-mail outbox: %w", err)
+	}
 	amlSvc.RegisterJobs(runner)
 	kycSvc.RegisterJobs(runner)
 	if c.UpdateLists {

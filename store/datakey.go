@@ -206,6 +206,16 @@ func (k *keyring) sealDocument(requestID, orgID string, docJSON []byte, number s
 	return keyID, base64.StdEncoding.EncodeToString(sealed), index, nil
 }
 
+// openText opens a value sealed for aad and stored as base64 text.
+func (k *keyring) openText(keyID int64, data, aad string) (string, error) {
+	sealed, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", aad, seal.ErrOpen)
+	}
+	b, err := k.open(keyID, sealed, aad)
+	return string(b), err
+}
+
 func (k *keyring) openDocument(requestID string, keyID int64, data string) ([]byte, error) {
 	sealed, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
@@ -278,9 +288,12 @@ const (
 )
 
 // EncryptPlaintext encrypts the captures and document details stored
-// before encryption at rest (key_id NULL), one batch per transaction, so
-// that an interrupted run resumes where it stopped; a database with none
-// costs two index lookups. It returns how many rows it encrypted.
+// before encryption at rest (key_id NULL), and the idempotent responses
+// and e-mails stored in clear before migration 0012 (emptying the bodies
+// of e-mails already sent), one batch per transaction, so that an
+// interrupted run resumes where it stopped; a database with none costs a
+// few index lookups. It returns how many captures and requests it
+// encrypted (responses and e-mails are not counted: they are transient).
 //
 // The plaintext it replaces is overwritten with zeros (secure_delete), not
 // left in free pages of the file. Copies of the file made before this ran
@@ -308,7 +321,94 @@ func (s *Store) EncryptPlaintext(ctx context.Context) (captures, requests int, e
 			break
 		}
 	}
+	for _, fn := range []func(tx *Tx) (int, error){s.encryptResponses, s.encryptEmails} {
+		for err == nil {
+			var n int
+			if n, err = s.encryptBatch(ctx, fn); n == 0 {
+				break
+			}
+		}
+	}
 	return captures, requests, err
+}
+
+func (s *Store) encryptResponses(tx *Tx) (int, error) {
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT organization_id, environment, key, response_body FROM idempotency_keys
+		WHERE response_key_id IS NULL LIMIT ?`, documentBatch)
+	if err != nil {
+		return 0, fmt.Errorf("find responses in clear: %w", err)
+	}
+	type row struct {
+		org, env, key string
+		body          []byte
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.org, &r.env, &r.key, &r.body); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("find responses in clear: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("find responses in clear: %w", err)
+	}
+	for _, r := range all {
+		keyID, sealed, err := s.keys.seal(r.body, idempotencyAAD(r.org, kyc.Environment(r.env), r.key))
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.exec(`UPDATE idempotency_keys SET response_body = ?, response_key_id = ? WHERE organization_id = ? AND environment = ? AND key = ?`,
+			sealed, keyID, r.org, r.env, r.key); err != nil {
+			return 0, fmt.Errorf("seal response: %w", err)
+		}
+	}
+	return len(all), nil
+}
+
+func (s *Store) encryptEmails(tx *Tx) (int, error) {
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT id, body, sent_at IS NOT NULL OR expired_at IS NOT NULL FROM email_outbox
+		WHERE body_key_id IS NULL AND body != '' ORDER BY id LIMIT ?`, documentBatch)
+	if err != nil {
+		return 0, fmt.Errorf("find e-mails in clear: %w", err)
+	}
+	type row struct {
+		id   int64
+		body string
+		done bool
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.body, &r.done); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("find e-mails in clear: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("find e-mails in clear: %w", err)
+	}
+	for _, r := range all {
+		if r.done { // sent or given up: nothing to keep
+			if _, err := tx.exec(`UPDATE email_outbox SET body = '' WHERE id = ?`, r.id); err != nil {
+				return 0, fmt.Errorf("empty e-mail %d: %w", r.id, err)
+			}
+			continue
+		}
+		keyID, sealed, err := s.keys.seal([]byte(r.body), emailAAD(r.id))
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.exec(`UPDATE email_outbox SET body = ?, body_key_id = ? WHERE id = ?`,
+			base64.StdEncoding.EncodeToString(sealed), keyID, r.id); err != nil {
+			return 0, fmt.Errorf("seal e-mail %d: %w", r.id, err)
+		}
+	}
+	return len(all), nil
 }
 
 func (s *Store) encryptBatch(ctx context.Context, fn func(tx *Tx) (int, error)) (int, error) {

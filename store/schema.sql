@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 11
+-- PRAGMA user_version = 12
 
 CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head BEGIN SELECT RAISE(ABORT, 'audit_head is never deleted'); END;
 
@@ -120,7 +120,7 @@ CREATE TABLE email_outbox (
   created_at      TEXT NOT NULL,
   sent_at         TEXT,
   error           TEXT
-) STRICT;
+, body_key_id INTEGER REFERENCES data_keys (id), expired_at TEXT) STRICT;
 
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
@@ -152,7 +152,7 @@ CREATE TABLE idempotency_keys (
   status_code     INTEGER NOT NULL,
   response_body   BLOB NOT NULL,
   created_at      TEXT NOT NULL,
-  expires_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL, response_key_id INTEGER REFERENCES data_keys (id),
   PRIMARY KEY (organization_id, environment, key)
 ) STRICT, WITHOUT ROWID;
 

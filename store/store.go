@@ -116,6 +116,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("%w: %s", ErrNoDatabase, path)
 		}
 		base += "&mode=rw" // SQLite itself will not create it either (a race with a delete)
+	} else if err := createPrivate(path); err != nil {
+		return nil, err
 	}
 	// The writer turns off automatic checkpoints: SQLite would run them
 	// inside a commit, stalling every request queued behind it. The
@@ -185,6 +187,22 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// createPrivate creates a missing database file empty, mode 0600, before
+// SQLite opens it: SQLite would make it 0644 (less the umask), readable by
+// every user of the machine, and gives the -wal and -shm files it creates
+// later the database file's mode. An empty file is an empty database. A
+// file that exists is left as it is (serve warns when others can read it).
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("create database %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // Path returns the database file's path.
