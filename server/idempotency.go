@@ -75,8 +75,10 @@ func (s *Server) idempotent(next handlerFunc) handlerFunc {
 		}
 		// Checked before any replay: the canonical form that matches a
 		// stored request would otherwise hide a key given twice.
-		if dups := duplicateKeys(body); len(dups) > 0 {
-			return kyc.Invalid(dups...)
+		if json.Valid(body) {
+			if dups := duplicateKeys(body); len(dups) > 0 {
+				return kyc.Invalid(dups...)
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		apiKey := keyFrom(r.Context())

@@ -137,9 +137,6 @@ func parseObject(b []byte) (*object, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "is required: send a JSON object"})
 	}
-	if dups := duplicateKeys(b); len(dups) > 0 {
-		return nil, kyc.Invalid(dups...)
-	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	var raw map[string]json.RawMessage
 	if err := d.Decode(&raw); err != nil {
@@ -154,6 +151,10 @@ func parseObject(b []byte) (*object, error) {
 	}
 	if _, err := d.Token(); err != io.EOF {
 		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "must hold exactly one JSON object"})
+	}
+	// Valid JSON from here on, which duplicateKeys needs.
+	if dups := duplicateKeys(b); len(dups) > 0 {
+		return nil, kyc.Invalid(dups...)
 	}
 	var errs []kyc.FieldError
 	return &object{raw: raw, seen: map[string]bool{}, errs: &errs}, nil

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -13,26 +14,27 @@ import (
 // text b, at any depth ("metadata.a", "applicant.firstName"; array elements
 // as "list[2].name"), compared after unescaping, so "a" and "\u0061" are
 // the same key. encoding/json keeps the last of them silently, so a body
-// could say one thing to a client's validator and another to kycd. Text
-// that is not valid JSON gives nothing here: the parser reports it.
+// could say one thing to a client's validator and another to kycd.
+//
+// b must be valid JSON (callers check first, so that a syntax error is
+// reported as such): this is a small scanner of its own, which follows the
+// structure and does not check it, rather than json.Decoder.Token, which
+// allocated for every token and cost more than the parse itself.
 func duplicateKeys(b []byte) []kyc.FieldError {
 	if bytes.IndexByte(b, '{') < 0 {
 		return nil
 	}
 	type frame struct {
-		object  bool
-		path    string // of this object or array, with a trailing "." for objects
-		keys    map[string]bool
-		wantKey bool   // objects: the next string token is a key
-		member  string // objects: the key whose value is being read
-		index   int    // arrays: the index of the next element
+		object bool
+		path   string   // of this object ("…." for members) or array
+		keys   []string // objects: the members seen
+		member string   // objects: the member whose value comes next
+		index  int      // arrays: the index of the current element
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
 	var stack []*frame
 	var dups []kyc.FieldError
-	seen := map[string]bool{}
-	// childPath is the path of the value about to be read in the top frame.
+	wantKey := false
+	// childPath is the path of the value starting now in the top frame.
 	childPath := func() string {
 		if len(stack) == 0 {
 			return ""
@@ -41,54 +43,96 @@ func duplicateKeys(b []byte) []kyc.FieldError {
 		if f.object {
 			return f.path + f.member
 		}
-		p := f.path + "[" + strconv.Itoa(f.index) + "]"
-		f.index++
-		return p
+		return f.path + "[" + strconv.Itoa(f.index) + "]"
 	}
-	valueDone := func() {
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].wantKey = true
-		}
-	}
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			break // io.EOF, or a syntax error the parser will report
-		}
-		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
-			f := stack[n-1]
-			key, ok := tok.(string)
-			if !ok { // '}' ends the object
-				stack = stack[:n-1]
-				valueDone()
-				continue
-			}
-			if f.keys[key] && !seen[f.path+key] {
-				seen[f.path+key] = true
-				dups = append(dups, kyc.FieldError{Field: f.path + key, Message: "appears more than once in the object"})
-			}
-			f.keys[key], f.member, f.wantKey = true, key, false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'):
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case ' ', '\t', '\r', '\n', ':':
+			i++
+		case '{':
 			p := childPath()
-			if p != "" {
+			if len(stack) > 0 || p != "" {
 				p += "."
 			}
-			stack = append(stack, &frame{object: true, path: p, keys: map[string]bool{}, wantKey: true})
-		case json.Delim('['):
+			stack = append(stack, &frame{object: true, path: p})
+			wantKey = true
+			i++
+		case '[':
 			stack = append(stack, &frame{path: childPath()})
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default: // a scalar value
-			if n := len(stack); n > 0 && !stack[n-1].object {
-				stack[n-1].index++
+			wantKey = false
+			i++
+		case '}', ']':
+			if len(stack) == 0 {
+				return sortFields(dups)
 			}
-			valueDone()
+			stack = stack[:len(stack)-1]
+			wantKey = false
+			i++
+		case ',':
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					wantKey = true
+				} else {
+					stack[n-1].index++
+				}
+			}
+			i++
+		case '"':
+			end, escaped := scanString(b, i)
+			if end < 0 {
+				return sortFields(dups) // unterminated: the parser says so
+			}
+			if n := len(stack); n > 0 && stack[n-1].object && wantKey {
+				f := stack[n-1]
+				key := string(b[i+1 : end])
+				if escaped {
+					if err := json.Unmarshal(b[i:end+1], &key); err != nil {
+						return sortFields(dups)
+					}
+				}
+				if slices.Contains(f.keys, key) {
+					if field := f.path + key; !slices.ContainsFunc(dups, func(d kyc.FieldError) bool { return d.Field == field }) {
+						dups = append(dups, kyc.FieldError{Field: field, Message: "appears more than once in the object"})
+					}
+				} else {
+					f.keys = append(f.keys, key)
+				}
+				f.member, wantKey = key, false
+			}
+			i = end + 1
+		default: // a number, true, false or null: up to the next delimiter
+			for i < len(b) && !jsonDelimiter(b[i]) {
+				i++
+			}
 		}
 	}
-	sort.SliceStable(dups, func(i, j int) bool { return dups[i].Field < dups[j].Field })
-	return dups
+	return sortFields(dups)
+}
+
+func jsonDelimiter(c byte) bool {
+	switch c {
+	case ',', ':', '{', '}', '[', ']', '"', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+// scanString returns the index of the quote that closes the string opening
+// at b[start], and whether it holds an escape; -1 when it is not closed.
+func scanString(b []byte, start int) (end int, escaped bool) {
+	for i := start + 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			return i, escaped
+		}
+	}
+	return -1, escaped
+}
+
+func sortFields(fe []kyc.FieldError) []kyc.FieldError {
+	sort.SliceStable(fe, func(i, j int) bool { return fe[i].Field < fe[j].Field })
+	return fe
 }

@@ -1,9 +1,10 @@
 package server
 
 import (
+	"cmp"
 	"math"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -103,7 +104,7 @@ func (w *window) take(now time.Time) (ok bool, remaining int, reset, retry time.
 	}
 	if !ok {
 		// The next request fits once enough of the oldest counters leave.
-		sort.Slice(slots, func(i, j int) bool { return slots[i].newest < slots[j].newest })
+		slices.SortFunc(slots, func(a, b *rateSlot) int { return cmp.Compare(a.newest, b.newest) })
 		excess := total - int64(w.limit) + 1
 		for _, s := range slots {
 			excess -= s.n

@@ -46,3 +46,17 @@ func TestRateLimiterHugeLimits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRateLimiterTake: one admission decision of a key at the pro
+// limit, its window full of recent requests.
+func BenchmarkRateLimiterTake(b *testing.B) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	limit := 1000
+	l := newRateLimiter(func() time.Time { return at })
+	w := l.windowFor(&kyc.APIKey{ID: "k", RPMOverride: &limit})
+	i := 0
+	for b.Loop() {
+		w.take(at.Add(time.Duration(i) * 7 * time.Millisecond))
+		i++
+	}
+}
