@@ -206,7 +206,7 @@ func nullPtr(ns sql.NullString) *string {
 	return &ns.String
 }
 
-// sha256Row is the pre-0011 content hash of a row, as store/audit.go
+// sha256Row is the pre-0012 content hash of a row, as store/audit.go
 // documents it: what an attacker without the key can compute.
 func sha256Row(id int64, items ...any) string {
 	tag, ids := "kycd.audit.v1", strconv.FormatInt(id, 10)
@@ -324,7 +324,9 @@ func TestOperatorActionsAudited(t *testing.T) {
 	key := must("keys", "create", "--org", org, "--env", "live", "--tier", "pro")
 	keyID := keyLine.FindStringSubmatch(key + "\n")[2]
 	must("keys", "revoke", keyID)
-	ep := strings.Fields(must("webhooks", "add", "--org", org, "--env", "sandbox", "--url", "http://127.0.0.1:9/hooks"))[0]
+	ep := strings.Fields(must("webhooks", "add", "--org", org, "--env", "sandbox", "--url", "http://127.0.0.1:9/hooks", "--allow-private-webhooks"))[0]
+	must("orgs", "callback-secret", "rotate", "--org", org, "--env", "live") // the first makes it
+	must("orgs", "callback-secret", "rotate", "--org", org, "--env", "live")
 	must("webhooks", "disable", ep)
 	must("webhooks", "enable", ep)
 	must("lists", "import", "--source", "house", "--kind", "sanctions", "--format", "csv", writeFile(t, "l.csv", "name\nIvan Petrov\n"))
@@ -347,6 +349,7 @@ func TestOperatorActionsAudited(t *testing.T) {
 		"organization.decision_policy_changed": org, "api_key.created": keyID, "api_key.revoked": keyID,
 		"webhook_endpoint.created": ep, "webhook_endpoint.disabled": ep, "webhook_endpoint.enabled": ep,
 		"watch_list.imported": "", "master_key.rotated": "data_keys",
+		"callback_secret.created": "callback_secret/" + org + "/live", "callback_secret.rotated": "callback_secret/" + org + "/live",
 	} {
 		r := rows[action]
 		if r == nil {

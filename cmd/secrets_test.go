@@ -118,7 +118,8 @@ type secret struct {
 func TestNoSecretAtRest(t *testing.T) {
 	relay := newSMTPRelay(t)
 	db := filepath.Join(t.TempDir(), "kyc.db")
-	p := startServe(t, db, "--smtp-host", "127.0.0.1", "--smtp-port", relay.port(), "--smtp-tls", "none", "--smtp-from", "kycd@example.com")
+	p := startServe(t, db, "--smtp-host", "127.0.0.1", "--smtp-port", relay.port(), "--smtp-tls", "none", "--smtp-from", "kycd@example.com",
+		"--allow-private-webhooks")
 	var secrets []secret
 	add := func(label, v string) {
 		t.Helper()
@@ -141,11 +142,16 @@ func TestNoSecretAtRest(t *testing.T) {
 		t.Fatalf("keys create: %s", errOut)
 	}
 	apiKey("live API key", strings.TrimSpace(live))
-	code, out, errOut := run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", "http://127.0.0.1:9/cli")
+	code, out, errOut := run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", "http://127.0.0.1:9/cli", "--allow-private-webhooks")
 	if code != 0 {
 		t.Fatalf("webhooks add: %s", errOut)
 	}
 	add("CLI webhook secret", strings.Fields(out)[1])
+	code, out, errOut = run(t, "orgs", "callback-secret", "rotate", "--db", db, "--org", org, "--env", "live")
+	if code != 0 {
+		t.Fatalf("callback-secret rotate: %s", errOut)
+	}
+	add("CLI callback secret", strings.TrimSpace(out))
 
 	// The API, each POST with an Idempotency-Key, each replayed once.
 	n := 0
@@ -187,7 +193,9 @@ func TestNoSecretAtRest(t *testing.T) {
 		u := fmt.Sprint(r["portalUrl"])
 		return u[strings.LastIndexByte(u, '/')+1:]
 	}
-	req := idem("/v1/kyc-requests", `{"applicant":{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"}}`)
+	req := idem("/v1/kyc-requests", `{"applicant":{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"},"callbackUrl":"http://127.0.0.1:9/cb"}`)
+	add("callback secret (first KYC request with a callbackUrl)", fmt.Sprint(req["callbackSecret"]))
+	add("rotated callback secret", fmt.Sprint(idem("/v1/callback-secret/rotate", `{}`)["secret"]))
 	tokens := []string{token(req)}
 	resent := idem("/v1/kyc-requests/"+fmt.Sprint(req["id"])+"/resend-link", `{}`)
 	tokens = append(tokens, token(resent))
@@ -341,7 +349,7 @@ func TestWarnsAboutReadableKeyFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(db+".master-key", 0o600)
-	code, _, errOut = run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", "http://127.0.0.1:9/h")
+	code, _, errOut = run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", "http://93.184.216.34/h")
 	if code != 0 || !strings.Contains(errOut, "the secrets key file "+db+".secret-key is mode 0640") || strings.Contains(errOut, "master key file") {
 		t.Fatalf("webhooks add: %d %q", code, errOut)
 	}

@@ -63,7 +63,7 @@ func canonicalEncoding(tag string, l auditLine, prev string) []byte {
 	return b
 }
 
-// canonicalHash is a SHA-256 row's content hash (before migration 0011).
+// canonicalHash is a SHA-256 row's content hash (before migration 0012).
 func canonicalHash(l auditLine, prev string) string {
 	sum := sha256.Sum256(canonicalEncoding("kycd.audit.v1", l, prev))
 	return hex.EncodeToString(sum[:])
@@ -539,13 +539,13 @@ func TestAuditHeadRefreshAndAppend(t *testing.T) {
 }
 
 // TestAuditUpgradeKeepsSHAChain: rows chained with SHA-256 before
-// migration 0011 keep verifying; the keyed chain starts after them, and
+// migration 0012 keep verifying; the keyed chain starts after them, and
 // a rewrite of the old rows (hashes recomputed) is still found.
 func TestAuditUpgradeKeepsSHAChain(t *testing.T) {
 	build := func(t *testing.T) string {
-		path := filepath.Join(t.TempDir(), "v10.db")
+		path := filepath.Join(t.TempDir(), "v11.db")
 		db := fileDB(t, path)
-		for v := 1; v <= 10; v++ {
+		for v := 1; v <= 11; v++ {
 			files, err := filepath.Glob(fmt.Sprintf("migrations/%04d_*.sql", v))
 			if err != nil || len(files) != 1 {
 				t.Fatalf("migration %d: %v %v", v, files, err)
@@ -567,7 +567,7 @@ func TestAuditUpgradeKeepsSHAChain(t *testing.T) {
 				l.ID, l.CreatedAt, l.ResourceID, l.Action, prev, h))
 			prev = h
 		}
-		mustExec(t, db, `PRAGMA user_version = 10`)
+		mustExec(t, db, `PRAGMA user_version = 11`)
 		db.Close()
 		return path
 	}

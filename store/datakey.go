@@ -289,7 +289,7 @@ const (
 
 // EncryptPlaintext encrypts the captures and document details stored
 // before encryption at rest (key_id NULL), and the idempotent responses
-// and e-mails stored in clear before migration 0012 (emptying the bodies
+// and e-mails stored in clear before migration 0013 (emptying the bodies
 // of e-mails already sent), one batch per transaction, so that an
 // interrupted run resumes where it stopped; a database with none costs a
 // few index lookups. It returns how many captures and requests it
