@@ -206,7 +206,7 @@ func nullPtr(ns sql.NullString) *string {
 	return &ns.String
 }
 
-// sha256Row is the pre-0012 content hash of a row, as store/audit.go
+// sha256Row is the SHA-256 (pre-MAC) content hash of a row, as store/audit.go
 // documents it: what an attacker without the key can compute.
 func sha256Row(id int64, items ...any) string {
 	tag, ids := "kycd.audit.v1", strconv.FormatInt(id, 10)

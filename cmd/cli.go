@@ -8,10 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/user"
 	"runtime/debug"
-	"strconv"
 
 	"github.com/alecthomas/kong"
 
@@ -87,7 +84,7 @@ func Main(ctx context.Context, version string, args []string, stdout, stderr io.
 	if kctx.Command() != "serve" {
 		// What a command changes (keys, settings, lists…) is audited as
 		// this operator's doing. serve's jobs act as the system.
-		e.ctx = store.WithActor(ctx, operator())
+		e.ctx = store.WithActor(ctx, operatorPrincipal())
 	}
 	if err := kctx.Run(e); err != nil {
 		fmt.Fprintln(stderr, "kycd:", userMessage(err))
@@ -145,16 +142,10 @@ func cliOpenError(path string, open func() (*store.Store, error)) (*store.Store,
 	return st, err
 }
 
-// operator is who runs this command, for the audit log: cli:<user name>.
-func operator() kyc.Principal {
-	name := os.Getenv("USER")
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = u.Username
-	}
-	if name == "" {
-		name = "uid " + strconv.Itoa(os.Getuid())
-	}
-	return kyc.Principal{Type: kyc.ActorOperator, ID: "cli:" + name}
+// operatorPrincipal is who runs this command, for the audit log:
+// operator cli:<user name>.
+func operatorPrincipal() kyc.Principal {
+	return kyc.Principal{Type: kyc.ActorOperator, ID: operator()}
 }
 
 // VersionCmd prints the version.

@@ -255,7 +255,7 @@ func (c *ServeCmd) urls(bound string) (base, portal string, err error) {
 func bootstrap(e *env, st *store.Store) error {
 	var org *kyc.Organization
 	var token string
-	err := st.InTx(store.WithActor(e.ctx, operator()), func(tx *store.Tx) error {
+	err := st.InTx(store.WithActor(e.ctx, operatorPrincipal()), func(tx *store.Tx) error {
 		n, err := tx.CountOrganizations()
 		if err != nil || n > 0 {
 			return err

@@ -62,9 +62,6 @@ const (
 	ActorApplicant ActorType = "applicant"
 	ActorSystem    ActorType = "system"
 	ActorReviewer  ActorType = "reviewer"
-	// ActorOperator is someone running a kycd command on the server
-	// (keys, organizations, lists, master key); its id is "cli:<user>".
-	ActorOperator ActorType = "operator"
 )
 
 // KYCAction names what moves a request.
@@ -207,6 +204,7 @@ type KYCRequest struct {
 	RedirectURL          *string
 	ExternalRef          *string
 	Metadata             map[string]any
+	Locale               *string // BCP 47 tag the portal and its e-mail use; nil: chosen per applicant
 	PortalExpiresAt      time.Time
 	AutomationDecision   *string  // approve, reject, review: the engine's recommendation
 	AutomationConfidence *float64 // [0,1]

@@ -19,14 +19,14 @@ import (
 // canonical encoding of its own fields, prev_hash included. Ids are 1, 2,
 // 3, … without gaps, so a deleted row shows as a gap.
 //
-// Since migration 0012 content_hash is a MAC: the hex HMAC-SHA256 of the
+// Since the audit_head migration content_hash is a MAC: the hex HMAC-SHA256 of the
 // encoding tagged "kycd.audit.v2", keyed with the audit key. That key is
 // derived from the database's first data key (HKDF-SHA256, info "kycd
 // audit chain v2"), which only the master key unwraps: someone who can
 // write the file but has no master key cannot recompute a row they edited
 // or a row they insert. (Derived from the data key rather than the master
 // key itself so that rotating the master key leaves the chain valid.)
-// Rows written between migrations 0007 and 0012 are chained with plain
+// Rows written between the audit_chain and audit_head migrations are chained with plain
 // SHA-256 ("kycd.audit.v1"); rows before 0007 have no hashes (pre-chain)
 // and the first chained row links to the hash their chain would have had.
 // audit_head.mac_from is the first MAC row; everything before it keeps
@@ -49,7 +49,7 @@ import (
 const zeroHash = "0000000000000000000000000000000000000000000000000000000000000000"
 
 const (
-	auditTag    = "kycd.audit.v1" // SHA-256 rows (migrations 0007 to 0011)
+	auditTag    = "kycd.audit.v1" // SHA-256 rows (from the audit_chain migration to audit_head)
 	auditTagMAC = "kycd.audit.v2" // HMAC rows (from audit_head.mac_from)
 )
 

@@ -20,7 +20,7 @@ import (
 // chain that holds but is shorter than its head; replacing the head needs
 // the key. AppendAudit moves the head with every row; serve re-signs it
 // periodically (RefreshAuditHead) so that its time shows the server was
-// watching. Migration 0012 writes the row unsigned; the first Open with
+// watching. The audit_head migration writes the row unsigned; the first Open with
 // the master key signs it over the log as it then was.
 //
 // The head's MAC is HMAC-SHA256 with the audit key over the encoding of
@@ -86,7 +86,7 @@ func (h *auditHead) save(q headQueryer, key []byte) error {
 	return nil
 }
 
-// signNewAuditHead signs the head that migration 0012 left unsigned, over
+// signNewAuditHead signs the head that the audit_head migration left unsigned, over
 // the log as it is: it runs in Open, with the master key, before anything
 // can append. A head that is missing, or signed with another key, is left
 // alone (and reported by VerifyAudit): re-signing it would bless whatever
@@ -116,7 +116,7 @@ func (s *Store) signNewAuditHead(ctx context.Context) error {
 	if last != h.Rows {
 		// Rows were added or removed between the migration and now, which
 		// only someone writing the file directly can do.
-		s.log.Error("the audit log changed after migration 0012 and before its head was signed; not signing it",
+		s.log.Error("the audit log changed after the audit_head migration and before its head was signed; not signing it",
 			"rows_at_migration", h.Rows, "rows_now", last)
 		return nil
 	}

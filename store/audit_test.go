@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,7 +64,7 @@ func canonicalEncoding(tag string, l auditLine, prev string) []byte {
 	return b
 }
 
-// canonicalHash is a SHA-256 row's content hash (before migration 0012).
+// canonicalHash is a SHA-256 row's content hash (before the audit_head migration).
 func canonicalHash(l auditLine, prev string) string {
 	sum := sha256.Sum256(canonicalEncoding("kycd.audit.v1", l, prev))
 	return hex.EncodeToString(sum[:])
@@ -539,22 +540,28 @@ func TestAuditHeadRefreshAndAppend(t *testing.T) {
 }
 
 // TestAuditUpgradeKeepsSHAChain: rows chained with SHA-256 before
-// migration 0012 keep verifying; the keyed chain starts after them, and
+// the audit_head migration keep verifying; the keyed chain starts after them, and
 // a rewrite of the old rows (hashes recomputed) is still found.
 func TestAuditUpgradeKeepsSHAChain(t *testing.T) {
 	build := func(t *testing.T) string {
-		path := filepath.Join(t.TempDir(), "v11.db")
+		path := filepath.Join(t.TempDir(), "before-head.db")
 		db := fileDB(t, path)
-		for v := 1; v <= 11; v++ {
-			files, err := filepath.Glob(fmt.Sprintf("migrations/%04d_*.sql", v))
-			if err != nil || len(files) != 1 {
-				t.Fatalf("migration %d: %v %v", v, files, err)
+		files, err := filepath.Glob("migrations/*.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(files)
+		version := 0
+		for _, f := range files {
+			if strings.HasSuffix(f, "_audit_head.sql") {
+				break
 			}
-			b, err := os.ReadFile(files[0])
+			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			mustExec(t, db, string(b))
+			version++
 		}
 		prev := zeros
 		for i := 1; i <= 3; i++ {
@@ -567,7 +574,7 @@ func TestAuditUpgradeKeepsSHAChain(t *testing.T) {
 				l.ID, l.CreatedAt, l.ResourceID, l.Action, prev, h))
 			prev = h
 		}
-		mustExec(t, db, `PRAGMA user_version = 11`)
+		mustExec(t, db, fmt.Sprintf(`PRAGMA user_version = %d`, version))
 		db.Close()
 		return path
 	}

@@ -289,7 +289,7 @@ const (
 
 // EncryptPlaintext encrypts the captures and document details stored
 // before encryption at rest (key_id NULL), and the idempotent responses
-// and e-mails stored in clear before migration 0013 (emptying the bodies
+// and e-mails stored in clear before the sealed_outbox migration (emptying the bodies
 // of e-mails already sent), one batch per transaction, so that an
 // interrupted run resumes where it stopped; a database with none costs a
 // few index lookups. It returns how many captures and requests it
@@ -369,20 +369,21 @@ func (s *Store) encryptResponses(tx *Tx) (int, error) {
 }
 
 func (s *Store) encryptEmails(tx *Tx) (int, error) {
-	rows, err := tx.q.QueryContext(context.Background(), `SELECT id, body, sent_at IS NOT NULL OR expired_at IS NOT NULL FROM email_outbox
-		WHERE body_key_id IS NULL AND body != '' ORDER BY id LIMIT ?`, documentBatch)
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT id, body, html_body, sent_at IS NOT NULL OR expired_at IS NOT NULL
+		FROM email_outbox WHERE body_key_id IS NULL AND (body != '' OR html_body IS NOT NULL) ORDER BY id LIMIT ?`, documentBatch)
 	if err != nil {
 		return 0, fmt.Errorf("find e-mails in clear: %w", err)
 	}
 	type row struct {
 		id   int64
 		body string
+		html sql.NullString
 		done bool
 	}
 	var all []row
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.id, &r.body, &r.done); err != nil {
+		if err := rows.Scan(&r.id, &r.body, &r.html, &r.done); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("find e-mails in clear: %w", err)
 		}
@@ -394,7 +395,7 @@ func (s *Store) encryptEmails(tx *Tx) (int, error) {
 	}
 	for _, r := range all {
 		if r.done { // sent or given up: nothing to keep
-			if _, err := tx.exec(`UPDATE email_outbox SET body = '' WHERE id = ?`, r.id); err != nil {
+			if _, err := tx.exec(`UPDATE email_outbox SET body = '', html_body = NULL WHERE id = ?`, r.id); err != nil {
 				return 0, fmt.Errorf("empty e-mail %d: %w", r.id, err)
 			}
 			continue
@@ -403,8 +404,16 @@ func (s *Store) encryptEmails(tx *Tx) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if _, err := tx.exec(`UPDATE email_outbox SET body = ?, body_key_id = ? WHERE id = ?`,
-			base64.StdEncoding.EncodeToString(sealed), keyID, r.id); err != nil {
+		var html any
+		if r.html.Valid && r.html.String != "" {
+			_, h, err := s.keys.seal([]byte(r.html.String), emailHTMLAAD(r.id))
+			if err != nil {
+				return 0, err
+			}
+			html = base64.StdEncoding.EncodeToString(h)
+		}
+		if _, err := tx.exec(`UPDATE email_outbox SET body = ?, html_body = ?, body_key_id = ? WHERE id = ?`,
+			base64.StdEncoding.EncodeToString(sealed), html, keyID, r.id); err != nil {
 			return 0, fmt.Errorf("seal e-mail %d: %w", r.id, err)
 		}
 	}

@@ -52,7 +52,7 @@ func (s *Store) FindIdempotentResponse(ctx context.Context, orgID string, env ky
 	if err != nil {
 		return nil, fmt.Errorf("find idempotency key: %w", err)
 	}
-	if keyID.Valid { // NULL: stored in clear before 0013, not yet sealed
+	if keyID.Valid { // NULL: stored in clear before the sealed_outbox migration, not yet sealed
 		if r.Body, err = s.keys.open(keyID.Int64, r.Body, idempotencyAAD(orgID, env, key)); err != nil {
 			return nil, fmt.Errorf("find idempotency key: %w", err)
 		}

@@ -3,11 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"kycd/kyc"
@@ -393,35 +391,15 @@ type EmailJob struct {
 	ID int64 `json:"id"`
 }
 
-// An e-mail's body (a portal link is the applicant's credential) is
-// sealed with the data key, bound to its row, while it waits in the
-// outbox, and emptied once it is sent or expires: the outbox keeps who was
-// written to, about what and when, not what was said.
+// An e-mail's bodies (a portal link is the applicant's credential) are
+// sealed with the data key, bound to their row, while the message waits in
+// the outbox, and emptied once it is sent or expires: the outbox keeps who
+// was written to, about what and when, not what was said (email.go).
 
-func emailAAD(id int64) string { return "email_outbox " + strconv.FormatInt(id, 10) }
-
-// QueueEmail puts a message in the e-mail outbox, its body sealed, and, in
-// the same transaction, the job that sends it.
+// QueueEmail puts a plain-text message in the e-mail outbox and, in the
+// same transaction, the job that sends it.
 func (tx *Tx) QueueEmail(orgID, to, subject, body string) error {
-	if tx.keys == nil {
-		return fmt.Errorf("queue e-mail: %w", ErrNoMasterKey)
-	}
-	res, err := tx.exec(`INSERT INTO email_outbox (organization_id, to_address, subject, body, created_at) VALUES (?, ?, ?, '', ?)`,
-		nullString(orgID), to, subject, kyc.FormatTime(tx.now))
-	if err != nil {
-		return fmt.Errorf("queue e-mail: %w", err)
-	}
-	id, _ := res.LastInsertId()
-	keyID, sealed, err := tx.keys.seal([]byte(body), emailAAD(id))
-	if err != nil {
-		return fmt.Errorf("queue e-mail: %w", err)
-	}
-	if _, err := tx.exec(`UPDATE email_outbox SET body = ?, body_key_id = ? WHERE id = ?`, base64.StdEncoding.EncodeToString(sealed), keyID, id); err != nil {
-		return fmt.Errorf("queue e-mail: %w", err)
-	}
-	payload, _ := json.Marshal(EmailJob{ID: id})
-	_, err = tx.EnqueueJob(NewJob{Kind: KindEmailSend, Payload: payload, MaxAttempts: 8})
-	return err
+	return tx.QueueEmailMessage(orgID, Email{To: to, Subject: subject, Body: body})
 }
 
 // FindEmail returns one outbox message, its body opened ("" once sent or
@@ -430,15 +408,25 @@ func (s *Store) FindEmail(ctx context.Context, id int64) (*Email, error) {
 	var m Email
 	var created string
 	var sent, expired sql.NullString
+	var html, fromName, replyTo, logo sql.NullString
 	var keyID sql.NullInt64
-	err := s.reader.QueryRowContext(ctx, `SELECT id, to_address, subject, body, body_key_id, created_at, sent_at, expired_at FROM email_outbox WHERE id = ?`, id).
-		Scan(&m.ID, &m.To, &m.Subject, &m.Body, &keyID, &created, &sent, &expired)
+	err := s.reader.QueryRowContext(ctx, `SELECT id, to_address, subject, body, body_key_id, created_at, sent_at, expired_at, html_body,
+		from_name, reply_to, logo_sha256 FROM email_outbox WHERE id = ?`, id).
+		Scan(&m.ID, &m.To, &m.Subject, &m.Body, &keyID, &created, &sent, &expired, &html, &fromName, &replyTo, &logo)
 	if err != nil {
 		return nil, fmt.Errorf("find e-mail %d: %w", id, err)
 	}
-	if keyID.Valid && m.Body != "" {
-		if m.Body, err = s.keys.openText(keyID.Int64, m.Body, emailAAD(id)); err != nil {
-			return nil, fmt.Errorf("find e-mail %d: %w", id, err)
+	m.HTML, m.FromName, m.ReplyTo, m.LogoSHA256 = html.String, fromName.String, replyTo.String, logo.String
+	if keyID.Valid { // NULL: stored in clear by an older kycd (or emptied)
+		if m.Body != "" {
+			if m.Body, err = s.keys.openText(keyID.Int64, m.Body, emailAAD(id)); err != nil {
+				return nil, fmt.Errorf("find e-mail %d: %w", id, err)
+			}
+		}
+		if m.HTML != "" {
+			if m.HTML, err = s.keys.openText(keyID.Int64, m.HTML, emailHTMLAAD(id)); err != nil {
+				return nil, fmt.Errorf("find e-mail %d: %w", id, err)
+			}
 		}
 	}
 	m.CreatedAt, m.SentAt, m.ExpiredAt = parseTime(created), optTime(sent), optTime(expired)
@@ -450,7 +438,8 @@ func (s *Store) FindEmail(ctx context.Context, id int64) (*Email, error) {
 func (tx *Tx) MarkEmail(id int64, sendErr error) error {
 	var err error
 	if sendErr == nil {
-		_, err = tx.exec(`UPDATE email_outbox SET sent_at = ?, error = NULL, body = '', body_key_id = NULL WHERE id = ?`, kyc.FormatTime(tx.now), id)
+		_, err = tx.exec(`UPDATE email_outbox SET sent_at = ?, error = NULL, body = '', html_body = NULL, body_key_id = NULL WHERE id = ?`,
+			kyc.FormatTime(tx.now), id)
 	} else {
 		_, err = tx.exec(`UPDATE email_outbox SET error = ? WHERE id = ?`, sendErr.Error(), id)
 	}
@@ -460,7 +449,7 @@ func (tx *Tx) MarkEmail(id int64, sendErr error) error {
 // ExpireEmail gives up an unsent message: expired_at is set and the body
 // emptied. It reports whether the message was still waiting.
 func (tx *Tx) ExpireEmail(id int64) (bool, error) {
-	res, err := tx.exec(`UPDATE email_outbox SET expired_at = ?, body = '', body_key_id = NULL
+	res, err := tx.exec(`UPDATE email_outbox SET expired_at = ?, body = '', html_body = NULL, body_key_id = NULL
 		WHERE id = ? AND sent_at IS NULL AND expired_at IS NULL`, kyc.FormatTime(tx.now), id)
 	if err != nil {
 		return false, fmt.Errorf("expire e-mail %d: %w", id, err)
@@ -479,13 +468,20 @@ func (tx *Tx) FailUndeliverable(deliveryID string) error {
 
 // Email is a message of the outbox.
 type Email struct {
-	ID        int64
-	To        string
-	Subject   string
-	Body      string // "" once sent or expired
-	CreatedAt time.Time
-	SentAt    *time.Time
-	ExpiredAt *time.Time
+	ID      int64
+	To      string
+	Subject string
+	Body    string // text/plain; "" once sent or expired
+	// HTML is the text/html alternative of Body, "" for none (and once
+	// sent or expired). LogoSHA256 names the organization logo it shows
+	// inline (as cid:logo), "" for none.
+	HTML       string
+	FromName   string // the sender's display name; the address is the relay's --smtp-from
+	ReplyTo    string
+	LogoSHA256 string
+	CreatedAt  time.Time
+	SentAt     *time.Time
+	ExpiredAt  *time.Time
 }
 
 // FindEmails lists the outbox, oldest first, bodies opened.

@@ -1,8 +1,8 @@
--- Secrets at rest (store/idempotency.go, store/webhook.go). A stored
+-- Secrets at rest (store/idempotency.go, store/email.go). A stored
 -- idempotent response can carry a webhook secret or a portal link, and an
 -- e-mail a portal link: both are now sealed (AES-256-GCM under the data
--- key, bound to their row) and an e-mail's body is emptied once it is sent
--- or expires. NULL key ids mark values stored in clear by an older kycd;
+-- key, bound to their row; an e-mail's body and html_body both) and an
+-- e-mail's bodies are emptied once it is sent or expires. NULL key ids mark values stored in clear by an older kycd;
 -- the first start with the master key seals them (EncryptPlaintext).
 ALTER TABLE idempotency_keys ADD COLUMN response_key_id INTEGER REFERENCES data_keys (id);
 ALTER TABLE email_outbox ADD COLUMN body_key_id INTEGER REFERENCES data_keys (id);
