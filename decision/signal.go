@@ -64,4 +64,10 @@ const (
 	CodeHighRiskCountry      = "HIGH_RISK_COUNTRY"
 	CodeFaceMismatch         = "FACE_MISMATCH"
 	CodeDuplicateFace        = "DUPLICATE_FACE"
+	// CodeDocumentNotRead: the document's data was not read from its
+	// image (no MRZ, or none read with confidence): only typed details.
+	CodeDocumentNotRead = "DOCUMENT_NOT_READ"
+	// CodeSelfieIsDocument: the selfie is a picture of a document, or the
+	// document capture itself, not a live person's face.
+	CodeSelfieIsDocument = "SELFIE_IS_DOCUMENT"
 )

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"kycd/kyc"
-	"kycd/screening"
 	"kycd/store"
 )
 
@@ -43,49 +42,6 @@ func (s *Signal) add(status Status, score float64, code, msg string) {
 	if score < s.Score {
 		s.Score = score
 	}
-}
-
-// NameMatchThreshold is the name similarity (screening.CompareNames) from
-// which the document's name and the applicant's are the same person's.
-const NameMatchThreshold = 0.82
-
-// DataConsistency compares what the document says (the MRZ when given,
-// else the confirmed data) with the applicant record: name, date of
-// birth, nationality, and the confirmed document number against the MRZ.
-func DataConsistency(a *kyc.Applicant, doc *kyc.DocumentData, parsed *MRZData) Signal {
-	s := newSignal(SigDataConsistency)
-	if parsed == nil {
-		if doc == nil {
-			return notRun(SigDataConsistency, "No document data to compare: the applicant did not confirm the document details.")
-		}
-		s.Detail = "Only the confirmed document number was available; names and dates need the MRZ."
-		s.Data["source"] = "confirmed"
-		return s
-	}
-	s.Data["source"] = "mrz"
-	docName := strings.TrimSpace(parsed.GivenNames + " " + parsed.Surname)
-	appName := a.FirstName + " " + a.LastName
-	sim := screening.CompareNames(appName, docName)
-	s.Data["nameSimilarity"], s.Data["documentName"], s.Data["applicantName"] = round3(sim), docName, appName
-	if sim < NameMatchThreshold {
-		s.add(Fail, sim, CodeNameMismatch, fmt.Sprintf("The name on the document (%s) does not match the applicant (%s): similarity %.2f.", docName, appName, sim))
-	}
-	if a.DOB != nil && parsed.BirthDate != "" && *a.DOB != parsed.BirthDate {
-		s.add(Fail, 0, CodeDOBMismatch, fmt.Sprintf("The date of birth on the document (%s) is not the applicant's (%s).", parsed.BirthDate, *a.DOB))
-	}
-	if a.Country != nil && parsed.NationalityISO != "" && *a.Country != parsed.NationalityISO {
-		s.add(Warn, 0.7, CodeNationalityMismatch, fmt.Sprintf("The document's nationality (%s) differs from the applicant's country (%s).", parsed.NationalityISO, *a.Country))
-	}
-	if doc != nil && parsed.DocumentNumber != "" &&
-		kyc.NormalizeDocumentNumber(doc.DocumentNumber) != kyc.NormalizeDocumentNumber(parsed.DocumentNumber) {
-		s.add(Fail, 0, CodeDocumentNumberDiffer, "The document number typed does not match the one in the MRZ.")
-	}
-	if len(s.Findings) == 0 {
-		s.Detail = "Name, date of birth and nationality on the document match the applicant."
-	} else {
-		s.Detail = s.Findings[0].Message
-	}
-	return s
 }
 
 // AMLScreening turns the applicant's screening results into a signal: a

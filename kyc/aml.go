@@ -22,11 +22,14 @@ var AMLStatuses = []AMLStatus{AMLNoMatch, AMLPotentialMatch, AMLFailed}
 // ListStatus is the outcome of screening against one kind of list.
 type ListStatus string
 
-// Per-list outcomes.
+// Per-list outcomes. ListNotScreened is a kind the organization does not
+// screen (its AML kinds setting): neither a hit nor an error, it never
+// changes the check's verdict.
 const (
-	ListClear ListStatus = "clear"
-	ListHit   ListStatus = "hit"
-	ListError ListStatus = "error"
+	ListClear       ListStatus = "clear"
+	ListHit         ListStatus = "hit"
+	ListError       ListStatus = "error"
+	ListNotScreened ListStatus = "not_screened"
 )
 
 // RiskLevel grades a result. Per list: low when clear; high for any
@@ -131,7 +134,8 @@ func (m *MatchRecord) Key() string { return m.Source + "/" + m.EntityID }
 
 // RollUp sets a check's status, risk level and match count from its list
 // results (spec §3.2): potential_match when any list has a hit, else
-// failed when any list could not be screened, else no_match. A hit wins
+// failed when any list could not be screened, else no_match. A kind that
+// was not screened (not_screened) counts as neither. A hit wins
 // over an error because both need a person to look, and the hit is what
 // they must see (and what match_found announces); the error stays in the
 // list's result.
