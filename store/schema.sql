@@ -1,6 +1,8 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 14
+-- PRAGMA user_version = 17
+
+CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head BEGIN SELECT RAISE(ABORT, 'audit_head is never deleted'); END;
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -83,6 +85,16 @@ CREATE TABLE applicants (
   archived_at     TEXT
 ) STRICT;
 
+CREATE TABLE audit_head (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  mac_from     INTEGER NOT NULL,  -- first audit_log id whose content_hash is a MAC
+  row_count    INTEGER NOT NULL,  -- the last audit_log id the head covers
+  head_hash    TEXT NOT NULL,     -- that row's content_hash ('' until signed)
+  signed_since TEXT,              -- when the head was first signed
+  signed_at    TEXT,              -- when it was last signed
+  mac          TEXT               -- hex HMAC-SHA256 of the head; NULL until signed
+) STRICT;
+
 CREATE TABLE audit_log (
   id              INTEGER PRIMARY KEY,
   organization_id TEXT NOT NULL,
@@ -126,7 +138,7 @@ CREATE TABLE email_outbox (
   created_at      TEXT NOT NULL,
   sent_at         TEXT,
   error           TEXT
-, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256)) STRICT;
+, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), body_key_id INTEGER REFERENCES data_keys (id), expired_at TEXT) STRICT;
 
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
@@ -158,7 +170,7 @@ CREATE TABLE idempotency_keys (
   status_code     INTEGER NOT NULL,
   response_body   BLOB NOT NULL,
   created_at      TEXT NOT NULL,
-  expires_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL, response_key_id INTEGER REFERENCES data_keys (id),
   PRIMARY KEY (organization_id, environment, key)
 ) STRICT, WITHOUT ROWID;
 
@@ -355,6 +367,11 @@ CREATE TABLE webhook_endpoints (
   updated_at      TEXT NOT NULL,
   deleted_at      TEXT                       -- soft delete: deliveries keep their history
 , dual_sign INTEGER NOT NULL DEFAULT 0 CHECK (dual_sign IN (0, 1))) STRICT;
+
+CREATE TABLE write_probe (
+  id   INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+) STRICT;
 
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 
