@@ -196,7 +196,8 @@ func (c *console) handleDecision(w http.ResponseWriter, r *http.Request) error {
 	var req *kyc.KYCRequest
 	err := c.store.InTx(r.Context(), func(tx *store.Tx) (err error) {
 		req, err = c.kyc.Review(tx, sess.User.OrganizationID, env(r), r.PathValue("id"),
-			verification.ReviewInput{Approve: decision == "approve", Note: note, ReasonCode: code},
+			verification.ReviewInput{Approve: decision == "approve", Note: note, ReasonCode: code,
+				By: kyc.Principal{Type: kyc.ActorUser, ID: id}},
 			verification.Actor{Type: kyc.ActorReviewer, ID: &id})
 		return err
 	})
