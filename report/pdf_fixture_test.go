@@ -95,10 +95,10 @@ func typicalKYC(t testing.TB) *KYCReport {
 	capture(t, rep, "cap_01JNXA9F2LIV", "liveness", nil, "images/face_biden_01_fulllength.jpg")
 
 	rep.Screenings = []kyc.ListResult{
-		{CheckType: "sanctions", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{}, Lists: listRef("sanctions")},
-		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.RiskMedium, MatchCount: 1,
+		{CheckType: "sanctions", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow), Matches: []kyc.MatchRecord{}, Lists: listRef("sanctions")},
+		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskMedium), MatchCount: 1,
 			Matches: []kyc.MatchRecord{match(0, "Anna Maria Schmitt", "Anna Schmitt", 0.912)}, Lists: listRef("pep")},
-		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{}, Lists: listRef("crime")},
+		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow), Matches: []kyc.MatchRecord{}, Lists: listRef("crime")},
 	}
 	signal := func(name, capID, status string, score float64, detail string, codes ...string) any {
 		var findings []any
@@ -220,13 +220,13 @@ func amlWithHistory() *AMLReport {
 	sanction := match(7, "Anna SCHMIDT", "SCHMIDT, Anna", 0.964)
 	sanction.Source, sanction.ListVersionID, sanction.Programs = "un_consolidated", "lv_un_2026_02_27", []string{"UN 1267 (ISIL/Al-Qaida)"}
 	c.Results = []kyc.ListResult{
-		{CheckType: "sanctions", Provider: "UN Security Council", Status: kyc.ListHit, RiskLevel: kyc.RiskHigh, MatchCount: 1,
+		{CheckType: "sanctions", Provider: "UN Security Council", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskHigh), MatchCount: 1,
 			Matches: []kyc.MatchRecord{sanction}, Lists: []kyc.ListVersionRef{{ID: "lv_un_2026_02_27", Source: "un_consolidated",
 				Provider: "UN Security Council", EntityCount: 1004, ImportedAt: "2026-02-27T06:00:00.000Z"}}},
-		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.RiskMedium, MatchCount: 2,
+		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskMedium), MatchCount: 2,
 			Matches: []kyc.MatchRecord{match(1, "Anna Maria Schmitt", "Anna Schmitt", 0.912), match(2, "Annette Schmidt", "A. Schmidt", 0.843)},
 			Lists:   listRef("pep")},
-		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListError, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{},
+		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListError, Matches: []kyc.MatchRecord{},
 			Lists: listRef("crime"), Error: ptr("list version lv_crime_2026_02_27 is being imported; retry scheduled")},
 	}
 	prev := kyc.AMLNoMatch

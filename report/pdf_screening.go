@@ -37,14 +37,14 @@ func (d *doc) screenings(results []kyc.ListResult) {
 func (d *doc) listResult(r *kyc.ListResult) {
 	title := fmt.Sprintf("%s — %s", checkTypeTitle(r.CheckType), orNone(string(r.Status)))
 	if r.MatchCount > 0 {
-		title += fmt.Sprintf(" (%d %s, risk %s)", r.MatchCount, plural(r.MatchCount, "match", "matches"), orNone(string(r.RiskLevel)))
+		title += fmt.Sprintf(" (%d %s, risk %s)", r.MatchCount, plural(r.MatchCount, "match", "matches"), riskText(r.RiskLevel))
 	}
 	d.subsection(title)
 	t := d.kvTable()
 	t.kv("Check type", r.CheckType, false)
 	t.kv("Provider", r.Provider, false)
 	t.kv("Status", string(r.Status), false)
-	t.kv("Risk level", orNone(string(r.RiskLevel)), false)
+	t.kv("Risk level", riskText(r.RiskLevel), false)
 	t.kv("Matches", strconv.Itoa(r.MatchCount), false)
 	if r.Error != nil {
 		t.kv("Error", *r.Error, false)
@@ -119,6 +119,15 @@ func matchPrograms(m *kyc.MatchRecord) string {
 		s += "\n" + *m.Reason
 	}
 	return s
+}
+
+// riskText prints a risk level; none for a list that could not be
+// screened.
+func riskText(l *kyc.RiskLevel) string {
+	if l == nil {
+		return none
+	}
+	return string(*l)
 }
 
 func plural(n int, one, many string) string {

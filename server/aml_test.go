@@ -74,6 +74,9 @@ func TestAMLSandboxOutcomes(t *testing.T) {
 			if r["status"] != want {
 				t.Errorf("%s %s: %s is %v, want %s", tt.first, tt.last, kind, r["status"], want)
 			}
+			if want == "error" && r["riskLevel"] != nil {
+				t.Errorf("%s %s: %s could not be screened but has riskLevel %v, want null", tt.first, tt.last, kind, r["riskLevel"])
+			}
 			if want == "clear" && (r["riskLevel"] != "low" || r["matchCount"] != float64(0) || len(r["matches"].([]any)) != 0) {
 				t.Errorf("%s %s: clear %s result %v", tt.first, tt.last, kind, r)
 			}
@@ -103,7 +106,7 @@ func TestAMLLiveFailsClosed(t *testing.T) {
 			t.Fatalf("live without lists: %v", c)
 		}
 		for kind, r := range results(t, c) {
-			if r["status"] != "error" || r["provider"] != "none" || !strings.Contains(r["error"].(string), "no "+kind+" list") {
+			if r["status"] != "error" || r["provider"] != "none" || !strings.Contains(r["error"].(string), "no "+kind+" list") || r["riskLevel"] != nil {
 				t.Errorf("%s: %v", kind, r)
 			}
 		}
