@@ -232,7 +232,7 @@ type AMLCheckFilter struct {
 // screening and every re-screen.
 type Screening struct {
 	ID             string       `json:"id"`
-	Trigger        string       `json:"trigger"` // initial, daily, list_update
+	Trigger        string       `json:"trigger"` // initial, daily, list_update, manual
 	ScreenedAt     time.Time    `json:"-"`
 	Status         AMLStatus    `json:"status"`
 	PreviousStatus *AMLStatus   `json:"previousStatus"`
@@ -250,4 +250,5 @@ const (
 	TriggerInitial    = "initial"
 	TriggerDaily      = "daily"
 	TriggerListUpdate = "list_update"
+	TriggerManual     = "manual" // POST /v1/aml-checks/{id}/rescreen
 )

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 9
+-- PRAGMA user_version = 10
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -33,10 +33,10 @@ CREATE TABLE aml_checks (
   updated_at       TEXT NOT NULL
 ) STRICT;
 
-CREATE TABLE aml_screenings (
+CREATE TABLE "aml_screenings" (
   id              TEXT PRIMARY KEY,          -- ams_<ulid>
   check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
-  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update')),
+  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update', 'manual')),
   screened_at     TEXT NOT NULL,
   status          TEXT NOT NULL,
   previous_status TEXT,
