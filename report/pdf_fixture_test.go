@@ -120,13 +120,13 @@ func typicalKYC(t testing.TB) *KYCReport {
 			"signal": "aml_screening", "action": "review", "weight": 35.0},
 	}
 	events := []struct{ typ, from, to, actor, reason string }{
-		{kyc.TimelineOpened, "", "link_generated", "api_key", ""},
-		{string(kyc.EventKYCPortalLinkReady), "link_generated", "link_generated", "system", ""},
-		{"svc.kyc.request.started", "link_generated", "in_progress", "applicant", ""},
-		{string(kyc.EventKYCSubmitted), "in_progress", "submitted", "applicant", ""},
+		{string(kyc.EventKYCCreated), "", "link_generated", "api_key", ""},
+		{string(kyc.EventKYCPortalLinkReady), "link_generated", "link_generated", "api_key", ""},
+		{kyc.TimelineOpened, "link_generated", "link_generated", "applicant", ""},
+		{string(kyc.EventKYCSubmitted), "link_generated", "submitted", "applicant", ""},
 		{string(kyc.EventKYCProcessing), "submitted", "processing", "system", ""},
 		{string(kyc.EventKYCAwaitingReview), "processing", "awaiting_review", "system", "PEP match needs a person."},
-		{"svc.kyc.request.review_claimed", "awaiting_review", "awaiting_review", "reviewer", ""},
+		{kyc.TimelineFirstReview, "awaiting_review", "awaiting_review", "reviewer", ""},
 		{string(kyc.EventKYCApproved), "awaiting_review", "approved", "reviewer", "Different person: date of birth 1971 vs 1990."},
 	}
 	for i, e := range events {
@@ -153,7 +153,7 @@ func typicalKYC(t testing.TB) *KYCReport {
 
 // eventTypes are cycled through by the long timeline.
 var eventTypes = []string{kyc.TimelineOpened, string(kyc.EventKYCPortalLinkReady), string(kyc.EventKYCSubmitted),
-	string(kyc.EventKYCProcessing), string(kyc.EventKYCAwaitingReview), string(kyc.EventKYCExpired), "svc.kyc.request.link_resent"}
+	string(kyc.EventKYCProcessing), string(kyc.EventKYCAwaitingReview), string(kyc.EventKYCExpired), kyc.TimelineFirstReview}
 
 // longKYC is the typical request with 200 events, 50 matches and a
 // reviewer note longer than a page.
@@ -162,7 +162,7 @@ func longKYC(t testing.TB) *KYCReport {
 	rep := typicalKYC(t)
 	rep.Timeline = rep.Timeline[:0]
 	for i := range 200 {
-		rep.Timeline = append(rep.Timeline, TimelinePart{Type: eventTypes[i%len(eventTypes)], FromStatus: ptr("in_progress"),
+		rep.Timeline = append(rep.Timeline, TimelinePart{Type: eventTypes[i%len(eventTypes)], FromStatus: ptr("link_generated"),
 			ToStatus: "expired", Decision: "pending", ActorType: "system", Reason: ptr(fmt.Sprintf("Automatic step %03d of the retry schedule.", i)),
 			At: kyc.FormatTime(t0.Add(time.Duration(i) * 37 * time.Minute))})
 	}

@@ -77,6 +77,7 @@ func kycOverview(d *doc, rep *KYCReport) {
 	t.kv("Submitted", optStr(r.SubmittedAt), false)
 	t.kv("Decided", optStr(r.DecidedAt), false)
 	t.kv("Portal link expires", orNone(r.PortalExpiresAt), false)
+	t.kv("Portal link opened", optStr(r.PortalOpenedAt), false)
 	t.end()
 
 	a := &rep.Applicant
