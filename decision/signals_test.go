@@ -66,21 +66,65 @@ func TestDataConsistency(t *testing.T) {
 		want string
 	}{
 		{"same person", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}, ""},
-		{"diacritics and order", &kyc.Applicant{FirstName: "Ánna Maria", LastName: "Ériksson"}, ""},
-		{"Cyrillic record", &kyc.Applicant{FirstName: "Анна", LastName: "Эрикссон"}, ""},
-		{"another name", &kyc.Applicant{FirstName: "Peter", LastName: "Jansson"}, CodeNameMismatch},
+		{"diacritics and order", &kyc.Applicant{FirstName: "Ánna Maria", LastName: "Ériksson", DOB: ptr("1974-08-12")}, ""},
+		{"Cyrillic record", &kyc.Applicant{FirstName: "Анна", LastName: "Эрикссон", DOB: ptr("1974-08-12")}, ""},
+		{"no date of birth on the record", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, CodeDataPartiallyCompared},
+		{"another name", &kyc.Applicant{FirstName: "Peter", LastName: "Jansson", DOB: ptr("1974-08-12")}, CodeNameMismatch},
 		{"another birthday", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1975-08-12")}, CodeDOBMismatch},
-		{"another country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("NO")}, CodeNationalityMismatch},
+		{"another country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("NO")}, CodeNationalityMismatch},
 	} {
 		if s := DataConsistency(tt.a, doc, mrz); codes(s) != tt.want {
 			t.Errorf("%s: %q, want %q (%v)", tt.name, codes(s), tt.want, s.Data["nameSimilarity"])
 		}
 	}
-	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, &kyc.DocumentData{DocumentNumber: "X123"}, mrz); codes(s) != CodeDocumentNumberDiffer {
+	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12")}, &kyc.DocumentData{DocumentNumber: "X123"}, mrz); codes(s) != CodeDocumentNumberDiffer {
 		t.Errorf("typed number differs from the MRZ: %q", codes(s))
 	}
 	if s := DataConsistency(&kyc.Applicant{}, nil, nil); s.Status != NotRun {
 		t.Errorf("nothing to compare: %s", s.Status)
+	}
+}
+
+// TestDataConsistencyHonest: the signal passes only on a real comparison
+// of the name and the date of birth; with nothing compared it is not_run
+// (it used to pass with score 1 when only the typed document number was
+// there), and with less compared it warns. Data says what was compared.
+func TestDataConsistencyHonest(t *testing.T) {
+	mrz := &MRZData{Surname: "ERIKSSON", GivenNames: "ANNA MARIA", BirthDate: "1974-08-12", NationalityISO: "SE", DocumentNumber: "L898902C3"}
+	full := &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}
+	typed := &kyc.DocumentData{DocumentType: "driving_licence", IssuingCountry: "SE", DocumentNumber: "L898902C3", ExpiryDate: "2031-01-01"}
+	for _, tt := range []struct {
+		name     string
+		a        *kyc.Applicant
+		doc      *kyc.DocumentData
+		mrz      *MRZData
+		status   Status
+		compared string
+	}{
+		{"typed details only, no MRZ", full, typed, nil, NotRun, ""},
+		{"nothing confirmed", full, nil, nil, NotRun, ""},
+		{"MRZ without names, record without dob or country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, nil,
+			&MRZData{BirthDate: "1974-08-12"}, NotRun, ""},
+		{"name only", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, nil, mrz, Warn, "name"},
+		{"name, number, no dob", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("SE")}, typed, mrz, Warn, "name,nationality,documentNumber"},
+		{"MRZ without a full birth date", full, typed, &MRZData{Surname: "ERIKSSON", GivenNames: "ANNA", NationalityISO: "SE", DocumentNumber: "L898902C3"}, Warn, "name,nationality,documentNumber"},
+		{"name and dob", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12")}, nil, mrz, Pass, "name,dateOfBirth"},
+		{"everything", full, typed, mrz, Pass, "name,dateOfBirth,nationality,documentNumber"},
+	} {
+		s := DataConsistency(tt.a, tt.doc, tt.mrz)
+		got, _ := s.Data["compared"].([]string)
+		if s.Status != tt.status || strings.Join(got, ",") != tt.compared {
+			t.Errorf("%s: %s compared %q (%s), want %s %q", tt.name, s.Status, got, s.Detail, tt.status, tt.compared)
+		}
+		if s.Status == Pass && s.Score != 1 || s.Status == NotRun && s.Score != 0 || s.Status == Warn && s.Score >= 1 {
+			t.Errorf("%s: %s with score %v", tt.name, s.Status, s.Score)
+		}
+		if s.Status == Warn && codes(s) != CodeDataPartiallyCompared {
+			t.Errorf("%s: warn with codes %q", tt.name, codes(s))
+		}
+		if nc, _ := s.Data["notCompared"].(map[string]string); s.Status != Pass && len(nc) == 0 && tt.status != Pass {
+			t.Errorf("%s: %s without saying what was not compared", tt.name, s.Status)
+		}
 	}
 }
 
