@@ -5,20 +5,27 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"kycd/kyc"
 	"kycd/seal"
 )
 
-// openAt makes a database file with the first n migrations applied, as a
-// kycd of that schema version left it.
-func openAt(t *testing.T, n int) (path string, db *sql.DB) {
+// openBefore makes a database file with the migrations before the one
+// whose name ends in suffix applied, as a kycd of that schema version left
+// it (by name, so that renumbering at a merge does not break the test).
+func openBefore(t *testing.T, suffix string) (path string, db *sql.DB) {
 	t.Helper()
 	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
+	}
+	n := slices.IndexFunc(ms, func(m migration) bool { return strings.HasSuffix(m.name, suffix) })
+	if n < 0 {
+		t.Fatalf("no migration %s", suffix)
 	}
 	path = filepath.Join(t.TempDir(), "old.db")
 	db, err = sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(ON)")
@@ -52,7 +59,7 @@ func testSealer(t *testing.T) Sealer {
 // in_progress and gains the svc.-prefixed types, the audit log keeps what
 // happened, and requests without a sealed token show no link.
 func TestMigratePortalLink(t *testing.T) {
-	path, db := openAt(t, 10)
+	path, db := openBefore(t, "_portal_link.sql")
 	const created, opened, submitted, later = "2026-01-02T03:04:05.000Z", "2026-01-02T04:00:00.000Z", "2026-01-02T05:00:00.000Z", "2026-01-02T06:00:00.000Z"
 	for _, q := range []string{
 		`INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'Org', '` + created + `')`,
