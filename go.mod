@@ -82,7 +82,7 @@ require (
 	github.com/wasilibs/go-re2 v1.3.0 // indirect
 	golang.org/x/crypto v0.57.0
 	golang.org/x/image v0.47.0
-	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	modernc.org/libc v1.77.1 // indirect

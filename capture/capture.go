@@ -1,9 +1,11 @@
 // Package capture checks and sanitises the identity-document photos and
 // selfies that applicants upload. Every upload is untrusted: its type is
-// sniffed from its bytes, its size and pixel count are bounded before any
-// pixel is decoded, and only its pixels are kept, re-encoded, so EXIF, GPS,
-// XMP, ICC profiles, comments and anything hidden after the image data are
-// gone from what is stored. What the metadata said is returned beside it.
+// sniffed from its bytes; its size, pixel count and the memory decoding it
+// will take are bounded before any pixel is decoded (and, through a Gate,
+// the decodes running at once); and only its pixels are kept, scaled to a
+// bounded size and re-encoded, so EXIF, GPS, XMP, ICC profiles, comments
+// and anything hidden after the image data are gone from what is stored.
+// What the metadata said is returned beside it.
 package capture
 
 import (
@@ -11,28 +13,39 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"image"
+	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io"
 )
 
 // Limits bound what an upload may cost. A zero field takes its default.
-//
-// Memory follows MaxPixels: decoding 40 MP takes 60-160 MB, and a
-// progressive JPEG keeps 256 bytes of coefficients per 8×8 block and
-// component besides (190 MB measured for 40 MP grey, ~0.6 GB for colour
-// without subsampling). Callers bound how many uploads run at once.
 type Limits struct {
 	MaxBytes  int64 // default 10 MiB
-	MaxPixels int64 // default 40,000,000 (8000×5000)
+	MaxPixels int64 // default 16,000,000: what phone cameras write
 	MinSide   int   // default 200 px: smaller is useless for verification
+	// MaxMemory bounds the memory one upload may take to process, as cost
+	// estimates it from the headers before decoding: the decoded pixels
+	// at their depth (8 bytes a pixel for 16-bit RGBA), a progressive
+	// JPEG's coefficients, the normalised copy and the encoded output.
+	// Default 128 MiB: a 16 MP phone JPEG turned upright and scaled takes
+	// about 95 MB.
+	MaxMemory int64
+	// MaxStoredPixels bounds the stored image: a larger upload is scaled
+	// down once, here, so that the engine, reports and thumbnails never
+	// handle it at full size. Default 12,582,912 (4096×3072), so a 12 MP
+	// phone photo is stored as taken.
+	MaxStoredPixels int64
 }
 
 // Defaults of Limits.
 const (
-	DefaultMaxBytes  = 10 << 20
-	DefaultMaxPixels = 40_000_000
-	DefaultMinSide   = 200
+	DefaultMaxBytes        = 10 << 20
+	DefaultMaxPixels       = 16_000_000
+	DefaultMinSide         = 200
+	DefaultMaxMemory       = 128 << 20
+	DefaultMaxStoredPixels = 4096 * 3072
 )
 
 const (
@@ -61,21 +74,30 @@ func (l Limits) withDefaults() Limits {
 	if l.MinSide <= 0 {
 		l.MinSide = DefaultMinSide
 	}
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxStoredPixels <= 0 {
+		l.MaxStoredPixels = DefaultMaxStoredPixels
+	}
 	return l
 }
 
 // Image is an upload that was accepted, decoded and re-encoded.
 type Image struct {
 	// Data is the re-encoded image: JPEG (quality 92) for JPEG and WebP
-	// uploads, PNG for PNG uploads (screenshots and scans stay lossless).
-	// Only pixels were encoded, so it carries no metadata at all.
+	// uploads, PNG for PNG uploads (screenshots and scans stay lossless),
+	// 8 bits per channel, at most Limits.MaxStoredPixels. Only pixels were
+	// encoded, so it carries no metadata at all.
 	Data          []byte
 	ContentType   string // of Data: image/jpeg or image/png
-	Width, Height int    // of Data, after orientation
+	Width, Height int    // of Data, after orientation and scaling
 	SHA256        string // hex of Data
 
 	SourceType   string     // what was uploaded: image/jpeg, image/png or image/webp
 	SourceSHA256 string     // hex of the uploaded bytes, to spot the same file uploaded twice
+	SourceWidth  int        // of the upload's pixels as encoded (before orientation)
+	SourceHeight int        //
 	Metadata     SourceMeta // what the upload said about itself
 }
 
@@ -93,14 +115,36 @@ type SourceMeta struct {
 // returns it sanitised. A refused upload gives an *Error with code
 // ETooLarge, EUnsupportedType, ETooManyPixels, ETooSmall or ECorrupt.
 // An error reading r is returned wrapped, not as *Error: it is no fault of
-// the file. Process is safe for concurrent use; each call holds the upload,
-// its decoded pixels and the output in memory at once.
+// the file. Process is safe for concurrent use but bounds nothing across
+// calls; servers use a Gate.
 func Process(r io.Reader, l Limits) (*Image, error) {
 	l = l.withDefaults()
 	src, err := io.ReadAll(io.LimitReader(r, l.MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("capture: read upload: %w", err)
 	}
+	u, err := prepare(src, l, 0)
+	if err != nil {
+		return nil, err
+	}
+	return u.finish()
+}
+
+// upload is an upload whose headers passed the limits, priced and ready
+// to decode.
+type upload struct {
+	src  []byte
+	f    *format
+	meta SourceMeta
+	cfg  image.Config
+	l    Limits
+	cost int64 // estimated peak bytes of finish
+}
+
+// prepare checks everything about the upload src that can be checked
+// without decoding pixels. maxMemory, when positive and under
+// l.MaxMemory, bounds the cost instead (a Gate's whole budget).
+func prepare(src []byte, l Limits, maxMemory int64) (*upload, error) {
 	if int64(len(src)) > l.MaxBytes {
 		return nil, refuse(ETooLarge, "The file is larger than %s. Upload a smaller photo.", sizeText(l.MaxBytes))
 	}
@@ -108,20 +152,39 @@ func Process(r io.Reader, l Limits) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(f, src, l); err != nil {
+	cfg, err := checkSize(f, src, l)
+	if err != nil {
 		return nil, err
 	}
 	meta, err := readMeta(f, src)
 	if err != nil {
 		return nil, err
 	}
-	img, err := f.decode(bytes.NewReader(src))
+	u := &upload{src: src, f: f, meta: meta, cfg: cfg, l: l}
+	stored := storedPixels(cfg, l)
+	u.cost = cost(f, src, cfg, meta.Orientation, stored, !plainModel(cfg.ColorModel, f.output))
+	budget := l.MaxMemory
+	if maxMemory > 0 {
+		budget = min(budget, maxMemory)
+	}
+	if u.cost > budget {
+		return nil, refuse(ETooManyPixels,
+			"The image is too large to process (%d×%d pixels%s). Upload a JPEG photo, or one with fewer pixels.",
+			cfg.Width, cfg.Height, depthText(cfg.ColorModel))
+	}
+	return u, nil
+}
+
+// finish decodes, normalises and encodes the upload.
+func (u *upload) finish() (*Image, error) {
+	f := u.f
+	img, err := f.decode(bytes.NewReader(u.src))
 	if err != nil {
 		// Decoders may hand back part of an image with the error; a
 		// document with its lower half missing must never pass.
 		return nil, corrupt(fmt.Errorf("decode %s: %w", f.mime, err))
 	}
-	out := upright(img, meta.Orientation, f.output)
+	out := normalise(img, u.meta.Orientation, f.output, u.l.MaxStoredPixels)
 	var buf bytes.Buffer
 	if f.output == "image/png" {
 		err = png.Encode(&buf, out)
@@ -139,34 +202,66 @@ func Process(r io.Reader, l Limits) (*Image, error) {
 		Height:       b.Dy(),
 		SHA256:       hexSHA256(buf.Bytes()),
 		SourceType:   f.mime,
-		SourceSHA256: hexSHA256(src),
-		Metadata:     meta,
+		SourceSHA256: hexSHA256(u.src),
+		SourceWidth:  u.cfg.Width,
+		SourceHeight: u.cfg.Height,
+		Metadata:     u.meta,
 	}, nil
+}
+
+// storedPixels is the pixel count the upload is stored at.
+func storedPixels(cfg image.Config, l Limits) int64 {
+	w, h := storedSize(cfg.Width, cfg.Height, l.MaxStoredPixels)
+	return int64(w) * int64(h)
+}
+
+// plainModel is plain for a colour model, before decoding: whether the
+// decoder's image may be encoded as it is (the alpha of NRGBA and RGBA
+// is not known yet, so JPEG output of them counts as needing a copy).
+func plainModel(m color.Model, output string) bool {
+	switch m {
+	case color.YCbCrModel, color.GrayModel, color.CMYKModel:
+		return true
+	case color.NRGBAModel, color.RGBAModel, color.NYCbCrAModel:
+		return output == "image/png"
+	}
+	_, paletted := m.(color.Palette)
+	return paletted && output == "image/png"
+}
+
+// depthText names a colour model's depth when it is what makes an image
+// costly.
+func depthText(m color.Model) string {
+	switch m {
+	case color.RGBA64Model, color.NRGBA64Model, color.Gray16Model:
+		return ", 16 bits per channel"
+	}
+	return ""
 }
 
 // checkSize reads the dimensions from the header alone and refuses the
 // image before a pixel buffer is allocated: a few hundred bytes of PNG
 // can claim 100000×100000 pixels.
-func checkSize(f *format, src []byte, l Limits) error {
+func checkSize(f *format, src []byte, l Limits) (image.Config, error) {
 	cfg, err := f.config(bytes.NewReader(src))
 	if err != nil {
-		return corrupt(fmt.Errorf("decode %s header: %w", f.mime, err))
+		return cfg, corrupt(fmt.Errorf("decode %s header: %w", f.mime, err))
 	}
 	w, h := cfg.Width, cfg.Height
 	if w <= 0 || h <= 0 {
-		return corrupt(fmt.Errorf("%s header gives %d×%d pixels", f.mime, w, h))
+		return cfg, corrupt(fmt.Errorf("%s header gives %d×%d pixels", f.mime, w, h))
 	}
 	if w > maxSide || h > maxSide || int64(w)*int64(h) > l.MaxPixels {
-		return refuse(ETooManyPixels,
+		return cfg, refuse(ETooManyPixels,
 			"The image is too large (%d×%d pixels). Upload one of at most %.0f megapixels, with no side over %d pixels.",
 			w, h, float64(l.MaxPixels)/1e6, maxSide)
 	}
 	if w < l.MinSide || h < l.MinSide {
-		return refuse(ETooSmall,
+		return cfg, refuse(ETooSmall,
 			"The image is too small (%d×%d pixels). Each side must be at least %d pixels: take the photo closer or at a higher resolution.",
 			w, h, l.MinSide)
 	}
-	return nil
+	return cfg, nil
 }
 
 // readMeta reads the EXIF block of the upload, and for a JPEG refuses more

@@ -14,14 +14,24 @@ import (
 type jpegInfo struct {
 	exif  []byte // TIFF block of the first "Exif" APP1 segment, or nil
 	scans int    // SOS markers before EOI
+	// From the first frame header (SOF0-2), for the decoding budget.
+	progressive bool
+	comps       []sampling // one per component; nil without a frame header
+	// adobe is the transform byte of an Adobe APP14 segment, -1 without one;
+	// 0 makes a three-component image RGB, which image/jpeg converts to RGBA.
+	adobe int
+	jfif  bool // a JFIF APP0 segment: the components are YCbCr
 }
+
+// sampling is one frame component's id and sampling factors.
+type sampling struct{ id, h, v int }
 
 // inspectJPEG walks b the way image/jpeg reads it: segments with a length,
 // entropy-coded data after each SOS, extraneous bytes between markers
 // skipped (image/jpeg tolerates them, so the count must not stop at them),
 // and nothing after EOI.
 func inspectJPEG(b []byte) jpegInfo {
-	var info jpegInfo
+	info := jpegInfo{adobe: -1}
 	i := 2 // past SOI
 	for {
 		i = nextMarker(b, i)
@@ -44,8 +54,23 @@ func inspectJPEG(b []byte) jpegInfo {
 			return info
 		}
 		seg := b[i+4 : end]
-		if m == 0xE1 && info.exif == nil && len(seg) >= 6 && string(seg[:5]) == "Exif\x00" {
+		switch {
+		case m == 0xE1 && info.exif == nil && len(seg) >= 6 && string(seg[:5]) == "Exif\x00":
 			info.exif = seg[6:]
+		case m == 0xE0 && len(seg) >= 5 && string(seg[:5]) == "JFIF\x00":
+			info.jfif = true
+		case m == 0xEE && len(seg) >= 12 && string(seg[:5]) == "Adobe":
+			info.adobe = int(seg[11])
+		case m >= 0xC0 && m <= 0xC2 && info.comps == nil && len(seg) >= 6:
+			info.progressive = m == 0xC2
+			n := int(seg[5])
+			for c := range n {
+				if 6+3*c+2 >= len(seg) {
+					break
+				}
+				hv := seg[6+3*c+1]
+				info.comps = append(info.comps, sampling{id: int(seg[6+3*c]), h: int(hv >> 4), v: int(hv & 0x0F)})
+			}
 		}
 		i = end
 		if m == 0xDA {
@@ -107,6 +132,35 @@ func pngEXIF(b []byte) []byte {
 		i = int(end) + 4 // the CRC
 	}
 	return nil
+}
+
+// pngInfo is what the chunks before a PNG's image data say about how it
+// decodes.
+type pngInfo struct {
+	interlaced bool // Adam7: image/png decodes each pass on its own, then merges
+	tRNS       bool // image/png decodes grey and RGB with tRNS as NRGBA
+}
+
+// inspectPNG reads the IHDR interlace method and looks for tRNS before IDAT.
+func inspectPNG(b []byte) pngInfo {
+	var info pngInfo
+	i := len(pngSignature)
+	for i+8 <= len(b) {
+		n := uint64(binary.BigEndian.Uint32(b[i:]))
+		typ := string(b[i+4 : i+8])
+		end := uint64(i) + 8 + n
+		if typ == "IDAT" || typ == "IEND" || end > uint64(len(b)) {
+			break
+		}
+		switch {
+		case typ == "IHDR" && n >= 13:
+			info.interlaced = b[i+8+12] != 0
+		case typ == "tRNS":
+			info.tRNS = true
+		}
+		i = int(end) + 4
+	}
+	return info
 }
 
 // webpEXIF returns the payload of the first EXIF chunk of a WebP, or nil.

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
@@ -183,6 +184,35 @@ func pngBomb(w, h uint32) []byte {
 	b := append([]byte{}, pngSignature...)
 	b = append(b, pngChunk("IHDR", ihdr)...)
 	b = append(b, pngChunk("IDAT", idat)...)
+	return append(b, pngChunk("IEND", nil)...)
+}
+
+// zeroPNG returns a valid, all-zero PNG of w×h pixels of the given colour
+// type (6: RGBA, 2: RGB, 0: grey) and bit depth: a decompression bomb that
+// is a few hundred KB however many megabytes its pixels take.
+func zeroPNG(t testing.TB, w, h int, colorType, depth byte) []byte {
+	t.Helper()
+	channels := map[byte]int{0: 1, 2: 3, 4: 2, 6: 4}[colorType]
+	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
+	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
+	ihdr = append(ihdr, depth, colorType, 0, 0, 0)
+	var z bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := make([]byte, 1+w*channels*int(depth)/8) // filter type 0, then zeros
+	for range h {
+		if _, err := zw.Write(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := append([]byte{}, pngSignature...)
+	b = append(b, pngChunk("IHDR", ihdr)...)
+	b = append(b, pngChunk("IDAT", z.Bytes())...)
 	return append(b, pngChunk("IEND", nil)...)
 }
 

@@ -20,6 +20,8 @@ type OrgsCmd struct {
 	Create OrgsCreateCmd `cmd:"" help:"Create an organization and print its id."`
 	List   OrgsListCmd   `cmd:"" help:"List organizations."`
 	Update OrgsUpdateCmd `cmd:"" help:"Change an organization's settings."`
+	// CallbackSecret manages what signs deliveries to callbackUrl.
+	CallbackSecret OrgsCallbackSecretCmd `cmd:"" name:"callback-secret" help:"The secret that signs deliveries to KYC requests' callbackUrl."`
 }
 
 // OrgsCreateCmd creates an organization.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kycd/aml"
+	"kycd/capture"
 	"kycd/decision"
 	"kycd/jobs"
 	"kycd/kyc"
@@ -45,7 +46,18 @@ type ServeCmd struct {
 	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" group:"lists" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
 	listURLFlags
 	replicateFlags
-	MetricsToken string `name:"metrics-token" env:"KYCD_METRICS_TOKEN" group:"monitoring" help:"Bearer token that GET /metrics requires; without one /metrics is open, so bind --addr to a private address or block /metrics at the proxy."`
+	UploadMemory     int    `name:"upload-memory" default:"128" env:"KYCD_UPLOAD_MEMORY" group:"server" help:"MiB that portal uploads being decoded may hold together (one decode per core at most); an upload that would need more alone is refused, others wait up to 10 s, then get 503 with Retry-After."`
+	UploadsPerMinute int    `name:"uploads-per-minute" default:"20" env:"KYCD_UPLOADS_PER_MINUTE" group:"server" help:"Uploads one portal link may send in any minute (429 beyond); 0: no limit."`
+	MetricsToken     string `name:"metrics-token" env:"KYCD_METRICS_TOKEN" group:"monitoring" help:"Bearer token that GET /metrics requires; without one /metrics is open, so bind --addr to a private address or block /metrics at the proxy."`
+}
+
+// uploadsPerMinute maps the flag to server.Options: 0 there means the
+// default, here no limit.
+func (c *ServeCmd) uploadsPerMinute() int {
+	if c.UploadsPerMinute <= 0 {
+		return -1
+	}
+	return c.UploadsPerMinute
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
@@ -98,7 +110,8 @@ func (c *ServeCmd) Run(e *env) error {
 	runner := jobs.New(jobs.Options{Store: st, Logger: log, Concurrency: 32})
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
 		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy,
-		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep)})
+		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep),
+		UploadGate: capture.NewGate(capture.GateOptions{Memory: int64(c.UploadMemory) << 20}), UploadsPerMinute: c.uploadsPerMinute()})
 	if err != nil {
 		return err
 	}

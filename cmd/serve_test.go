@@ -327,9 +327,16 @@ func TestWebhookEndToEnd(t *testing.T) {
 		got <- delivery{r.Header.Clone(), b}
 	}))
 	defer rc.Close()
-	p := startServe(t, db)
+	// The receiver listens on loopback: both the server and the CLI need
+	// the operator's switch for that (issue #9).
+	p := startServe(t, db, "--allow-private-webhooks")
 	org := regexp.MustCompile(`org_[0-9A-Z]{26}`).FindString(p.log())
-	code, out, errOut := run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", rc.URL, "--event", "svc.webhook.test")
+	if code, _, errOut := run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", rc.URL); code != 1 ||
+		!strings.Contains(errOut, "private or internal") {
+		t.Errorf("loopback endpoint without --allow-private-webhooks: %d %q", code, errOut)
+	}
+	code, out, errOut := run(t, "webhooks", "add", "--db", db, "--org", org, "--env", "sandbox", "--url", rc.URL, "--event", "svc.webhook.test",
+		"--allow-private-webhooks")
 	lines := strings.Fields(out)
 	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "whsec_") {
 		t.Fatalf("webhooks add: %d %q %q", code, out, errOut)

@@ -52,9 +52,13 @@ type WebhooksAddCmd struct {
 	secretsFlag
 	Org         string   `required:"" env:"KYCD_ORG" help:"Organization id."`
 	Env         string   `required:"" enum:"sandbox,live" env:"KYCD_ENV" help:"Environment whose events it receives."`
-	URL         string   `name:"url" required:"" help:"Receiver URL (https in live)."`
+	URL         string   `name:"url" required:"" help:"Receiver URL (https in live; a public address unless --allow-private-webhooks)."`
 	Events      []string `name:"event" help:"Event type to receive (repeat; none = all types)."`
 	Description string   `help:"A label."`
+	DualSign    bool     `name:"dual-sign" help:"During a secret rotation's overlap, sign with the previous secret too (two sig= in X-Svc-Signature); default one, the newest."`
+	// The same switch, and environment variable, as kycd serve's: the API
+	// and this command apply one rule.
+	AllowPrivateWebhooks bool `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" help:"Allow a loopback or private receiver address (on-prem networks); the server needs the same flag to deliver there."`
 }
 
 // Run creates the endpoint and prints its id and secret (shown only now).
@@ -66,8 +70,8 @@ func (c *WebhooksAddCmd) Run(e *env) error {
 		}
 		types = append(types, kyc.EventType(t))
 	}
-	if err := webhook.CheckURL(c.URL, kyc.Environment(c.Env)); err != nil {
-		return err
+	if err := webhook.CheckTarget(e.ctx, c.URL, kyc.Environment(c.Env), c.AllowPrivateWebhooks); err != nil {
+		return fmt.Errorf("--url: %w", err)
 	}
 	box, err := c.secretsBox(c.DB, e)
 	if err != nil {
@@ -81,7 +85,7 @@ func (c *WebhooksAddCmd) Run(e *env) error {
 	var ep *kyc.WebhookEndpoint
 	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
 		ep, err = tx.CreateWebhookEndpoint(box, store.NewWebhookEndpoint{OrganizationID: c.Org, Environment: kyc.Environment(c.Env),
-			URL: c.URL, Description: c.Description, EventTypes: types})
+			URL: c.URL, Description: c.Description, EventTypes: types, DualSign: c.DualSign})
 		return err
 	})
 	if err != nil {

@@ -50,6 +50,9 @@ type Event struct {
 	ResourceID     string
 	Payload        []byte
 	CreatedAt      time.Time
+	// CallbackURL, when set, also receives the event (the callbackUrl of
+	// the KYC request it is about), besides the subscribed endpoints.
+	CallbackURL string
 }
 
 // WebhookEndpoint is a receiver of events in one environment.
@@ -65,6 +68,11 @@ type WebhookEndpoint struct {
 	DisabledAt     *time.Time
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	// DualSign: after a rotation, deliveries until PreviousSecretUntil
+	// carry a second signature made with the previous secret. Off: one
+	// signature, with the newest secret (spec §6.4).
+	DualSign            bool
+	PreviousSecretUntil *time.Time // end of the last rotation's overlap; nil when none
 	// Secrets to sign with, current first; only filled for delivery and
 	// at creation or rotation (the one time the API shows Secret).
 	Secret         string

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"kycd/capture"
 	"kycd/kyc"
@@ -49,12 +50,18 @@ type captureResponse struct {
 //
 // Refused images answer 413 (too large), 415 (not JPEG, PNG or WebP) or
 // 400 (too small, too many pixels, damaged), each with capture's message
-// for the applicant and its code in error.reason.
+// for the applicant and its code in error.reason. More uploads from one
+// link than Options.UploadsPerMinute answer 429, and an upload that finds
+// the decoding gate full answers 503, both with Retry-After.
 func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) error {
 	// Refuse a dead link before reading megabytes and decoding them.
 	token, err := p.usableToken(r)
 	if err != nil {
 		return err
+	}
+	if ok, retry := p.uploads.take(token); !ok {
+		return &statusError{status: http.StatusTooManyRequests, retryAfter: retry, err: &kyc.Error{Code: kyc.ERateLimited,
+			Message: "Too many photos were sent from this link in the last minute. Wait a moment, then try again."}}
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, p.limits.MaxBytes+multipartOverhead)
 	form, err := readCaptureForm(r)
@@ -65,7 +72,7 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	img, err := capture.Process(bytes.NewReader(form.image), p.limits)
+	img, err := p.gate.Process(r.Context(), form.image, p.limits)
 	if err != nil {
 		return imageError(err)
 	}
@@ -75,6 +82,10 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 		"hadGps": img.Metadata.HadGPS, "sourceType": img.SourceType, "orientation": img.Metadata.Orientation}
 	if img.Metadata.EXIFError != "" {
 		c.Meta["exifError"] = img.Metadata.EXIFError
+	}
+	if img.SourceWidth*img.SourceHeight != img.Width*img.Height {
+		// Scaled down to the stored bound: the upload's own size is evidence.
+		c.Meta["sourceWidth"], c.Meta["sourceHeight"] = img.SourceWidth, img.SourceHeight
 	}
 	err = p.store.InTx(r.Context(), func(tx *store.Tx) error {
 		_, err := p.svc.AddCapture(tx, token, c, img.Data)
@@ -111,7 +122,7 @@ func readCaptureForm(r *http.Request) (*captureForm, error) {
 			if form.image != nil {
 				details = append(details, kyc.FieldError{Field: "image", Message: "must be sent once"})
 			}
-			if form.image, err = io.ReadAll(part); err != nil {
+			if form.image, err = readPart(part, r.ContentLength); err != nil {
 				return nil, bodyError(err)
 			}
 		case captureFields[name]:
@@ -131,6 +142,19 @@ func readCaptureForm(r *http.Request) (*captureForm, error) {
 		return nil, invalidForm(details...)
 	}
 	return form, nil
+}
+
+// readPart reads the image part in one allocation of the body's size when
+// the client said it (the body limit has already bounded that), instead
+// of the doublings of io.ReadAll: the image is held until it is decoded,
+// possibly behind other uploads in the decoding gate.
+func readPart(part io.Reader, bodySize int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if bodySize > 0 {
+		buf.Grow(int(bodySize) + bytes.MinRead) // ReadFrom grows when less than MinRead is free
+	}
+	_, err := buf.ReadFrom(part)
+	return buf.Bytes(), err
 }
 
 // captureFields are the text fields of an upload.
@@ -194,13 +218,22 @@ func bodyError(err error) error {
 		Details: []kyc.FieldError{{Field: "body", Message: "is not a complete multipart/form-data body"}}, Err: err}
 }
 
+// busyRetryAfter is the Retry-After of an upload the decoding gate had no
+// room for: decodes take a second or two each.
+const busyRetryAfter = 3 * time.Second
+
 // imageError turns capture's refusal into the applicant's error with its
-// status: 413 too large, 415 a type we cannot read, 400 the rest. Any
-// other error (reading the bytes, encoding) is ours, a 500.
+// status: 413 too large, 415 a type we cannot read, 503 no room to decode
+// it now, 400 the rest. Any other error (reading the bytes, encoding) is
+// ours, a 500.
 func imageError(err error) error {
 	var ce *capture.Error
 	if !errors.As(err, &ce) {
 		return fmt.Errorf("process capture: %w", err)
+	}
+	if ce.Code == capture.EBusy {
+		return &statusError{status: http.StatusServiceUnavailable, retryAfter: busyRetryAfter,
+			err: &kyc.Error{Code: kyc.EUnavailable, Message: ce.Message, Reason: ce.Code, Err: err}}
 	}
 	status := http.StatusBadRequest
 	switch ce.Code {

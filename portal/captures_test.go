@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"image"
+	"image/jpeg"
 	"image/png"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kycd/capture"
 	"kycd/kyc"
@@ -239,5 +241,60 @@ func TestCaptureLinks(t *testing.T) {
 	}
 	if env := r.envelope(t); env.Error.Reason != "expired" || env.Error.Code != kyc.EUnprocessable {
 		t.Errorf("expired envelope: %s", r.body)
+	}
+}
+
+// TestCaptureUploadsPerLink: one link may send UploadsPerMinute uploads in
+// any minute; the next is 429 in the envelope with Retry-After, before
+// its body is read or decoded. Other links are not affected, and the
+// allowance comes back as the minute passes.
+func TestCaptureUploadsPerLink(t *testing.T) {
+	var e *env
+	e = newEnv(t, func(o *portal.Options) { o.UploadsPerMinute = 3; o.Now = func() time.Time { return e.clock.Now() } })
+	token, _ := e.create(kyc.WorkflowStandard, "")
+	other, _ := e.create(kyc.WorkflowStandard, "")
+	img := photo(t, 400, 300)
+	for i := range 3 {
+		if r := e.upload(token, selfie(), img); r.status != 201 {
+			t.Fatalf("upload %d: %d %s", i+1, r.status, r.body)
+		}
+		e.clock.Advance(10 * time.Second)
+	}
+	r := e.upload(token, selfie(), img)
+	if r.status != 429 {
+		t.Fatalf("fourth upload in a minute: %d %s", r.status, r.body)
+	}
+	if env := r.envelope(t); env.Error.Code != kyc.ERateLimited || env.Error.Type != "rate_limit" || r.header.Get("Retry-After") != "30" {
+		t.Errorf("429: Retry-After %q, %s", r.header.Get("Retry-After"), r.body)
+	}
+	if r := e.upload(other, selfie(), img); r.status != 201 {
+		t.Errorf("another link: %d %s", r.status, r.body)
+	}
+	e.clock.Advance(30 * time.Second) // the first upload is now a minute old
+	if r := e.upload(token, selfie(), img); r.status != 201 {
+		t.Errorf("after the window moved on: %d %s", r.status, r.body)
+	}
+}
+
+// TestCaptureStoresScaledDown: a photo over the stored bound is kept at the
+// bound, with the upload's own size in the capture's metadata.
+func TestCaptureStoresScaledDown(t *testing.T) {
+	e := newEnv(t, func(o *portal.Options) { o.Limits = capture.Limits{MaxStoredPixels: 400 * 300} })
+	token, req := e.create(kyc.WorkflowStandard, "")
+	r := e.upload(token, doc("front", "id_card"), photo(t, 800, 600))
+	if r.status != 201 || !strings.Contains(r.body, `"width":400,"height":300`) {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	caps, err := e.st.FindCaptures(t.Context(), req.ID, "")
+	if err != nil || len(caps) != 1 {
+		t.Fatal(caps, err)
+	}
+	c, err := e.st.FindCaptureData(t.Context(), caps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := jpeg.Decode(bytes.NewReader(c.Data))
+	if err != nil || m.Bounds().Dx() != 400 || caps[0].Meta["sourceWidth"] != float64(800) || caps[0].Meta["sourceHeight"] != float64(600) {
+		t.Errorf("stored %v (%v), meta %v", m.Bounds(), err, caps[0].Meta)
 	}
 }

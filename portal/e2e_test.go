@@ -65,8 +65,10 @@ func newEngineStack(t *testing.T, engine func(*store.Store) decision.Engine) *st
 		eng = engine(st)
 	}
 	s.svc = verification.New(st, eng, s.srv.URL+"/portal", nil)
+	// The webhook receiver listens on loopback: private targets allowed,
+	// as kycd serve --allow-private-webhooks does.
 	api, err := server.New(server.Options{Store: st, Secrets: box, KYC: s.svc, BaseURL: s.srv.URL,
-		PortalURL: s.srv.URL + "/portal", Version: "test"})
+		PortalURL: s.srv.URL + "/portal", Version: "test", AllowPrivateWebhooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func newEngineStack(t *testing.T, engine func(*store.Store) decision.Engine) *st
 
 	s.runner = jobs.New(jobs.Options{Store: st})
 	s.svc.RegisterJobs(s.runner)
-	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false)}).Register(s.runner)
+	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(true)}).Register(s.runner)
 	return s
 }
 

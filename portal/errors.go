@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"kycd/kyc"
 	"kycd/verification"
@@ -26,11 +28,13 @@ func invalidForm(details ...kyc.FieldError) error {
 		Message: "The photo could not be sent because this page sent incomplete details. Reload the page and try again."}
 }
 
-// statusError gives an error a status other than its code's: 413 and 415
-// for refused uploads.
+// statusError gives an error a status other than its code's (413 and 415
+// for refused uploads) or one the portal has no other use for (429 and
+// 503, with Retry-After).
 type statusError struct {
-	err    *kyc.Error
-	status int
+	err        *kyc.Error
+	status     int
+	retryAfter time.Duration // > 0: sent as Retry-After, whole seconds rounded up
 }
 
 func (e *statusError) Error() string { return e.err.Error() }
@@ -42,6 +46,8 @@ var typeByCode = map[string]string{
 	kyc.EForbidden:     "authorization",
 	kyc.ENotFound:      "not_found",
 	kyc.EUnprocessable: "unprocessable",
+	kyc.ERateLimited:   "rate_limit",
+	kyc.EUnavailable:   "unavailable",
 	kyc.EInternal:      "internal",
 }
 
@@ -116,6 +122,10 @@ func (p *portal) writeAPIError(w http.ResponseWriter, r *http.Request, err error
 		return
 	}
 	status, e := p.classify(r, err)
+	var se *statusError
+	if errors.As(err, &se) && se.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((se.retryAfter+time.Second-1)/time.Second)))
+	}
 	var body errorBody
 	body.Error.Type, body.Error.Message, body.Error.Code, body.Error.Reason = typeByCode[e.Code], e.Message, e.Code, e.Reason
 	body.Error.Details = e.Details

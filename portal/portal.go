@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"kycd/capture"
 	"kycd/store"
@@ -30,15 +31,31 @@ type Options struct {
 	TrustForwardedFor bool
 	// Limits bound an uploaded image; zero fields take capture's defaults.
 	Limits capture.Limits
+	// Gate bounds the decoding of uploads across the process (how many at
+	// once, how much memory together); default capture.NewGate with its
+	// defaults. An upload that finds no room within the gate's wait is
+	// answered 503 with Retry-After.
+	Gate *capture.Gate
+	// UploadsPerMinute bounds the uploads one portal link may send in any
+	// minute (429 with Retry-After beyond); default 20, a generous
+	// allowance for retakes of three photos. Negative: no limit.
+	UploadsPerMinute int
+	// Now is the clock of the upload limit; default time.Now.
+	Now func() time.Time
 }
+
+// DefaultUploadsPerMinute is the default of Options.UploadsPerMinute.
+const DefaultUploadsPerMinute = 20
 
 // portal is the handler's state, built once by New.
 type portal struct {
-	svc    *verification.Service
-	store  *store.Store
-	log    *slog.Logger
-	proxy  bool
-	limits capture.Limits
+	svc     *verification.Service
+	store   *store.Store
+	log     *slog.Logger
+	proxy   bool
+	limits  capture.Limits
+	gate    *capture.Gate
+	uploads *linkLimiter
 
 	pages     *template.Template
 	assets    *assets
@@ -62,6 +79,16 @@ func New(o Options) http.Handler {
 	if p.limits.MaxBytes <= 0 {
 		p.limits.MaxBytes = capture.DefaultMaxBytes
 	}
+	if p.gate = o.Gate; p.gate == nil {
+		p.gate = capture.NewGate(capture.GateOptions{})
+	}
+	if o.UploadsPerMinute == 0 {
+		o.UploadsPerMinute = DefaultUploadsPerMinute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	p.uploads = newLinkLimiter(o.UploadsPerMinute, time.Minute, o.Now)
 	p.assets = mustLoadAssets()
 	p.pages = mustParsePages(p.assets)
 	p.countries = countryList()

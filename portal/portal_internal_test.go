@@ -1,9 +1,13 @@
 package portal
 
 import (
+	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
+	"kycd/capture"
 	"kycd/kyc"
 )
 
@@ -63,5 +67,23 @@ func TestDocumentTypes(t *testing.T) {
 		if want := d.Value != "driving_licence"; d.HasMRZ != want {
 			t.Errorf("%s: HasMRZ=%v, want %v", d.Value, d.HasMRZ, want)
 		}
+	}
+}
+
+// TestBusyUpload: when the decoding gate has no room, the upload is
+// answered 503 in the envelope with Retry-After, and capture's message
+// for the applicant.
+func TestBusyUpload(t *testing.T) {
+	p := &portal{log: slog.New(slog.DiscardHandler)}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/portal/x/captures", nil)
+	p.writeAPIError(rec, req, imageError(&capture.Error{Code: capture.EBusy, Message: "Busy now."}))
+	var body errorBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "3" || body.Error.Code != kyc.EUnavailable ||
+		body.Error.Type != "unavailable" || body.Error.Reason != capture.EBusy || body.Error.Message != "Busy now." {
+		t.Errorf("%d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 }

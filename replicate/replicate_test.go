@@ -404,12 +404,16 @@ func TestIdleCheckpointsUploadNoSnapshots(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	l0 := filepath.Join(dir, "replica", "ltx", "0")
 	before, _ := os.ReadDir(l0)
+	// On a loaded machine the writes themselves can span several rounds, so
+	// only the checkpoints taken while idle are counted.
+	busy := strings.Count(logs.String(), "replication: checkpoint")
 	time.Sleep(2 * time.Second) // ten rounds of the time-based checkpoint
 	after, _ := os.ReadDir(l0)
 	st.Close()
 	rep.Close()
-	if n := strings.Count(logs.String(), "replication: checkpoint"); n == 0 || n > 2 {
-		t.Errorf("%d checkpoints, want 1 or 2 (one after the writes)", n)
+	total := strings.Count(logs.String(), "replication: checkpoint")
+	if total == 0 || total-busy > 1 {
+		t.Errorf("%d checkpoints in all, %d while idle, want at least one and at most one while idle", total, total-busy)
 	}
 	if len(after)-len(before) > 3 {
 		t.Errorf("%d files uploaded while idle:\n%s", len(after)-len(before), logs)

@@ -249,7 +249,7 @@ func TestAMLGetListPatch(t *testing.T) {
 // TestAMLEvents: completed always, match_found on a potential match, in
 // the AmlEvent shape of the OpenAPI description.
 func TestAMLEvents(t *testing.T) {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, allowPrivateWebhooks)
 	e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"https://example.com/hook"}`)
 	e.mustAML(e.A.SandboxKey, `{"firstName":"Ada","lastName":"Lovelace"}`)
 	e.mustAML(e.A.SandboxKey, `{"firstName":"Sandbox","lastName":"Politician"}`)

@@ -32,7 +32,7 @@ type decisionEnv struct {
 }
 
 func newDecisionEnv(t *testing.T) *decisionEnv {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, allowPrivateWebhooks)
 	sc, err := screening.NewScreener()
 	if err != nil {
 		t.Fatal(err)

@@ -10,18 +10,23 @@ import (
 
 // deliveryJSON is a webhook delivery in the API.
 type deliveryJSON struct {
-	ID             string          `json:"id"`
-	Environment    kyc.Environment `json:"environment"`
-	EndpointID     string          `json:"endpointId"`
-	EventID        string          `json:"eventId"`
-	EventType      kyc.EventType   `json:"eventType"`
-	Status         string          `json:"status"`
-	AttemptCount   int             `json:"attemptCount"`
-	LastStatusCode *int            `json:"lastStatusCode"`
-	NextAttemptAt  *string         `json:"nextAttemptAt"`
-	DeliveredAt    *string         `json:"deliveredAt"`
-	CreatedAt      string          `json:"createdAt"`
-	UpdatedAt      string          `json:"updatedAt"`
+	ID          string          `json:"id"`
+	Environment kyc.Environment `json:"environment"`
+	// Target is endpoint (EndpointID is set) or callback: the delivery
+	// went to CallbackURL, the callbackUrl of the KYC request the event is
+	// about, signed with the organization's callback secret.
+	Target         string        `json:"target"`
+	EndpointID     *string       `json:"endpointId"`
+	CallbackURL    *string       `json:"callbackUrl"`
+	EventID        string        `json:"eventId"`
+	EventType      kyc.EventType `json:"eventType"`
+	Status         string        `json:"status"`
+	AttemptCount   int           `json:"attemptCount"`
+	LastStatusCode *int          `json:"lastStatusCode"`
+	NextAttemptAt  *string       `json:"nextAttemptAt"`
+	DeliveredAt    *string       `json:"deliveredAt"`
+	CreatedAt      string        `json:"createdAt"`
+	UpdatedAt      string        `json:"updatedAt"`
 	// Only on GET one:
 	Payload  json.RawMessage `json:"payload,omitempty"`
 	Attempts []attemptJSON   `json:"attempts,omitempty"`
@@ -33,15 +38,25 @@ type attemptJSON struct {
 	RequestHeaders map[string]string `json:"requestHeaders"`
 	ResponseStatus *int              `json:"responseStatus"`
 	ResponseBody   string            `json:"responseBody"`
-	DurationMs     int64             `json:"durationMs"`
-	Error          *string           `json:"error"`
-	NextRetryAt    *string           `json:"nextRetryAt"`
+	// ResponseBodyWithheld: the receiver's address was not public (the
+	// operator allowed private targets), so its answer was not kept.
+	ResponseBodyWithheld bool    `json:"responseBodyWithheld"`
+	DurationMs           int64   `json:"durationMs"`
+	Error                *string `json:"error"`
+	NextRetryAt          *string `json:"nextRetryAt"`
 }
 
 func toDeliveryJSON(d *store.Delivery) deliveryJSON {
-	j := deliveryJSON{ID: d.ID, Environment: d.Environment, EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
+	j := deliveryJSON{ID: d.ID, Environment: d.Environment, Target: "endpoint", EventID: d.EventID, EventType: d.EventType,
 		Status: d.Status, AttemptCount: d.Attempts, LastStatusCode: d.LastStatusCode,
 		CreatedAt: kyc.FormatTime(d.CreatedAt), UpdatedAt: kyc.FormatTime(d.UpdatedAt)}
+	if d.EndpointID != "" {
+		id := d.EndpointID
+		j.EndpointID = &id
+	} else {
+		u := d.CallbackURL
+		j.Target, j.CallbackURL = "callback", &u
+	}
 	if d.NextAttemptAt != nil {
 		t := kyc.FormatTime(*d.NextAttemptAt)
 		j.NextAttemptAt = &t
@@ -59,7 +74,11 @@ var deliveryStatuses = map[string]bool{"pending": true, "delivered": true, "fail
 func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	p, size := q.paging()
-	f := store.DeliveryFilter{Page: p, Size: size, EndpointID: q.str("endpointId"), Status: q.str("status"), EventType: q.str("eventType")}
+	f := store.DeliveryFilter{Page: p, Size: size, EndpointID: q.str("endpointId"), Status: q.str("status"), EventType: q.str("eventType"),
+		Target: q.str("target")}
+	if f.Target != "" && f.Target != "endpoint" && f.Target != "callback" {
+		q.errs = append(q.errs, kyc.FieldError{Field: "target", Message: "must be endpoint or callback"})
+	}
 	if f.Status != "" && !deliveryStatuses[f.Status] {
 		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be pending, delivered or failed"})
 	}
@@ -95,7 +114,7 @@ func (s *Server) handleDeliveryGet(w http.ResponseWriter, r *http.Request) error
 	j.Attempts = make([]attemptJSON, len(attempts))
 	for i, a := range attempts {
 		aj := attemptJSON{Attempt: a.Attempt, StartedAt: kyc.FormatTime(a.StartedAt), RequestHeaders: a.RequestHeaders,
-			ResponseBody: a.ResponseExcerpt, DurationMs: a.Duration.Milliseconds()}
+			ResponseBody: a.ResponseExcerpt, ResponseBodyWithheld: a.BodyWithheld, DurationMs: a.Duration.Milliseconds()}
 		if aj.RequestHeaders == nil {
 			aj.RequestHeaders = map[string]string{}
 		}

@@ -68,6 +68,10 @@ func newAPIEnv(t *testing.T, mod ...func(*server.Options)) *apiEnv {
 	return e
 }
 
+// allowPrivateWebhooks is kycd serve --allow-private-webhooks: the tests'
+// receivers listen on loopback, and tests must not need DNS.
+func allowPrivateWebhooks(o *server.Options) { o.AllowPrivateWebhooks = true }
+
 func (e *apiEnv) start() {
 	e.t.Helper()
 	srv, err := server.New(e.opts)

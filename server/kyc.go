@@ -26,6 +26,10 @@ type kycCreatedJSON struct {
 	PortalURL         string          `json:"portalUrl"`
 	PortalExpiresAt   string          `json:"portalExpiresAt"`
 	CreatedAt         string          `json:"createdAt"`
+	// CallbackSecret is the organization's callback signing secret for
+	// this environment, present only in the answer to the request that
+	// made it: the first with a callbackUrl. It is never shown again.
+	CallbackSecret string `json:"callbackSecret,omitempty"`
 }
 
 // kycJSON is the full request record: the creation record's fields
@@ -174,7 +178,12 @@ func (s *Server) handleKYCCreate(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	in.CallbackURL, in.RedirectURL = o.str("callbackUrl"), o.str("redirectUrl")
-	errs = append(errs, checkURL("callbackUrl", in.CallbackURL, key.Environment)...)
+	if cbErrs := checkURL("callbackUrl", in.CallbackURL, key.Environment); len(cbErrs) > 0 {
+		errs = append(errs, cbErrs...)
+	} else if in.CallbackURL != nil {
+		// The request's events are delivered there: the webhook rules apply.
+		s.checkTarget(r.Context(), o, "callbackUrl", *in.CallbackURL, key.Environment)
+	}
 	errs = append(errs, checkURL("redirectUrl", in.RedirectURL, key.Environment)...)
 	if in.ExternalRef = o.str("externalRef"); in.ExternalRef != nil && (utf8.RuneCountInString(*in.ExternalRef) > kyc.MaxExternalRefLen || strings.TrimSpace(*in.ExternalRef) == "") {
 		errs = append(errs, kyc.FieldError{Field: "externalRef", Message: "must be 1 to 255 characters"})
@@ -190,11 +199,23 @@ func (s *Server) handleKYCCreate(w http.ResponseWriter, r *http.Request) error {
 		return envErr
 	}
 	return s.commit(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+		var secret string
+		if in.CallbackURL != nil {
+			cs, created, err := tx.EnsureCallbackSecret(s.secrets, key.OrganizationID, key.Environment)
+			if err != nil {
+				return nil, err
+			}
+			if created {
+				secret = cs.Secret
+			}
+		}
 		req, err := s.kyc.Create(tx, key.OrganizationID, key.Environment, actorOf(key, kyc.ActorAPIKey), in)
 		if err != nil {
 			return nil, err
 		}
-		return s.toCreatedJSON(req), nil
+		j := s.toCreatedJSON(req)
+		j.CallbackSecret = secret
+		return j, nil
 	})
 }
 

@@ -180,12 +180,12 @@ func TestMetricsJobQueue(t *testing.T) {
 // TestMetricsWebhookAttempts: the dispatcher reports each attempt's
 // outcome through OnAttempt.
 func TestMetricsWebhookAttempts(t *testing.T) {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, allowPrivateWebhooks)
 	srv := e.restart()
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer rc.Close()
 	runner := jobs.New(jobs.Options{Store: e.store, Now: e.clock.Now})
-	(&webhook.Dispatcher{Store: e.store, Box: e.opts.Secrets, Sender: webhook.NewSender(false), Now: e.clock.Now,
+	(&webhook.Dispatcher{Store: e.store, Box: e.opts.Secrets, Sender: webhook.NewSender(true), Now: e.clock.Now,
 		OnAttempt: srv.ObserveWebhookAttempt}).Register(runner)
 	ep := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"`+rc.URL+`"}`).json(t)
 	e.call("POST", "/v1/webhook-endpoints/"+ep["id"].(string)+"/test", e.A.SandboxKey, "")

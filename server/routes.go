@@ -48,10 +48,13 @@ func (s *Server) routes() {
 	s.handle("GET /v1/webhook-deliveries", s.handleDeliveryList)
 	s.handle("GET /v1/webhook-deliveries/{id}", s.handleDeliveryGet)
 	s.handle("POST /v1/webhook-deliveries/{id}/replay", s.handleDeliveryReplay)
+	s.handle("GET /v1/callback-secret", s.handleCallbackSecretGet)
+	s.handle("POST /v1/callback-secret/rotate", s.handleCallbackSecretRotate)
 
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
-	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy}))
+	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy,
+		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kycd/aml"
+	"kycd/capture"
 	"kycd/kyc"
 	"kycd/screening"
 	"kycd/store"
@@ -55,6 +56,13 @@ type Options struct {
 	// Replication reports the replicas for /readyz and /metrics; nil when
 	// replication is off.
 	Replication func() []ReplicaStatus
+	// UploadGate bounds the decoding of portal uploads across the process;
+	// default capture.NewGate with its defaults (one decode per core,
+	// 128 MiB together).
+	UploadGate *capture.Gate
+	// UploadsPerMinute bounds the uploads of one portal link in any
+	// minute; 0: portal.DefaultUploadsPerMinute, negative: no limit.
+	UploadsPerMinute int
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	// Empty: /metrics is open, so bind kycd to a private address or keep
 	// /metrics from the public at the proxy.
@@ -81,6 +89,8 @@ type Server struct {
 	replication          func() []ReplicaStatus
 	metricsToken         string
 	metrics              *metrics
+	uploadGate           *capture.Gate
+	uploadsPerMinute     int
 
 	mux      *http.ServeMux
 	limits   *rateLimiter
@@ -112,6 +122,8 @@ func New(opts Options) (*Server, error) {
 		jobsLastPoll:         opts.JobsLastPoll,
 		replication:          opts.Replication,
 		metricsToken:         opts.MetricsToken,
+		uploadGate:           opts.UploadGate,
+		uploadsPerMinute:     opts.UploadsPerMinute,
 		mux:                  http.NewServeMux(),
 		inflight:             newInflightKeys(),
 	}

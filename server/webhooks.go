@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"time"
 	"unicode/utf8"
 
@@ -26,14 +24,20 @@ type endpointJSON struct {
 	Enabled        bool            `json:"enabled"`
 	DisabledReason *string         `json:"disabledReason"`
 	DisabledAt     *string         `json:"disabledAt"`
-	CreatedAt      string          `json:"createdAt"`
-	UpdatedAt      string          `json:"updatedAt"`
-	Secret         string          `json:"secret,omitempty"`
+	// DualSignDuringOverlap: after a rotation, until
+	// PreviousSecretExpiresAt, deliveries carry a second sig= made with
+	// the previous secret. Off (the default): one sig=, the newest secret.
+	DualSignDuringOverlap   bool    `json:"dualSignDuringOverlap"`
+	PreviousSecretExpiresAt *string `json:"previousSecretExpiresAt"`
+	CreatedAt               string  `json:"createdAt"`
+	UpdatedAt               string  `json:"updatedAt"`
+	Secret                  string  `json:"secret,omitempty"`
 }
 
 func toEndpointJSON(e *kyc.WebhookEndpoint, withSecret bool) endpointJSON {
 	j := endpointJSON{ID: e.ID, Environment: e.Environment, URL: e.URL, Description: e.Description, EventTypes: e.EventTypes,
-		Enabled: e.Enabled, CreatedAt: kyc.FormatTime(e.CreatedAt), UpdatedAt: kyc.FormatTime(e.UpdatedAt)}
+		Enabled: e.Enabled, DualSignDuringOverlap: e.DualSign, PreviousSecretExpiresAt: timePtr(e.PreviousSecretUntil),
+		CreatedAt: kyc.FormatTime(e.CreatedAt), UpdatedAt: kyc.FormatTime(e.UpdatedAt)}
 	if j.EventTypes == nil {
 		j.EventTypes = []kyc.EventType{}
 	}
@@ -70,27 +74,13 @@ func readEventTypes(o *object) *[]kyc.EventType {
 	return &types
 }
 
-// checkEndpointURL applies webhook.CheckURL and, in live, refuses a host
-// that resolves to a private address (checked again at every delivery).
-func (s *Server) checkEndpointURL(ctx context.Context, o *object, raw string, env kyc.Environment) {
-	if err := webhook.CheckURL(raw, env); err != nil {
-		o.fail("url", err.Error())
-		return
-	}
-	if env != kyc.Live || s.allowPrivateWebhooks {
-		return
-	}
-	u, _ := url.Parse(raw)
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
-	if err != nil {
-		o.fail("url", "the host does not resolve: "+u.Hostname())
-		return
-	}
-	for _, a := range addrs {
-		if !webhook.Public(a) {
-			o.fail("url", "the host resolves to a private or internal address ("+a.String()+"), refused in live")
-			return
-		}
+// checkTarget applies webhook.CheckTarget to a webhook or callback URL
+// field: its form and, unless the operator allowed private targets, that
+// it reaches only public addresses, in both environments (checked again
+// at every connection).
+func (s *Server) checkTarget(ctx context.Context, o *object, field, raw string, env kyc.Environment) {
+	if err := webhook.CheckTarget(ctx, raw, env, s.allowPrivateWebhooks); err != nil {
+		o.fail(field, err.Error())
 	}
 }
 
@@ -105,10 +95,11 @@ func (s *Server) handleWebhookEndpointCreate(w http.ResponseWriter, r *http.Requ
 	u := o.str("url")
 	desc := o.str("description")
 	types := readEventTypes(o)
+	dual := o.boolean("dualSignDuringOverlap")
 	if u == nil {
 		o.fail("url", "is required")
 	} else {
-		s.checkEndpointURL(r.Context(), o, *u, key.Environment)
+		s.checkTarget(r.Context(), o, "url", *u, key.Environment)
 	}
 	if desc != nil && utf8.RuneCountInString(*desc) > maxDescriptionLen {
 		o.fail("description", fmt.Sprintf("must be at most %d characters", maxDescriptionLen))
@@ -125,6 +116,9 @@ func (s *Server) handleWebhookEndpointCreate(w http.ResponseWriter, r *http.Requ
 	}
 	if types != nil {
 		n.EventTypes = *types
+	}
+	if dual != nil {
+		n.DualSign = *dual
 	}
 	return s.commit(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
 		e, err := tx.CreateWebhookEndpoint(s.secrets, n)
@@ -170,9 +164,10 @@ func (s *Server) handleWebhookEndpointUpdate(w http.ResponseWriter, r *http.Requ
 		return err
 	}
 	key := keyFrom(r.Context())
-	u := store.WebhookEndpointUpdate{URL: o.str("url"), Description: o.str("description"), EventTypes: readEventTypes(o), Enabled: o.boolean("enabled")}
+	u := store.WebhookEndpointUpdate{URL: o.str("url"), Description: o.str("description"), EventTypes: readEventTypes(o), Enabled: o.boolean("enabled"),
+		DualSign: o.boolean("dualSignDuringOverlap")}
 	if u.URL != nil {
-		s.checkEndpointURL(r.Context(), o, *u.URL, key.Environment)
+		s.checkTarget(r.Context(), o, "url", *u.URL, key.Environment)
 	}
 	if u.Description != nil && utf8.RuneCountInString(*u.Description) > maxDescriptionLen {
 		o.fail("description", fmt.Sprintf("must be at most %d characters", maxDescriptionLen))
@@ -203,36 +198,48 @@ func (s *Server) handleWebhookEndpointDelete(w http.ResponseWriter, r *http.Requ
 	return nil
 }
 
-// defaultSecretOverlap is how long the old secret keeps signing after a
+// defaultSecretOverlap is how long the old secret stays valid after a
 // rotation unless the request says otherwise.
 const defaultSecretOverlap = 24 * time.Hour
+
+// rotation is the optional body of a secret rotation.
+type rotation struct {
+	overlap  time.Duration
+	dualSign *bool // nil: keep the current setting
+}
+
+// readRotation reads {"overlapHours": 0-168, "dualSignDuringOverlap": bool};
+// an empty body takes the defaults.
+func readRotation(w http.ResponseWriter, r *http.Request) (rotation, error) {
+	rot := rotation{overlap: defaultSecretOverlap}
+	b, err := readBody(w, r)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return rot, err
+	}
+	o, err := parseObject(b)
+	if err != nil {
+		return rot, err
+	}
+	if h, ok := o.integer("overlapHours"); ok {
+		if h < 0 || h > 168 {
+			o.fail("overlapHours", "must be from 0 to 168")
+		}
+		rot.overlap = time.Duration(h) * time.Hour
+	}
+	rot.dualSign = o.boolean("dualSignDuringOverlap")
+	return rot, o.check(nil)
+}
 
 // handleWebhookEndpointRotate handles
 // "POST /v1/webhook-endpoints/{id}/rotate-secret".
 func (s *Server) handleWebhookEndpointRotate(w http.ResponseWriter, r *http.Request) error {
-	overlap := defaultSecretOverlap
-	b, err := readBody(w, r)
+	rot, err := readRotation(w, r)
 	if err != nil {
 		return err
 	}
-	if len(bytes.TrimSpace(b)) > 0 {
-		o, err := parseObject(b)
-		if err != nil {
-			return err
-		}
-		if h, ok := o.integer("overlapHours"); ok {
-			if h < 0 || h > 168 {
-				o.fail("overlapHours", "must be from 0 to 168")
-			}
-			overlap = time.Duration(h) * time.Hour
-		}
-		if err := o.check(nil); err != nil {
-			return err
-		}
-	}
 	key := keyFrom(r.Context())
 	return s.commit(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
-		e, err := tx.RotateWebhookSecret(s.secrets, key.OrganizationID, key.Environment, r.PathValue("id"), overlap)
+		e, err := tx.RotateWebhookSecret(s.secrets, key.OrganizationID, key.Environment, r.PathValue("id"), rot.overlap, rot.dualSign)
 		if err != nil {
 			return nil, err
 		}

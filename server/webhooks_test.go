@@ -8,7 +8,7 @@ import (
 )
 
 func TestWebhookEndpoints(t *testing.T) {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, allowPrivateWebhooks)
 	r := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"http://127.0.0.1:9/hook","description":"dev","eventTypes":["svc.kyc.request.approved","svc.webhook.test"]}`)
 	if r.status != 201 {
 		t.Fatalf("create: %d %s", r.status, r.body)
@@ -33,8 +33,6 @@ func TestWebhookEndpoints(t *testing.T) {
 		{"relative url", e.A.SandboxKey, `{"url":"/hook"}`, []string{"url"}},
 		{"credentials in url", e.A.SandboxKey, `{"url":"https://u:p@example.com/"}`, []string{"url"}},
 		{"http in live", e.A.LiveKey, `{"url":"http://93.184.216.34/hook"}`, []string{"url"}},
-		{"loopback in live", e.A.LiveKey, `{"url":"https://127.0.0.1/hook"}`, []string{"url"}},
-		{"metadata address in live", e.A.LiveKey, `{"url":"https://169.254.169.254/latest"}`, []string{"url"}},
 		{"unknown event type", e.A.SandboxKey, `{"url":"http://x.example/","eventTypes":["svc.webhook.test","svc.kyc.nope"]}`, []string{"eventTypes[1]"}},
 		{"event types not an array", e.A.SandboxKey, `{"url":"http://x.example/","eventTypes":"all"}`, []string{"eventTypes"}},
 		{"unknown field", e.A.SandboxKey, `{"url":"http://x.example/","secret":"mine"}`, []string{"secret"}},
@@ -111,5 +109,77 @@ func TestWebhookEndpoints(t *testing.T) {
 	}
 	if r := e.call("GET", path, e.A.SandboxKey, ""); r.status != 404 {
 		t.Errorf("after delete: %d", r.status)
+	}
+}
+
+// TestWebhookTargetsMustBePublic: issue #9 — a sandbox endpoint could
+// point at the internal network, and `…/test` then posted there. Without
+// --allow-private-webhooks, internal targets are refused at creation in
+// both environments, for endpoints (create and PATCH) and for a KYC
+// request's callbackUrl, including the IPv6 forms that embed IPv4.
+func TestWebhookTargetsMustBePublic(t *testing.T) {
+	e := newAPIEnv(t)
+	internal := []string{
+		"http://127.0.0.1:8080/hook", "http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/",
+		"http://10.0.0.1:2375/containers/json", "http://[::7f00:1]/", "http://[::127.0.0.1]/", "http://[2002:7f00:1::]/",
+		"http://[::ffff:0:127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[64:ff9b:1::1]/", "http://localhost/",
+	}
+	public := `{"url":"http://93.184.216.34/hook"}`
+	ep := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, public)
+	if ep.status != 201 {
+		t.Fatalf("public endpoint: %d %s", ep.status, ep.body)
+	}
+	patch := "/v1/webhook-endpoints/" + ep.json(t)["id"].(string)
+	for _, u := range internal {
+		for _, key := range []string{e.A.SandboxKey, e.A.LiveKey} {
+			if key == e.A.LiveKey {
+				u = "https" + strings.TrimPrefix(u, "http")
+			}
+			if r := e.call("POST", "/v1/webhook-endpoints", key, `{"url":"`+u+`"}`); r.status != 400 || !strings.Contains(string(r.body), "private or internal") {
+				t.Errorf("create %s: %d %s", u, r.status, r.body)
+			}
+			if r := e.call("POST", "/v1/kyc-requests", key, `{"applicant":{"firstName":"A","lastName":"B"},"callbackUrl":"`+u+`"}`); r.status != 400 ||
+				!strings.Contains(string(r.body), `"field":"callbackUrl"`) {
+				t.Errorf("callbackUrl %s: %d %s", u, r.status, r.body)
+			}
+		}
+		if r := e.call("PATCH", patch, e.A.SandboxKey, `{"url":"`+u+`"}`); r.status != 400 {
+			t.Errorf("PATCH to %s: %d %s", u, r.status, r.body)
+		}
+	}
+	// The operator's switch lets them through (on-prem networks).
+	allowed := newAPIEnv(t, allowPrivateWebhooks)
+	if r := allowed.call("POST", "/v1/webhook-endpoints", allowed.A.SandboxKey, `{"url":"http://10.0.0.1:2375/"}`); r.status != 201 {
+		t.Errorf("with --allow-private-webhooks: %d %s", r.status, r.body)
+	}
+}
+
+// TestWebhookDualSignSetting: dualSignDuringOverlap is off unless asked
+// for, at creation, by PATCH or with a rotation, and the rotation's
+// overlap is shown.
+func TestWebhookDualSignSetting(t *testing.T) {
+	e := newAPIEnv(t, allowPrivateWebhooks)
+	ep := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"http://127.0.0.1:9/"}`).json(t)
+	path := "/v1/webhook-endpoints/" + ep["id"].(string)
+	if ep["dualSignDuringOverlap"] != false || ep["previousSecretExpiresAt"] != nil {
+		t.Errorf("default: %v", ep)
+	}
+	r := e.call("POST", path+"/rotate-secret", e.A.SandboxKey, `{"overlapHours":2}`).json(t)
+	if r["dualSignDuringOverlap"] != false || r["previousSecretExpiresAt"] != "2026-01-02T05:04:05.000Z" {
+		t.Errorf("rotated: %v", r)
+	}
+	r = e.call("POST", path+"/rotate-secret", e.A.SandboxKey, `{"dualSignDuringOverlap":true}`).json(t)
+	if r["dualSignDuringOverlap"] != true || r["previousSecretExpiresAt"] != "2026-01-03T03:04:05.000Z" {
+		t.Errorf("rotated with dual signing: %v", r)
+	}
+	if r := e.call("PATCH", path, e.A.SandboxKey, `{"dualSignDuringOverlap":false}`).json(t); r["dualSignDuringOverlap"] != false {
+		t.Errorf("PATCH: %v", r)
+	}
+	created := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"http://127.0.0.1:9/","dualSignDuringOverlap":true}`).json(t)
+	if created["dualSignDuringOverlap"] != true {
+		t.Errorf("created with dual signing: %v", created)
+	}
+	if r := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"http://127.0.0.1:9/","dualSignDuringOverlap":"yes"}`); r.status != 400 {
+		t.Errorf("dualSignDuringOverlap as a string: %d", r.status)
 	}
 }

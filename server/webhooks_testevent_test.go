@@ -9,7 +9,7 @@ import "testing"
 func TestWebhookTestEventIgnoresSubscription(t *testing.T) {
 	e := newAPIEnv(t)
 	ep := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey,
-		`{"url":"https://hooks.example.com/kyc","eventTypes":["svc.kyc.request.approved","svc.kyc.request.rejected"]}`).json(t)
+		`{"url":"https://93.184.216.34/kyc","eventTypes":["svc.kyc.request.approved","svc.kyc.request.rejected"]}`).json(t)
 	r := e.call("POST", "/v1/webhook-endpoints/"+ep["id"].(string)+"/test", e.A.SandboxKey, "")
 	if r.status != 202 {
 		t.Fatalf("test event to an endpoint subscribed to other types: %d %s", r.status, r.body)

@@ -13,7 +13,8 @@ import (
 // Delivery is one event's delivery to one endpoint.
 type Delivery struct {
 	ID             string
-	EndpointID     string
+	EndpointID     string // "" for a delivery to CallbackURL
+	CallbackURL    string // the KYC request's callbackUrl, for a delivery that goes there
 	EventID        string
 	EventType      kyc.EventType
 	Environment    kyc.Environment
@@ -30,19 +31,21 @@ type Delivery struct {
 // DeliveryFilter selects deliveries for a list; empty fields match all.
 type DeliveryFilter struct {
 	EndpointID string
+	Target     string // "endpoint" or "callback"
 	Status     string
 	EventType  string
 	Page, Size int
 }
 
-const deliveryColumns = `d.id, d.endpoint_id, d.event_id, d.event_type, d.environment, d.status, d.attempts, d.last_status_code,
+const deliveryColumns = `d.id, coalesce(d.endpoint_id, ''), coalesce(d.callback_url, ''), d.event_id, d.event_type, d.environment, d.status, d.attempts, d.last_status_code,
 	d.next_attempt_at, d.delivered_at, d.created_at, d.updated_at`
 
 // FindDeliveries returns one page of the environment's deliveries, newest
 // first, and the total matching the filter.
 func (s *Store) FindDeliveries(ctx context.Context, orgID string, env kyc.Environment, f DeliveryFilter) ([]*Delivery, int, error) {
-	where := `d.organization_id = ? AND d.environment = ? AND (? = '' OR d.endpoint_id = ?) AND (? = '' OR d.status = ?) AND (? = '' OR d.event_type = ?)`
-	args := []any{orgID, string(env), f.EndpointID, f.EndpointID, f.Status, f.Status, f.EventType, f.EventType}
+	where := `d.organization_id = ? AND d.environment = ? AND (? = '' OR d.endpoint_id = ?) AND (? = '' OR d.status = ?) AND (? = '' OR d.event_type = ?)
+		AND (? = '' OR (? = 'callback') = (d.endpoint_id IS NULL))`
+	args := []any{orgID, string(env), f.EndpointID, f.EndpointID, f.Status, f.Status, f.EventType, f.EventType, f.Target, f.Target}
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries d WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count deliveries: %w", err)
@@ -100,7 +103,7 @@ func scanDelivery(row scanner, extra ...any) (*Delivery, error) {
 	var env, created, updated string
 	var code sql.NullInt64
 	var next, delivered sql.NullString
-	dest := append([]any{&d.ID, &d.EndpointID, &d.EventID, &d.EventType, &env, &d.Status, &d.Attempts, &code, &next, &delivered, &created, &updated}, extra...)
+	dest := append([]any{&d.ID, &d.EndpointID, &d.CallbackURL, &d.EventID, &d.EventType, &env, &d.Status, &d.Attempts, &code, &next, &delivered, &created, &updated}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -123,22 +126,24 @@ func optTime(ns sql.NullString) *time.Time {
 }
 
 // ReplayDelivery schedules one new attempt of a delivery now: the same
-// event id and body, a fresh signature. The endpoint must be enabled
-// (UNPROCESSABLE otherwise).
+// event id and body, a fresh signature. An endpoint's must be enabled
+// (UNPROCESSABLE otherwise); a callback URL's always can be.
 func (tx *Tx) ReplayDelivery(orgID string, env kyc.Environment, id string) (*Delivery, error) {
 	d, err := findDelivery(context.Background(), tx.q, orgID, env, id)
 	if err != nil {
 		return nil, err
 	}
-	ep, err := findWebhookEndpoint(context.Background(), tx.q, orgID, env, d.EndpointID)
-	if kyc.ErrorCode(err) == kyc.ENotFound {
-		return nil, kyc.Errorf(kyc.EUnprocessable, "The endpoint of delivery %s was deleted; it cannot be replayed.", id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !ep.Enabled {
-		return nil, kyc.Errorf(kyc.EUnprocessable, "Webhook endpoint %s is disabled; enable it before replaying.", ep.ID)
+	if d.EndpointID != "" {
+		ep, err := findWebhookEndpoint(context.Background(), tx.q, orgID, env, d.EndpointID)
+		if kyc.ErrorCode(err) == kyc.ENotFound {
+			return nil, kyc.Errorf(kyc.EUnprocessable, "The endpoint of delivery %s was deleted; it cannot be replayed.", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ep.Enabled {
+			return nil, kyc.Errorf(kyc.EUnprocessable, "Webhook endpoint %s is disabled; enable it before replaying.", ep.ID)
+		}
 	}
 	if d.Status == "pending" {
 		return nil, kyc.Errorf(kyc.EConflict, "Delivery %s is still being attempted; replay it once it is delivered or failed.", id)

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 11
+-- PRAGMA user_version = 12
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -91,6 +91,18 @@ CREATE TABLE audit_log (
   reason          TEXT,
   created_at      TEXT NOT NULL
 , prev_hash TEXT, content_hash TEXT) STRICT;
+
+CREATE TABLE callback_secrets (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  secret          BLOB NOT NULL,             -- sealed whsec_… secret, AAD 'callback <org> <env>'
+  previous_secret BLOB,                      -- sealed; signs too until previous_secret_until when dual_sign
+  previous_secret_until TEXT,
+  dual_sign       INTEGER NOT NULL DEFAULT 0 CHECK (dual_sign IN (0, 1)),
+  created_at      TEXT NOT NULL,
+  rotated_at      TEXT,
+  PRIMARY KEY (organization_id, environment)
+) STRICT;
 
 CREATE TABLE data_keys (
   id         INTEGER PRIMARY KEY,
@@ -247,24 +259,28 @@ CREATE TABLE organizations (
   created_at    TEXT NOT NULL
 , aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1))) STRICT;
 
-CREATE TABLE webhook_attempts (
+CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
-  delivery_id      TEXT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+  delivery_id      TEXT NOT NULL REFERENCES "webhook_deliveries" (id) ON DELETE CASCADE,
   attempt          INTEGER NOT NULL,
   request_headers  TEXT NOT NULL,            -- JSON object of the headers sent
   response_status  INTEGER,                  -- NULL: no HTTP response
   response_excerpt TEXT NOT NULL DEFAULT '', -- first 1 KiB of the response body
+  -- 1: the receiver's address was not public (kycd serve
+  -- --allow-private-webhooks), so its answer was not kept
+  response_body_withheld INTEGER NOT NULL DEFAULT 0 CHECK (response_body_withheld IN (0, 1)),
   duration_ms      INTEGER NOT NULL,
   error            TEXT NOT NULL DEFAULT '',
   started_at       TEXT NOT NULL,
   next_retry_at    TEXT
 ) STRICT;
 
-CREATE TABLE webhook_deliveries (
+CREATE TABLE "webhook_deliveries" (
   id              TEXT PRIMARY KEY,          -- whd_<ulid>
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
   environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  endpoint_id     TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  endpoint_id     TEXT REFERENCES webhook_endpoints (id) ON DELETE CASCADE, -- NULL: to callback_url
+  callback_url    TEXT,                      -- the request's callbackUrl; set exactly when endpoint_id is NULL
   event_id        TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
   event_type      TEXT NOT NULL,
   status          TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
@@ -273,7 +289,8 @@ CREATE TABLE webhook_deliveries (
   next_attempt_at TEXT,
   delivered_at    TEXT,
   created_at      TEXT NOT NULL,
-  updated_at      TEXT NOT NULL
+  updated_at      TEXT NOT NULL,
+  CHECK ((endpoint_id IS NULL) = (callback_url IS NOT NULL))
 ) STRICT;
 
 CREATE TABLE webhook_endpoints (
@@ -292,7 +309,7 @@ CREATE TABLE webhook_endpoints (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   deleted_at      TEXT                       -- soft delete: deliveries keep their history
-) STRICT;
+, dual_sign INTEGER NOT NULL DEFAULT 0 CHECK (dual_sign IN (0, 1))) STRICT;
 
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 

@@ -34,6 +34,7 @@ type NewWebhookEndpoint struct {
 	URL            string
 	Description    string
 	EventTypes     []kyc.EventType
+	DualSign       bool // sign with the previous secret too during a rotation's overlap
 }
 
 // CreateWebhookEndpoint stores an endpoint with a new signing secret and
@@ -43,15 +44,15 @@ func (tx *Tx) CreateWebhookEndpoint(box Sealer, n NewWebhookEndpoint) (*kyc.Webh
 		return nil, errNoSecrets
 	}
 	e := &kyc.WebhookEndpoint{ID: "we_" + NewULID(tx.now), OrganizationID: n.OrganizationID, Environment: n.Environment,
-		URL: n.URL, Description: n.Description, EventTypes: n.EventTypes, Enabled: true,
+		URL: n.URL, Description: n.Description, EventTypes: n.EventTypes, Enabled: true, DualSign: n.DualSign,
 		CreatedAt: tx.now, UpdatedAt: tx.now, Secret: "whsec_" + NewSecret(43)}
 	if e.EventTypes == nil {
 		e.EventTypes = []kyc.EventType{}
 	}
 	types, _ := json.Marshal(e.EventTypes)
-	_, err := tx.exec(`INSERT INTO webhook_endpoints (id, organization_id, environment, url, description, event_types, secret, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, e.OrganizationID, string(e.Environment), e.URL, e.Description, string(types),
-		box.Seal([]byte(e.Secret), []byte(e.ID)), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now))
+	_, err := tx.exec(`INSERT INTO webhook_endpoints (id, organization_id, environment, url, description, event_types, secret, dual_sign, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, e.OrganizationID, string(e.Environment), e.URL, e.Description, string(types),
+		box.Seal([]byte(e.Secret), []byte(e.ID)), boolInt(e.DualSign), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now))
 	if err != nil {
 		return nil, fmt.Errorf("insert webhook endpoint: %w", err)
 	}
@@ -83,7 +84,8 @@ func (tx *Tx) SetWebhookEndpointEnabled(orgID string, env kyc.Environment, id st
 	return findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
 }
 
-const endpointColumns = `id, organization_id, environment, url, description, event_types, enabled, coalesce(disabled_reason, ''), disabled_at, created_at, updated_at`
+const endpointColumns = `id, organization_id, environment, url, description, event_types, enabled, coalesce(disabled_reason, ''), disabled_at,
+	dual_sign, previous_secret_until, created_at, updated_at`
 
 // FindWebhookEndpoints lists the endpoints of an organization's environment
 // (orgID empty: every organization, for the operator CLI), oldest first.
@@ -123,11 +125,12 @@ func findWebhookEndpoint(ctx context.Context, q queryer, orgID string, env kyc.E
 func scanEndpoint(row scanner) (*kyc.WebhookEndpoint, error) {
 	var e kyc.WebhookEndpoint
 	var env, types, created, updated string
-	var disabledAt sql.NullString
+	var disabledAt, prevUntil sql.NullString
 	if err := row.Scan(&e.ID, &e.OrganizationID, &env, &e.URL, &e.Description, &types, &e.Enabled, &e.DisabledReason,
-		&disabledAt, &created, &updated); err != nil {
+		&disabledAt, &e.DualSign, &prevUntil, &created, &updated); err != nil {
 		return nil, err
 	}
+	e.PreviousSecretUntil = optTime(prevUntil)
 	e.Environment = kyc.Environment(env)
 	if err := json.Unmarshal([]byte(types), &e.EventTypes); err != nil {
 		return nil, fmt.Errorf("decode event types: %w", err)
@@ -149,11 +152,11 @@ func (tx *Tx) NewEvent(orgID string, env kyc.Environment, typ kyc.EventType, res
 
 // RecordEvent stores an event and, in the same transaction, a delivery and
 // its job for every enabled endpoint of the event's organization and
-// environment that subscribes to its type. With onlyEndpoint set (test
-// events) only that endpoint gets it, whatever it subscribes to: "Send
-// test event" (spec §6.2) tests the endpoint, and an endpoint that
-// subscribes only to, say, approvals must be testable too. It returns the
-// delivery ids.
+// environment that subscribes to its type, and one to ev.CallbackURL when
+// set. With onlyEndpoint set (test events) only that endpoint gets it,
+// whatever it subscribes to: "Send test event" (spec §6.2) tests the
+// endpoint, and an endpoint that subscribes only to, say, approvals must
+// be testable too. It returns the delivery ids, the callback's last.
 func (tx *Tx) RecordEvent(ev *kyc.Event, onlyEndpoint string) ([]string, error) {
 	if ev.ID == "" {
 		ev.ID, ev.CreatedAt = "kev_"+NewULID(tx.now), tx.now
@@ -182,7 +185,14 @@ func (tx *Tx) RecordEvent(ev *kyc.Event, onlyEndpoint string) ([]string, error) 
 	rows.Close()
 	var ids []string
 	for _, ep := range endpoints {
-		id, err := tx.createDelivery(ev, ep)
+		id, err := tx.createDelivery(ev, ep, "")
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if ev.CallbackURL != "" && onlyEndpoint == "" {
+		id, err := tx.createDelivery(ev, "", ev.CallbackURL)
 		if err != nil {
 			return nil, err
 		}
@@ -191,11 +201,13 @@ func (tx *Tx) RecordEvent(ev *kyc.Event, onlyEndpoint string) ([]string, error) 
 	return ids, nil
 }
 
-func (tx *Tx) createDelivery(ev *kyc.Event, endpointID string) (string, error) {
+// createDelivery queues ev for an endpoint or, with endpointID empty, for
+// callbackURL.
+func (tx *Tx) createDelivery(ev *kyc.Event, endpointID, callbackURL string) (string, error) {
 	id := "whd_" + NewULID(tx.now)
-	if _, err := tx.exec(`INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`, id, ev.OrganizationID, string(ev.Environment), endpointID, ev.ID,
-		string(ev.Type), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now)); err != nil {
+	if _, err := tx.exec(`INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, callback_url, event_id, event_type, status, next_attempt_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`, id, ev.OrganizationID, string(ev.Environment), nullString(endpointID),
+		nullString(callbackURL), ev.ID, string(ev.Type), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now)); err != nil {
 		return "", fmt.Errorf("insert delivery: %w", err)
 	}
 	payload, _ := json.Marshal(DeliveryJob{DeliveryID: id})
@@ -205,19 +217,38 @@ func (tx *Tx) createDelivery(ev *kyc.Event, endpointID string) (string, error) {
 	return id, nil
 }
 
-// DeliveryWork is what one attempt needs: the delivery, its endpoint with
-// secrets in clear, and the body to send.
+// DeliveryWork is what one attempt needs: the delivery, where it goes,
+// the secrets to sign with in clear, and the body to send.
 type DeliveryWork struct {
 	DeliveryID     string
 	Status         string
 	EventID        string
 	EventType      kyc.EventType
 	Body           []byte
-	Endpoint       *kyc.WebhookEndpoint
-	ContactEmail   string
-	PreviousUntil  *time.Time
 	OrganizationID string
+	Environment    kyc.Environment
 	Attempts       int // attempts made so far (replays continue the count)
+	// Endpoint is the endpoint it goes to, with its secrets; nil for a
+	// delivery to CallbackURL.
+	Endpoint     *kyc.WebhookEndpoint
+	ContactEmail string
+	// CallbackURL is the request's callbackUrl, for a delivery that goes
+	// there; Callback then holds the organization's callback secrets (nil
+	// when it has none, which only a request from before callback
+	// secrets existed can meet).
+	CallbackURL string
+	Callback    *CallbackSecret
+	// PreviousUntil ends the overlap of the last rotation of the secret
+	// in use, nil when there is none.
+	PreviousUntil *time.Time
+}
+
+// URL is where the delivery goes.
+func (w *DeliveryWork) URL() string {
+	if w.Endpoint != nil {
+		return w.Endpoint.URL
+	}
+	return w.CallbackURL
 }
 
 // LoadDeliveryWork reads a delivery for its next attempt.
@@ -226,33 +257,47 @@ func (s *Store) LoadDeliveryWork(ctx context.Context, box Sealer, deliveryID str
 		return nil, errNoSecrets
 	}
 	var w DeliveryWork
-	var orgID, env, endpointID string
-	var secret, prev []byte
-	var prevUntil, email sql.NullString
-	err := s.reader.QueryRowContext(ctx, `SELECT d.status, d.attempts, d.event_id, d.event_type, d.organization_id, d.environment, d.endpoint_id,
-			e.payload, w.secret, w.previous_secret, w.previous_secret_until, o.contact_email
-		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-		JOIN organizations o ON o.id = d.organization_id WHERE d.id = ?`, deliveryID).
-		Scan(&w.Status, &w.Attempts, &w.EventID, &w.EventType, &orgID, &env, &endpointID, &w.Body, &secret, &prev, &prevUntil, &email)
+	var env string
+	var endpointID, callbackURL, email sql.NullString
+	err := s.reader.QueryRowContext(ctx, `SELECT d.status, d.attempts, d.event_id, d.event_type, d.organization_id, d.environment,
+			d.endpoint_id, d.callback_url, e.payload, o.contact_email
+		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN organizations o ON o.id = d.organization_id WHERE d.id = ?`, deliveryID).
+		Scan(&w.Status, &w.Attempts, &w.EventID, &w.EventType, &w.OrganizationID, &env, &endpointID, &callbackURL, &w.Body, &email)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Delivery %s not found.", deliveryID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load delivery: %w", err)
 	}
-	w.DeliveryID, w.OrganizationID, w.ContactEmail = deliveryID, orgID, email.String
-	if w.Endpoint, err = findWebhookEndpoint(ctx, readPool{s.readStmts}, orgID, kyc.Environment(env), endpointID); err != nil {
+	w.DeliveryID, w.Environment, w.ContactEmail = deliveryID, kyc.Environment(env), email.String
+	if !endpointID.Valid {
+		w.CallbackURL = callbackURL.String
+		w.Callback, err = findCallbackSecret(ctx, readPool{s.readStmts}, box, w.OrganizationID, w.Environment)
+		if kyc.ErrorCode(err) == kyc.ENotFound {
+			return &w, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		w.PreviousUntil = w.Callback.PreviousUntil
+		return &w, nil
+	}
+	var secret, prev []byte
+	if err := s.reader.QueryRowContext(ctx, `SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ?`, endpointID.String).
+		Scan(&secret, &prev); err != nil {
+		return nil, fmt.Errorf("load endpoint secrets: %w", err)
+	}
+	if w.Endpoint, err = findWebhookEndpoint(ctx, readPool{s.readStmts}, w.OrganizationID, w.Environment, endpointID.String); err != nil {
 		return nil, err
 	}
-	plain, err := box.Open(secret, []byte(endpointID))
+	plain, err := box.Open(secret, []byte(endpointID.String))
 	if err != nil {
 		return nil, fmt.Errorf("open endpoint secret: %w", err)
 	}
 	w.Endpoint.Secret = string(plain)
-	if prev != nil && prevUntil.Valid {
-		t := parseTime(prevUntil.String)
-		if p, err := box.Open(prev, []byte(endpointID)); err == nil {
-			w.Endpoint.PreviousSecret, w.PreviousUntil = string(p), &t
+	if prev != nil && w.Endpoint.PreviousSecretUntil != nil {
+		if p, err := box.Open(prev, []byte(endpointID.String)); err == nil {
+			w.Endpoint.PreviousSecret, w.PreviousUntil = string(p), w.Endpoint.PreviousSecretUntil
 		}
 	}
 	return &w, nil
@@ -265,6 +310,7 @@ type Attempt struct {
 	RequestHeaders  map[string]string
 	ResponseStatus  int // 0: no response
 	ResponseExcerpt string
+	BodyWithheld    bool // the receiver's address was not public: its answer was not kept
 	Duration        time.Duration
 	Error           string
 	StartedAt       time.Time
@@ -282,8 +328,9 @@ const (
 )
 
 // RecordAttempt stores an attempt and moves the delivery on. A final
-// failure also disables the endpoint with reason and queues the e-mail to
-// the organization's contact address, in the same transaction.
+// failure with a disableReason also disables the endpoint with it and
+// queues the e-mail to the organization's contact address, in the same
+// transaction; a delivery to a callback URL has no endpoint to disable.
 func (tx *Tx) RecordAttempt(a Attempt, outcome AttemptOutcome, w *DeliveryWork, disableReason string) error {
 	headers, _ := json.Marshal(a.RequestHeaders)
 	var status, next any
@@ -293,9 +340,10 @@ func (tx *Tx) RecordAttempt(a Attempt, outcome AttemptOutcome, w *DeliveryWork, 
 	if a.NextRetryAt != nil {
 		next = kyc.FormatTime(*a.NextRetryAt)
 	}
-	if _, err := tx.exec(`INSERT INTO webhook_attempts (delivery_id, attempt, request_headers, response_status, response_excerpt, duration_ms, error, started_at, next_retry_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.DeliveryID, a.Attempt, string(headers), status, a.ResponseExcerpt,
-		a.Duration.Milliseconds(), a.Error, kyc.FormatTime(a.StartedAt), next); err != nil {
+	if _, err := tx.exec(`INSERT INTO webhook_attempts (delivery_id, attempt, request_headers, response_status, response_excerpt,
+			response_body_withheld, duration_ms, error, started_at, next_retry_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.DeliveryID, a.Attempt, string(headers), status, a.ResponseExcerpt,
+		boolInt(a.BodyWithheld), a.Duration.Milliseconds(), a.Error, kyc.FormatTime(a.StartedAt), next); err != nil {
 		return fmt.Errorf("insert attempt: %w", err)
 	}
 	newStatus, delivered := "pending", any(nil)
@@ -309,7 +357,7 @@ func (tx *Tx) RecordAttempt(a Attempt, outcome AttemptOutcome, w *DeliveryWork, 
 		delivered_at = ?, updated_at = ? WHERE id = ?`, newStatus, a.Attempt, status, next, delivered, kyc.FormatTime(tx.now), a.DeliveryID); err != nil {
 		return fmt.Errorf("update delivery: %w", err)
 	}
-	if outcome != AttemptFailed || disableReason == "" {
+	if outcome != AttemptFailed || disableReason == "" || w.Endpoint == nil {
 		return nil
 	}
 	ep := w.Endpoint
@@ -413,7 +461,8 @@ func (s *Store) FindEmails(ctx context.Context) ([]Email, error) {
 
 // FindAttempts lists a delivery's attempts in order.
 func (s *Store) FindAttempts(ctx context.Context, deliveryID string) ([]Attempt, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT attempt, request_headers, coalesce(response_status, 0), response_excerpt, duration_ms, error, started_at, next_retry_at
+	rows, err := s.reader.QueryContext(ctx, `SELECT attempt, request_headers, coalesce(response_status, 0), response_excerpt, response_body_withheld,
+			duration_ms, error, started_at, next_retry_at
 		FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt`, deliveryID)
 	if err != nil {
 		return nil, err
@@ -425,7 +474,7 @@ func (s *Store) FindAttempts(ctx context.Context, deliveryID string) ([]Attempt,
 		var headers, started string
 		var ms int64
 		var next sql.NullString
-		if err := rows.Scan(&a.Attempt, &headers, &a.ResponseStatus, &a.ResponseExcerpt, &ms, &a.Error, &started, &next); err != nil {
+		if err := rows.Scan(&a.Attempt, &headers, &a.ResponseStatus, &a.ResponseExcerpt, &a.BodyWithheld, &ms, &a.Error, &started, &next); err != nil {
 			return nil, err
 		}
 		_ = json.Unmarshal([]byte(headers), &a.RequestHeaders)

@@ -53,6 +53,7 @@ type WebhookEndpointUpdate struct {
 	Description *string
 	EventTypes  *[]kyc.EventType
 	Enabled     *bool
+	DualSign    *bool
 }
 
 // UpdateWebhookEndpoint applies a validated update. Enabling clears the
@@ -71,9 +72,12 @@ func (tx *Tx) UpdateWebhookEndpoint(orgID string, env kyc.Environment, id string
 	if u.EventTypes != nil {
 		e.EventTypes = *u.EventTypes
 	}
+	if u.DualSign != nil {
+		e.DualSign = *u.DualSign
+	}
 	types, _ := json.Marshal(e.EventTypes)
-	if _, err := tx.exec(`UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, updated_at = ? WHERE id = ?`,
-		e.URL, e.Description, string(types), kyc.FormatTime(tx.now), e.ID); err != nil {
+	if _, err := tx.exec(`UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, dual_sign = ?, updated_at = ? WHERE id = ?`,
+		e.URL, e.Description, string(types), boolInt(e.DualSign), kyc.FormatTime(tx.now), e.ID); err != nil {
 		return nil, fmt.Errorf("update webhook endpoint: %w", err)
 	}
 	if u.Enabled != nil && *u.Enabled != e.Enabled {
@@ -94,10 +98,12 @@ func (tx *Tx) DeleteWebhookEndpoint(orgID string, env kyc.Environment, id string
 }
 
 // RotateWebhookSecret gives the endpoint a new secret and returns it in
-// clear. Until now+overlap deliveries are signed with both the new and the
-// old secret (two sig= in one header), so receivers can switch without
-// dropping any; overlap 0 drops the old one at once.
-func (tx *Tx) RotateWebhookSecret(box Sealer, orgID string, env kyc.Environment, id string, overlap time.Duration) (*kyc.WebhookEndpoint, error) {
+// clear. Deliveries are signed with the new secret alone (spec §6.4: one
+// sig=), unless the endpoint signs dually: then until now+overlap they
+// carry a second signature with the old secret, so receivers can switch
+// without dropping any. dualSign, when given, sets that for the endpoint;
+// overlap 0 drops the old secret at once.
+func (tx *Tx) RotateWebhookSecret(box Sealer, orgID string, env kyc.Environment, id string, overlap time.Duration, dualSign *bool) (*kyc.WebhookEndpoint, error) {
 	if box == nil {
 		return nil, errNoSecrets
 	}
@@ -110,12 +116,17 @@ func (tx *Tx) RotateWebhookSecret(box Sealer, orgID string, env kyc.Environment,
 		return nil, err
 	}
 	var prev, until any
+	e.PreviousSecretUntil = nil
 	if overlap > 0 {
-		prev, until = current, kyc.FormatTime(tx.now.Add(overlap))
+		t := tx.now.Add(overlap)
+		prev, until, e.PreviousSecretUntil = current, kyc.FormatTime(t), &t
+	}
+	if dualSign != nil {
+		e.DualSign = *dualSign
 	}
 	e.Secret = "whsec_" + NewSecret(43)
-	if _, err := tx.exec(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?`,
-		box.Seal([]byte(e.Secret), []byte(id)), prev, until, kyc.FormatTime(tx.now), id); err != nil {
+	if _, err := tx.exec(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, dual_sign = ?, updated_at = ? WHERE id = ?`,
+		box.Seal([]byte(e.Secret), []byte(id)), prev, until, boolInt(e.DualSign), kyc.FormatTime(tx.now), id); err != nil {
 		return nil, fmt.Errorf("rotate secret: %w", err)
 	}
 	e.UpdatedAt = tx.now

@@ -282,6 +282,9 @@ func (s *Service) record(tx *store.Tx, r *kyc.KYCRequest, typ kyc.EventType, tim
 			return fmt.Errorf("encode event: %w", err)
 		}
 		ev.Payload = body
+		if r.CallbackURL != nil {
+			ev.CallbackURL = *r.CallbackURL // the request's own receiver gets every event of it
+		}
 		if _, err := tx.RecordEvent(ev, ""); err != nil {
 			return err
 		}

@@ -3,10 +3,12 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -100,28 +102,36 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 	if w.Status != "pending" {
 		return nil // already settled (e.g. a replay raced it)
 	}
-	if !w.Endpoint.Enabled {
+	if w.Endpoint != nil && !w.Endpoint.Enabled {
 		return d.Store.InTx(ctx, func(tx *store.Tx) error { return tx.FailUndeliverable(w.DeliveryID) })
 	}
-	if !d.acquire(w.Endpoint.ID) {
-		return jobs.Defer(d.Now().Add(busyRetry)) // not an attempt: the endpoint is busy
+	slot := busyKey(w)
+	if !d.acquire(slot) {
+		return jobs.Defer(d.Now().Add(busyRetry)) // not an attempt: the receiver is busy
 	}
-	defer d.release(w.Endpoint.ID)
+	defer d.release(slot)
 	now := d.Now()
-	secrets := []string{w.Endpoint.Secret}
-	if w.PreviousUntil != nil && now.Before(*w.PreviousUntil) {
-		secrets = append(secrets, w.Endpoint.PreviousSecret)
+	a := store.Attempt{DeliveryID: w.DeliveryID, Attempt: w.Attempts + 1, StartedAt: now}
+	var res Result
+	if secrets := signingSecrets(w, now); secrets == nil {
+		// Only a request made before callback secrets existed meets this;
+		// rotating the secret (API or CLI) makes one, and a retry sends.
+		res.Err = errNoCallbackSecret
+	} else {
+		headers := http.Header{}
+		headers.Set("Content-Type", "application/json")
+		headers.Set("User-Agent", UserAgent)
+		headers.Set("X-Svc-Event", string(w.EventType))
+		headers.Set("X-Svc-Delivery", w.DeliveryID)
+		headers.Set("X-Svc-Signature", SignAll(secrets, now, w.Body))
+		a.RequestHeaders = flatten(headers)
+		res = d.Sender.Post(ctx, w.URL(), headers, w.Body)
 	}
-	headers := http.Header{}
-	headers.Set("Content-Type", "application/json")
-	headers.Set("User-Agent", UserAgent)
-	headers.Set("X-Svc-Event", string(w.EventType))
-	headers.Set("X-Svc-Delivery", w.DeliveryID)
-	headers.Set("X-Svc-Signature", SignAll(secrets, now, w.Body))
-	res := d.Sender.Post(ctx, w.Endpoint.Environment == kyc.Live, w.Endpoint.URL, headers, w.Body)
-
-	a := store.Attempt{DeliveryID: w.DeliveryID, Attempt: w.Attempts + 1, RequestHeaders: flatten(headers),
-		ResponseStatus: res.Status, ResponseExcerpt: res.Excerpt, Duration: res.Duration, StartedAt: now}
+	// Retry delays count from the end of the failed attempt (spec §6.3):
+	// a receiver that timed out after 10 s gets its "1 s" retry 1 s later,
+	// not at once.
+	end := d.Now()
+	a.ResponseStatus, a.ResponseExcerpt, a.BodyWithheld, a.Duration = res.Status, res.Excerpt, res.Withheld, res.Duration
 	outcome, reason := store.AttemptDelivered, ""
 	var next time.Time
 	if res.Err != nil {
@@ -130,14 +140,16 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 			outcome = store.AttemptFailed // one-off: no retries, the endpoint stays enabled
 		} else if j.Attempt >= store.WebhookMaxAttempts {
 			outcome = store.AttemptFailed
-			reason = fmt.Sprintf("%d attempts failed (the first and %d retries); the last: %s", j.Attempt, j.Attempt-1, a.Error)
+			if w.Endpoint != nil { // a callback URL has no endpoint to disable
+				reason = fmt.Sprintf("%d attempts failed (the first and %d retries); the last: %s", j.Attempt, j.Attempt-1, a.Error)
+			}
 		} else {
 			outcome = store.AttemptRetry
 			delay := RetryDelays[j.Attempt-1]
 			if d.Jitter > 0 {
 				delay = time.Duration(float64(delay) * (1 + d.Jitter*(2*rand.Float64()-1)))
 			}
-			next = now.Add(delay)
+			next = end.Add(delay)
 			a.NextRetryAt = &next
 		}
 	}
@@ -148,13 +160,50 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 	if d.OnAttempt != nil {
 		d.OnAttempt(outcomeNames[outcome])
 	}
-	switch outcome {
-	case store.AttemptRetry:
+	switch {
+	case outcome == store.AttemptRetry:
 		return jobs.RetryAt(next, res.Err)
-	case store.AttemptFailed:
+	case reason != "":
 		d.Log.Warn("webhook endpoint disabled", "endpoint_id", w.Endpoint.ID, "delivery_id", w.DeliveryID, "reason", reason)
 	}
 	return nil
+}
+
+var errNoCallbackSecret = errors.New("the organization has no callback secret to sign with; create one with POST /v1/callback-secret/rotate or kycd orgs callback-secret rotate")
+
+// signingSecrets are the secrets a delivery is signed with: the newest
+// alone, as spec §6.4 defines one sig=, or, for a target that asked for
+// dual signing, the previous one too until its rotation's overlap ends.
+// Nil when there is none (a callback without a secret).
+func signingSecrets(w *store.DeliveryWork, now time.Time) []string {
+	var current, previous string
+	var dual bool
+	switch {
+	case w.Endpoint != nil:
+		current, previous, dual = w.Endpoint.Secret, w.Endpoint.PreviousSecret, w.Endpoint.DualSign
+	case w.Callback != nil:
+		current, previous, dual = w.Callback.Secret, w.Callback.PreviousSecret, w.Callback.DualSign
+	default:
+		return nil
+	}
+	secrets := []string{current}
+	if dual && previous != "" && w.PreviousUntil != nil && now.Before(*w.PreviousUntil) {
+		secrets = append(secrets, previous)
+	}
+	return secrets
+}
+
+// busyKey names the receiver whose in-flight attempts PerEndpoint bounds:
+// the endpoint, or a callback URL's host (requests of one integrator
+// share it).
+func busyKey(w *store.DeliveryWork) string {
+	if w.Endpoint != nil {
+		return w.Endpoint.ID
+	}
+	if u, err := url.Parse(w.CallbackURL); err == nil {
+		return "callback:" + u.Host
+	}
+	return "callback:" + w.CallbackURL
 }
 
 // outcomeNames are the outcomes OnAttempt reports.

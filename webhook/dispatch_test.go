@@ -90,7 +90,14 @@ type fixture struct {
 	outcomes []string // reported by OnAttempt
 }
 
-func newFixture(t *testing.T) *fixture {
+// newFixture delivers through a sender that allows private addresses, as
+// kycd serve --allow-private-webhooks does: the receivers listen on
+// loopback. newGuardedFixture's sender does not.
+func newFixture(t *testing.T) *fixture { return newSenderFixture(t, true) }
+
+func newGuardedFixture(t *testing.T) *fixture { return newSenderFixture(t, false) }
+
+func newSenderFixture(t *testing.T, allowPrivate bool) *fixture {
 	st, clock := storetest.Open(t), &storetest.Clock{}
 	st.Now = clock.Now
 	box, err := seal.New([]byte(strings.Repeat("k", 32)))
@@ -98,7 +105,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{st: st, clock: clock, box: box, runner: jobs.New(jobs.Options{Store: st, Now: clock.Now}), org: storetest.MustOrg(t, st, "hooks", nil)}
-	d := &webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false), Now: clock.Now,
+	d := &webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(allowPrivate), Now: clock.Now,
 		OnAttempt: func(outcome string) { f.mu.Lock(); f.outcomes = append(f.outcomes, outcome); f.mu.Unlock() }}
 	d.Register(f.runner)
 	return f
@@ -164,8 +171,10 @@ func TestRetriesThenDelivered(t *testing.T) {
 	}
 	status, attempts, _ := f.st.DeliveryStatus(t.Context(), ids[0])
 	got, _ := f.st.FindAttempts(t.Context(), ids[0])
+	// The receiver is on loopback: its answers are not kept (see
+	// TestPrivateAnswersNotKept).
 	if status != "delivered" || attempts != 4 || len(got) != 4 || got[0].ResponseStatus != 503 || got[3].ResponseStatus != 200 ||
-		got[0].ResponseExcerpt != "answer 1" || got[0].RequestHeaders["X-Svc-Delivery"] != ids[0] || got[2].NextRetryAt == nil {
+		got[0].ResponseExcerpt != "" || !got[0].BodyWithheld || got[0].RequestHeaders["X-Svc-Delivery"] != ids[0] || got[2].NextRetryAt == nil {
 		t.Fatalf("delivery %s after %d attempts: %+v", status, attempts, got)
 	}
 	if string(rc.bodies[0]) != `{"eventType":"svc.webhook.test","name":"Zoë"}` || string(rc.bodies[3]) != string(rc.bodies[0]) {
@@ -234,27 +243,98 @@ func TestFanOut(t *testing.T) {
 	}
 }
 
-// TestLiveRefusesPrivateAddresses: a live endpoint that resolves to
-// loopback is refused at connect time; sandbox may use it.
-func TestLiveRefusesPrivateAddresses(t *testing.T) {
+// TestPrivateAddressesRefusedInBothEnvironments: without
+// --allow-private-webhooks a receiver on loopback is refused at connect
+// time, in sandbox as in live (issue #9: sandbox reached the internal
+// network), and nothing reaches it.
+func TestPrivateAddressesRefusedInBothEnvironments(t *testing.T) {
+	f := newGuardedFixture(t)
+	rc := newReceiver(t, f.clock, 200)
+	for _, env := range []kyc.Environment{kyc.Sandbox, kyc.Live} {
+		f.endpoint(t, env, rc.srv.URL) // httptest listens on 127.0.0.1
+		ids := f.event(t, env, kyc.EventWebhookTest)
+		f.runOnce(t)
+		got, _ := f.st.FindAttempts(t.Context(), ids[0])
+		if len(got) != 1 || !strings.Contains(got[0].Error, "private or internal address") || got[0].ResponseStatus != 0 {
+			t.Errorf("%s delivery to loopback: attempts %+v", env, got)
+		}
+	}
+	if rc.count() != 0 {
+		t.Fatalf("the loopback receiver got %d deliveries", rc.count())
+	}
+}
+
+// TestPrivateAnswersNotKept: where the operator allows private targets,
+// the status of an internal receiver's answer is recorded but not its
+// body, so the deliveries API never shows what an internal service said.
+func TestPrivateAnswersNotKept(t *testing.T) {
 	f := newFixture(t)
 	rc := newReceiver(t, f.clock, 200)
-	f.endpoint(t, kyc.Live, rc.srv.URL) // httptest listens on 127.0.0.1
-	ids := f.event(t, kyc.Live, kyc.EventWebhookTest)
+	rc.secret = f.endpoint(t, kyc.Sandbox, rc.srv.URL).Secret
+	ids := f.event(t, kyc.Sandbox, kyc.EventWebhookTest)
 	f.runOnce(t)
 	got, _ := f.st.FindAttempts(t.Context(), ids[0])
-	if rc.count() != 0 || len(got) != 1 || !strings.Contains(got[0].Error, "private or internal address") {
-		t.Fatalf("live delivery to loopback: %d received, attempts %+v", rc.count(), got)
+	if rc.count() != 1 || len(got) != 1 || got[0].ResponseStatus != 200 || got[0].ResponseExcerpt != "" || !got[0].BodyWithheld {
+		t.Fatalf("attempts %+v", got)
 	}
-	for _, a := range []string{"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "::1", "fd00::1", "100.64.0.1", "0.0.0.0"} {
+}
+
+// TestPublic classifies every kind of address, the IPv6 forms that embed
+// an IPv4 address by the address they embed.
+func TestPublic(t *testing.T) {
+	private := []string{
+		"127.0.0.1", "127.255.255.254", "10.1.2.3", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1",
+		"169.254.169.254", "100.64.0.1", "0.0.0.0", "0.1.2.3", "255.255.255.255", "224.0.0.1", "240.0.0.1",
+		"192.0.0.170", "192.0.2.1", "198.18.0.1", "198.51.100.7", "203.0.113.9", "192.88.99.1",
+		"::", "::1", "fd00::1", "fd00:ec2::254", "fc00::1", "fe80::1", "fe80::1%eth0", "fec0::1", "ff02::1", "100::1",
+		// IPv6 forms of 127.0.0.1 and other internal IPv4 addresses
+		"::7f00:1", "::127.0.0.1", "::a9fe:a9fe", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:169.254.169.254",
+		"::ffff:0:127.0.0.1", "::ffff:0:8.8.8.8", "2002:7f00:1::", "2002:a00:1::1", "2002:a9fe:a9fe::",
+		"64:ff9b::127.0.0.1", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "64:ff9b:1::8.8.8.8",
+		"2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001:2::1", "2001:db8::1", "3fff::1", "5f00::1",
+	}
+	public := []string{"93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700::1111", "2a00:1450:4001:80b::200e",
+		"::ffff:8.8.8.8", "2002:808:808::1", "64:ff9b::8.8.8.8"}
+	for _, a := range private {
 		if webhook.Public(mustAddr(a)) {
 			t.Errorf("%s counted as public", a)
 		}
 	}
-	for _, a := range []string{"93.184.216.34", "2606:4700::1111", "8.8.8.8"} {
+	for _, a := range public {
 		if !webhook.Public(mustAddr(a)) {
 			t.Errorf("%s counted as private", a)
 		}
+	}
+}
+
+// TestCheckTarget: the creation-time rule the API and the CLI share
+// refuses internal targets in both environments, also by name, unless the
+// operator allows them.
+func TestCheckTarget(t *testing.T) {
+	internal := []string{
+		"http://127.0.0.1:8080/hook", "http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/",
+		"http://10.0.0.1:2375/containers/json", "http://[::7f00:1]/", "http://[::127.0.0.1]/", "http://[2002:7f00:1::]/",
+		"http://[::ffff:0:127.0.0.1]/", "http://[::ffff:127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[64:ff9b:1::1]/",
+		"http://localhost:8080/", "http://[fe80::1%25lo]/",
+	}
+	for _, env := range []kyc.Environment{kyc.Sandbox, kyc.Live} {
+		for _, u := range internal {
+			if env == kyc.Live {
+				u = "https" + strings.TrimPrefix(u, "http")
+			}
+			if err := webhook.CheckTarget(t.Context(), u, env, false); err == nil || !strings.Contains(err.Error(), "private or internal") {
+				t.Errorf("%s %s: %v, want refused as private", env, u, err)
+			}
+			if err := webhook.CheckTarget(t.Context(), u, env, true); err != nil {
+				t.Errorf("%s %s with private targets allowed: %v", env, u, err)
+			}
+		}
+	}
+	if err := webhook.CheckTarget(t.Context(), "https://93.184.216.34/hook", kyc.Live, false); err != nil {
+		t.Errorf("public address: %v", err)
+	}
+	if err := webhook.CheckTarget(t.Context(), "http://93.184.216.34/hook", kyc.Live, true); err == nil {
+		t.Errorf("http in live passed")
 	}
 }
 
@@ -276,7 +356,7 @@ func TestSlowEndpointDoesNotDelayOthers(t *testing.T) {
 	defer fast.Close()
 
 	runner := jobs.New(jobs.Options{Store: st, Concurrency: 8, PollInterval: 20 * time.Millisecond, ShutdownGrace: time.Second})
-	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false), PerEndpoint: 2}).Register(runner)
+	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(true), PerEndpoint: 2}).Register(runner)
 	var slowEP, fastEP *kyc.WebhookEndpoint
 	err := st.InTx(t.Context(), func(tx *store.Tx) (err error) {
 		if slowEP, err = tx.CreateWebhookEndpoint(box, store.NewWebhookEndpoint{OrganizationID: org.ID, Environment: kyc.Sandbox, URL: slow.URL}); err != nil {

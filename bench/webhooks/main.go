@@ -86,7 +86,9 @@ func main() {
 		log.Fatal(err)
 	}
 	runner := jobs.New(jobs.Options{Store: st, Concurrency: 32})
-	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(false), Jitter: webhook.RetryJitter}).Register(runner)
+	// The receivers listen on loopback: private targets allowed, as with
+	// kycd serve --allow-private-webhooks.
+	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(true), Jitter: webhook.RetryJitter}).Register(runner)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runner.Start(ctx) }()
