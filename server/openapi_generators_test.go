@@ -128,11 +128,12 @@ func TestOpenAPIForClientGenerators(t *testing.T) {
 		}
 	}
 
-	// The signing secret is shown in the create and rotate answers only,
-	// so their schema requires it (a typed client gets a string, not an
+	// A signing secret is shown in the create and rotate answers only
+	// (an endpoint's, the callback secret's), so their schema requires it (a typed client gets a string, not an
 	// optional).
 	for _, op := range []struct{ path, method, status string }{
 		{"/v1/webhook-endpoints", "post", "201"}, {"/v1/webhook-endpoints/{id}/rotate-secret", "post", "200"},
+		{"/v1/callback-secret/rotate", "post", "200"},
 	} {
 		s := resolve(doc, responseSchema(doc, op.path, op.method, op.status))
 		if req, _ := s["required"].([]any); !slices.Contains(req, any("secret")) {
