@@ -91,12 +91,17 @@ type OrgsUpdateCmd struct {
 	AMLThreshold string `name:"aml-threshold" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
 	Policy       string `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
 	FourEyes     string `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
+	brandingFlags
 }
 
 // Run applies the given settings and prints the organization's new ones.
 func (c *OrgsUpdateCmd) Run(e *env) error {
-	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" {
-		return fmt.Errorf("nothing to change: give --aml-threshold, --policy or --four-eyes")
+	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && !c.brandingFlags.given() {
+		return fmt.Errorf("nothing to change: give --aml-threshold, --policy or --four-eyes, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	}
+	brand, err := c.brandingFlags.read()
+	if err != nil {
+		return err
 	}
 	var t *float64
 	if c.AMLThreshold != "" && c.AMLThreshold != "default" {
@@ -137,9 +142,11 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 			}
 		}
 		if c.FourEyes != "" {
-			return tx.SetFourEyes(c.OrgID, c.FourEyes == "on")
+			if err := tx.SetFourEyes(c.OrgID, c.FourEyes == "on"); err != nil {
+				return err
+			}
 		}
-		return nil
+		return brand.apply(tx, c.OrgID)
 	})
 	if err != nil {
 		return err
@@ -161,6 +168,7 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	if c.FourEyes != "" {
 		fmt.Fprintf(e.stdout, "%s: four-eyes review %s\n", c.OrgID, c.FourEyes)
 	}
+	brand.print(e, c.OrgID)
 	return nil
 }
 

@@ -203,6 +203,7 @@ type KYCRequest struct {
 	RedirectURL          *string
 	ExternalRef          *string
 	Metadata             map[string]any
+	Locale               *string // BCP 47 tag the portal and its e-mail use; nil: chosen per applicant
 	PortalExpiresAt      time.Time
 	PortalOpenedAt       *time.Time // when the applicant first opened the current link; nil until then
 	AutomationDecision   *string    // approve, reject, review: the engine's recommendation

@@ -1,8 +1,9 @@
-// Package mailer sends the e-mails kycd queues in its outbox (an endpoint
-// disabled; later, portal links) over SMTP, with github.com/wneessen/go-mail.
+// Package mailer sends the e-mails kycd queues in its outbox (portal
+// links, an endpoint disabled) over SMTP, with github.com/wneessen/go-mail.
 package mailer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/wneessen/go-mail"
 
+	"kycd/invite"
 	"kycd/jobs"
 	"kycd/store"
 )
@@ -50,17 +52,46 @@ func New(cfg Config, log *slog.Logger) (*Mailer, error) {
 	return &Mailer{cfg: cfg, log: log}, nil
 }
 
-// Send delivers one message.
+// Send delivers one plain-text message.
 func (m *Mailer) Send(ctx context.Context, to, subject, body string) error {
+	return m.SendEmail(ctx, &store.Email{To: to, Subject: subject, Body: body}, nil)
+}
+
+// SendEmail delivers an outbox message: its text body, and when it has
+// one its HTML alternative (multipart/alternative) with logo, a PNG,
+// inline as cid:logo.png (multipart/related). The sender is the relay's
+// --smtp-from address under the message's FromName (the organization's
+// name for a portal link), with its Reply-To.
+func (m *Mailer) SendEmail(ctx context.Context, e *store.Email, logo []byte) error {
 	msg := mail.NewMsg()
-	if err := msg.From(m.cfg.From); err != nil {
+	var err error
+	if e.FromName != "" {
+		err = msg.FromFormat(e.FromName, m.cfg.From)
+	} else {
+		err = msg.From(m.cfg.From)
+	}
+	if err != nil {
 		return jobs.Permanent(fmt.Errorf("sender address: %w", err))
 	}
-	if err := msg.To(to); err != nil {
+	if err := msg.To(e.To); err != nil {
 		return jobs.Permanent(fmt.Errorf("recipient address: %w", err))
 	}
-	msg.Subject(subject)
-	msg.SetBodyString(mail.TypeTextPlain, body)
+	if e.ReplyTo != "" {
+		if err := msg.ReplyTo(e.ReplyTo); err != nil {
+			return jobs.Permanent(fmt.Errorf("reply-to address: %w", err))
+		}
+	}
+	msg.Subject(e.Subject)
+	msg.SetBodyString(mail.TypeTextPlain, e.Body)
+	if e.HTML != "" {
+		msg.AddAlternativeString(mail.TypeTextHTML, e.HTML)
+		if logo != nil {
+			if err := msg.EmbedReader(invite.LogoCID, bytes.NewReader(logo), mail.WithFileContentType(mail.ContentType("image/png")),
+				mail.WithFileContentID("<"+invite.LogoCID+">")); err != nil {
+				return jobs.Permanent(fmt.Errorf("embed logo: %w", err))
+			}
+		}
+	}
 	opts := []mail.Option{mail.WithTimeout(30 * time.Second)}
 	switch m.cfg.TLS {
 	case "none":
@@ -100,7 +131,15 @@ func (m *Mailer) Register(r *jobs.Runner, st *store.Store) {
 				m.log.Warn("no SMTP configured: the e-mail stays in the outbox table", "email_id", e.ID, "to", e.To, "subject", e.Subject)
 				return nil
 			}
-			sendErr := m.Send(ctx, e.To, e.Subject, e.Body)
+			var logo []byte
+			if e.LogoSHA256 != "" {
+				l, err := st.FindLogo(ctx, e.LogoSHA256)
+				if err != nil {
+					return err
+				}
+				logo = l.Data
+			}
+			sendErr := m.SendEmail(ctx, e, logo)
 			if err := st.InTx(context.WithoutCancel(ctx), func(tx *store.Tx) error { return tx.MarkEmail(e.ID, sendErr) }); err != nil {
 				return err
 			}

@@ -2,12 +2,17 @@ package mailer_test
 
 import (
 	"bufio"
+	"bytes"
+	"image"
+	"image/png"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 
+	"kycd/branding"
 	"kycd/jobs"
+	"kycd/kyc"
 	"kycd/mailer"
 	"kycd/store"
 	"kycd/store/storetest"
@@ -142,4 +147,63 @@ func TestNoSMTPKeepsOutbox(t *testing.T) {
 	if _, err := mailer.New(mailer.Config{Host: "smtp.example", TLS: "maybe", From: "x@y.example"}, nil); err == nil {
 		t.Error("a bad --smtp-tls was accepted")
 	}
+}
+
+// TestHTMLEmailWithLogo sends a portal-link e-mail as the relay sees it:
+// text and HTML alternatives, the PNG logo inline under the Content-ID
+// the HTML shows, from the organization's name, Reply-To its support.
+func TestHTMLEmailWithLogo(t *testing.T) {
+	srv := newSMTPServer(t)
+	st := storetest.Open(t)
+	org := storetest.MustOrg(t, st, "brand", nil)
+	logo, _, err := branding.ProcessLogo(pngLogo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.InTx(t.Context(), func(tx *store.Tx) error {
+		name := "Acme Bank"
+		if _, err := tx.UpdateBranding(org.ID, kyc.BrandingUpdate{DisplayName: &name}, logo, false, kyc.ActorOperator, "test"); err != nil {
+			return err
+		}
+		return tx.QueueEmailMessage(org.ID, store.Email{To: "ada@example.com", Subject: "Acme Bank: please verify your identity",
+			Body: "Hello Ada,\n", HTML: `<p>Hello Ada,</p><img src="cid:logo.png" alt="">`, FromName: "Acme Bank",
+			ReplyTo: "help@acme.example", LogoSHA256: logo.SHA256})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: srv.ln.Addr().(*net.TCPAddr).Port, From: "kycd@example.com", TLS: "none"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := jobs.New(jobs.Options{Store: st})
+	m.Register(r, st)
+	if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("RunOnce = %d, %v", n, err)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.msgs) != 1 {
+		t.Fatalf("relay got %d messages", len(srv.msgs))
+	}
+	msg := srv.msgs[0]
+	for _, want := range []string{`From: "Acme Bank" <kycd@example.com>`, "Reply-To: <help@acme.example>", "multipart/alternative",
+		"multipart/related", "Content-Type: text/plain", "Content-Type: text/html", "Content-Id: <logo.png>", "Content-Type: image/png"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func pngLogo(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 32))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -67,7 +67,7 @@ func TestBrowserCamera(t *testing.T) {
 	// here), Enter sends the form. An identity card has an MRZ, so the
 	// field and the 3-line example show.
 	b.step("details")
-	if got := b.text("step-details"); !strings.Contains(got, "STEP 4 OF 6") || !strings.Contains(got, "identity card from Austria") {
+	if got := b.text("step-details"); !strings.Contains(got, "STEP 4 OF 6") || !strings.Contains(got, "on your document: Identity card, Austria.") {
 		t.Errorf("details step: %q", got)
 	}
 	if !eval[bool](b, `!document.getElementById('mrz-field').hidden && !document.getElementById('mrz-example-td1').hidden &&
@@ -198,7 +198,7 @@ func TestBrowserUpload(t *testing.T) {
 	b.shot("camera-refused")
 
 	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{pdf}))
-	b.waitFor(`document.getElementById('capture-error').textContent.indexOf('PDF files are not supported') >= 0`)
+	b.waitFor(`document.getElementById('capture-error').textContent.indexOf('This file cannot be used') >= 0`)
 	b.shot("upload-refused")
 
 	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{passport}))

@@ -39,6 +39,13 @@ type tab struct {
 // violations it causes, for noViolations.
 func newTab(t *testing.T, width int64, camera bool, extra ...chromedp.ExecAllocatorOption) *tab {
 	t.Helper()
+	return newTabFor(t, 90*time.Second, width, camera, extra...)
+}
+
+// newTabFor is newTab for a test that needs the browser longer than 90 s:
+// the browser lives as long as the context it was started with.
+func newTabFor(t *testing.T, timeout time.Duration, width int64, camera bool, extra ...chromedp.ExecAllocatorOption) *tab {
+	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("chromium missing under CI=true: %v", err)
@@ -76,7 +83,7 @@ func newTab(t *testing.T, width int64, camera bool, extra ...chromedp.ExecAlloca
 	t.Cleanup(cancelAlloc)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	t.Cleanup(cancelTab)
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTime := context.WithTimeout(ctx, timeout)
 	t.Cleanup(cancelTime)
 
 	dir := os.Getenv("KYCD_TEST_ARTIFACTS")

@@ -61,7 +61,7 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 	}
 	if ok, retry := p.uploads.take(token); !ok {
 		return &statusError{status: http.StatusTooManyRequests, retryAfter: retry, err: &kyc.Error{Code: kyc.ERateLimited,
-			Message: "Too many photos were sent from this link in the last minute. Wait a moment, then try again."}}
+			Message: "error.rate_limited"}}
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, p.limits.MaxBytes+multipartOverhead)
 	form, err := readCaptureForm(r)
@@ -211,10 +211,10 @@ func bodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return &statusError{status: http.StatusRequestEntityTooLarge, err: &kyc.Error{Code: kyc.EValidation,
-			Message: "The photo is too large. Upload a photo of at most 10 MB.", Reason: capture.ETooLarge,
+			Message: "error.image_too_large", Reason: capture.ETooLarge,
 			Details: []kyc.FieldError{{Field: "image", Message: "is larger than 10 MB"}}, Err: err}}
 	}
-	return &kyc.Error{Code: kyc.EValidation, Message: "The upload was incomplete. Please try again.",
+	return &kyc.Error{Code: kyc.EValidation, Message: "error.upload_incomplete",
 		Details: []kyc.FieldError{{Field: "body", Message: "is not a complete multipart/form-data body"}}, Err: err}
 }
 

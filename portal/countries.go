@@ -2,13 +2,14 @@ package portal
 
 import (
 	"slices"
-	"strings"
+	"sync"
 
-	"github.com/gosimple/unidecode"
+	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
 	"kycd/kyc"
+	"kycd/locale"
 )
 
 // country is one choice of the issuing-country select.
@@ -16,16 +17,27 @@ type country struct {
 	Code, Name string
 }
 
-// countryList returns every code kyc.ValidCountry accepts with its English
-// name, sorted as an English reader expects: "Åland Islands" under A. The
-// names are compared in their ASCII transliteration, which is all 250
-// English names need; x/text/collate would do it properly for ~1.5 MB of
-// binary.
+// countryLists holds the issuing-country select of each language, built
+// on first use.
+type countryLists struct {
+	mu    sync.Mutex
+	lists map[string][]country
+}
+
+// of returns every code kyc.ValidCountry accepts with its name in c's
+// language, in that language's alphabetical order (collation: "Österreich"
+// with the Os in German, pinyin order in Chinese).
 // kyc keeps its list private, so the codes are found by asking it about
-// every pair of letters: 676 map lookups, once at start-up, and the select
-// can never offer a code the service would refuse.
-func countryList() []country {
-	names := display.English.Regions()
+// every pair of letters: 676 map lookups per language, once, and the
+// select can never offer a code the service would refuse.
+func (l *countryLists) of(c *locale.Catalog) []country {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if list, ok := l.lists[c.Tag()]; ok {
+		return list
+	}
+	tag := language.Make(c.Tag())
+	names := display.Regions(tag)
 	var out []country
 	for a := 'A'; a <= 'Z'; a++ {
 		for b := 'A'; b <= 'Z'; b++ {
@@ -34,7 +46,7 @@ func countryList() []country {
 				continue
 			}
 			name := code // a code x/text cannot name keeps the code as its label
-			if r, err := language.ParseRegion(code); err == nil {
+			if r, err := language.ParseRegion(code); err == nil && names != nil {
 				if n := names.Name(r); n != "" {
 					name = n
 				}
@@ -42,7 +54,11 @@ func countryList() []country {
 			out = append(out, country{Code: code, Name: name})
 		}
 	}
-	key := func(c country) string { return strings.ToLower(unidecode.Unidecode(c.Name)) }
-	slices.SortFunc(out, func(x, y country) int { return strings.Compare(key(x), key(y)) })
+	coll := collate.New(tag)
+	slices.SortFunc(out, func(x, y country) int { return coll.CompareString(x.Name, y.Name) })
+	if l.lists == nil {
+		l.lists = map[string][]country{}
+	}
+	l.lists[c.Tag()] = out
 	return out
 }

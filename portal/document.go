@@ -56,8 +56,7 @@ func (p *portal) handleDocumentSet(w http.ResponseWriter, r *http.Request) error
 	// SetDocumentData validates too; checking first gives the applicant
 	// the portal's own rule with the others, in words for them.
 	if details := validateDocument(d); len(details) > 0 {
-		return &kyc.Error{Code: kyc.EValidation, Details: details,
-			Message: "Some details are not valid. Correct the fields marked below, then continue."}
+		return &kyc.Error{Code: kyc.EValidation, Details: details, Message: "error.details_invalid"}
 	}
 	err = p.store.InTx(r.Context(), func(tx *store.Tx) error {
 		_, err := p.svc.SetDocumentData(tx, token, d)
@@ -89,10 +88,10 @@ func readDocumentForm(w http.ResponseWriter, r *http.Request) (*kyc.DocumentData
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, &statusError{status: http.StatusRequestEntityTooLarge, err: &kyc.Error{Code: kyc.EValidation, Err: err,
-				Message: "The details are too long to send. Check what you typed and try again.",
+				Message: "error.details_too_long",
 				Details: []kyc.FieldError{{Field: "body", Message: "must be at most 16 KB"}}}}
 		}
-		return nil, &kyc.Error{Code: kyc.EValidation, Message: "The details were not sent completely. Please try again.",
+		return nil, &kyc.Error{Code: kyc.EValidation, Message: "error.details_incomplete",
 			Details: []kyc.FieldError{{Field: "body", Message: "is not a complete JSON object"}}, Err: err}
 	}
 	var raw map[string]json.RawMessage
@@ -130,13 +129,25 @@ func readDocumentForm(w http.ResponseWriter, r *http.Request) (*kyc.DocumentData
 // validateDocument is kyc.DocumentData.Validate plus the portal's rule
 // that a document without an MRZ (a driving licence) comes without one:
 // the page hides the field for it, and the engine would read anything
-// sent as an ICAO MRZ and fail the document when it is not one.
+// sent as an ICAO MRZ and fail the document when it is not one. Each
+// detail's message is a catalog key (localize translates it): a whole
+// sentence for the applicant, shown under the field as it is.
 func validateDocument(d *kyc.DocumentData) []kyc.FieldError {
-	details := d.Validate()
+	var details []kyc.FieldError
+	for _, f := range d.Validate() {
+		key := map[string]string{"documentType": "field.document_type", "issuingCountry": "field.issuing_country",
+			"documentNumber": "field.document_number", "expiryDate": "field.expiry_date", "mrz": "field.mrz_characters"}[f.Field]
+		if f.Field == "mrz" && len(d.MRZ) > 200 {
+			key = "field.mrz_too_long" // the one other rule Validate has for it
+		}
+		if key != "" {
+			f.Message = key
+		}
+		details = append(details, f)
+	}
 	i := slices.IndexFunc(documentTypes, func(t documentType) bool { return t.Value == d.DocumentType })
 	if d.MRZ != "" && i >= 0 && !documentTypes[i].HasMRZ && !slices.ContainsFunc(details, func(f kyc.FieldError) bool { return f.Field == "mrz" }) {
-		details = append(details, kyc.FieldError{Field: "mrz",
-			Message: "must be empty: a " + strings.ToLower(documentTypes[i].Label) + " has no machine-readable zone"})
+		details = append(details, kyc.FieldError{Field: "mrz", Message: "field.mrz_none"})
 	}
 	return details
 }
@@ -159,6 +170,5 @@ func tidyMRZ(s string) string {
 // invalidDocumentForm is the VALIDATION_ERROR for a document form the page
 // built wrongly: only a broken or stale page sends one.
 func invalidDocumentForm(details ...kyc.FieldError) *kyc.Error {
-	return &kyc.Error{Code: kyc.EValidation, Details: details,
-		Message: "The details could not be sent because this page sent an incomplete form. Reload the page and try again."}
+	return &kyc.Error{Code: kyc.EValidation, Details: details, Message: "error.details_broken"}
 }

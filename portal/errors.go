@@ -12,11 +12,12 @@ import (
 	"kycd/verification"
 )
 
-// The portal's own errors. Messages are written for the applicant.
+// The portal's own errors. Their Message is a catalog key: writeAPIError
+// puts the applicant's language in its place (localize).
 var (
-	errNoRoute     = &kyc.Error{Code: kyc.ENotFound, Message: "There is nothing at this address."}
-	errUnknownLink = &kyc.Error{Code: kyc.ENotFound, Message: "This verification link is not valid. Check that you opened the whole link."}
-	errCrossOrigin = &kyc.Error{Code: kyc.EForbidden, Message: "This request came from another website and was refused. Open your verification link directly."}
+	errNoRoute     = &kyc.Error{Code: kyc.ENotFound, Message: "error.no_route"}
+	errUnknownLink = &kyc.Error{Code: kyc.ENotFound, Message: "error.unknown_link"}
+	errCrossOrigin = &kyc.Error{Code: kyc.EForbidden, Message: "error.cross_origin"}
 )
 
 // invalidForm is the VALIDATION_ERROR for an upload form the page built
@@ -24,8 +25,7 @@ var (
 // applicant the one thing they can do; the details name the fields for
 // whoever debugs it.
 func invalidForm(details ...kyc.FieldError) error {
-	return &kyc.Error{Code: kyc.EValidation, Details: details,
-		Message: "The photo could not be sent because this page sent incomplete details. Reload the page and try again."}
+	return &kyc.Error{Code: kyc.EValidation, Details: details, Message: "error.form_broken"}
 }
 
 // statusError gives an error a status other than its code's (413 and 415
@@ -66,7 +66,9 @@ type errorBody struct {
 }
 
 // internalMessage replaces any message of an unexpected error: its text
-// was not written for the applicant and may name internals.
+// was not written for the applicant and may name internals. It is the
+// English of error.internal, for the one answer written without a
+// catalog (a response that could not be encoded).
 const internalMessage = "Something went wrong on our side. Please try again in a moment."
 
 // linkGone reports whether err is the service's refusal of a link that can
@@ -106,7 +108,7 @@ func (p *portal) classify(r *http.Request, err error) (int, *kyc.Error) {
 	}
 	// The route pattern, not the path: the path holds the link's token.
 	p.log.ErrorContext(r.Context(), "portal request failed", "route", r.Pattern, "err", err)
-	return http.StatusInternalServerError, &kyc.Error{Code: kyc.EInternal, Message: internalMessage}
+	return http.StatusInternalServerError, &kyc.Error{Code: kyc.EInternal, Message: "error.internal"}
 }
 
 // clientGone reports whether err only says the applicant's browser went
@@ -122,6 +124,7 @@ func (p *portal) writeAPIError(w http.ResponseWriter, r *http.Request, err error
 		return
 	}
 	status, e := p.classify(r, err)
+	e = p.localize(catalog(r, nil, nil), e)
 	var se *statusError
 	if errors.As(err, &se) && se.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((se.retryAfter+time.Second-1)/time.Second)))
@@ -143,7 +146,13 @@ func (p *portal) writePageError(w http.ResponseWriter, r *http.Request, err erro
 		return
 	}
 	if st, ok := linkGone(err); ok {
-		p.renderState(w, r, http.StatusGone, pageKind(st), nil)
+		// The state pages name the organization: find the request again
+		// (the link was valid a moment ago).
+		var req *kyc.KYCRequest
+		if token, terr := tokenParam(r); terr == nil {
+			req, _, _ = p.svc.PortalState(r.Context(), token)
+		}
+		p.renderState(w, r, http.StatusGone, pageKind(st), req)
 		return
 	}
 	status, _ := p.classify(r, err)
@@ -173,13 +182,9 @@ func (p *portal) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 // (UNPROCESSABLE with the state as reason), or nil for an open link. The
 // portal asks before work the service would refuse only at the end.
 func linkError(st verification.LinkState) error {
-	msg, ok := map[verification.LinkState]string{
-		verification.LinkExpired:   "This link has expired.",
-		verification.LinkCancelled: "This verification was cancelled.",
-		verification.LinkDone:      "This verification has already been submitted.",
-	}[st]
-	if !ok {
-		return nil
+	switch st {
+	case verification.LinkExpired, verification.LinkCancelled, verification.LinkDone:
+		return &kyc.Error{Code: kyc.EUnprocessable, Message: "error.link_" + string(st), Reason: string(st)}
 	}
-	return &kyc.Error{Code: kyc.EUnprocessable, Message: msg, Reason: string(st)}
+	return nil
 }

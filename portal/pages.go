@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"kycd/kyc"
+	"kycd/locale"
 	"kycd/store"
 	"kycd/verification"
 )
@@ -44,33 +45,28 @@ func pageKind(st verification.LinkState) stateKind {
 	return stateDone
 }
 
-// stateText is the wording of each state page: the applicant must learn
-// what happened and what to do next, nothing about our internals.
-var stateText = map[stateKind]struct{ Title, Message, Next string }{
-	stateNotFound: {"Link not found", "This verification link is not valid.",
-		"Check that you opened the whole link from your message. If it still does not work, ask the company that sent it for a new link."},
-	stateExpired: {"This link has expired", "The time to complete this verification has run out.",
-		"Ask the company that sent you the link for a new one. Nothing you started has been submitted."},
-	stateCancelled: {"Verification cancelled", "The company that sent you this link has cancelled this verification.",
-		"You do not need to do anything. If you think this is a mistake, contact them."},
-	stateDone: {"Verification submitted", "Your photos have been submitted. Thank you.",
-		"There is nothing more to do here. The company that sent you the link will let you know the result."},
-	stateError: {"Something went wrong", "We could not show this page because of a problem on our side.",
-		"Please reload the page in a moment. Your link is still valid."},
-}
-
-// statePage is the data of state.html.
+// statePage is the data of state.html. Its wording is the catalog's
+// state.<kind>.title, .message and .next: the applicant must learn what
+// happened and what to do next, nothing about our internals.
 type statePage struct {
+	chrome
 	Kind                 stateKind
 	Title, Message, Next string
 	RedirectURL          string
 }
 
-// renderState writes the page for kind. The request, when known, gives a
-// done page its link back to the organization's site.
+// renderState writes the page for kind. The request, when known, names
+// the organization and gives a done page its link back to the
+// organization's site. The pages that speak of the organization (expired,
+// cancelled, done) need it: without it they become the error page.
 func (p *portal) renderState(w http.ResponseWriter, r *http.Request, status int, kind stateKind, req *kyc.KYCRequest) {
-	t := stateText[kind]
-	data := statePage{Kind: kind, Title: t.Title, Message: t.Message, Next: t.Next}
+	if req == nil && kind != stateNotFound && kind != stateError {
+		kind, status = stateError, http.StatusInternalServerError
+	}
+	c := p.chromeFor(r.Context(), r, req)
+	k := "state." + string(kind)
+	data := statePage{chrome: c, Kind: kind, Title: c.L.T(k + ".title"), Message: c.L.T(k+".message", "org", c.Org),
+		Next: c.L.T(k+".next", "org", c.Org)}
 	if kind == stateDone && req != nil {
 		data.RedirectURL = redirectURL(req)
 	}
@@ -90,12 +86,22 @@ func (p *portal) render(w http.ResponseWriter, r *http.Request, status int, name
 		p.renderState(w, r, http.StatusInternalServerError, stateError, nil)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	// The page's language depends on these request headers; a shared
+	// cache must not hand one applicant's language to another (no-store
+	// already forbids caching; this says why the answers differ).
+	h.Set("Vary", "Accept-Language")
+	if l, ok := data.(interface{ lang() string }); ok {
+		h.Set("Content-Language", l.lang())
+	}
 	w.WriteHeader(status)
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		p.log.DebugContext(r.Context(), "portal write page", "page", name, "err", err)
 	}
 }
+
+func (c chrome) lang() string { return c.L.Tag() }
 
 // redirectURL is where the done page sends the applicant: the request's
 // redirectUrl when it is an absolute http(s) URL, else "". The API
@@ -112,10 +118,11 @@ func redirectURL(req *kyc.KYCRequest) string {
 	return u.String()
 }
 
-// documentType is one choice on the document step.
+// documentType is one choice on the document step; its label is the
+// catalog's doc.<Value>.
 type documentType struct {
-	Value, Label string
-	HasBack      bool
+	Value   string
+	HasBack bool
 	// HasMRZ: the document carries an ICAO 9303 machine-readable zone,
 	// which the details step then offers to type. Driving licences do not.
 	HasMRZ bool
@@ -123,14 +130,15 @@ type documentType struct {
 
 // documentTypes lists kyc.DocumentTypes in the order the page shows them.
 var documentTypes = []documentType{
-	{"passport", "Passport", false, true},
-	{"id_card", "Identity card", true, true},
-	{"driving_licence", "Driving licence", true, false},
-	{"residence_permit", "Residence permit", true, true},
+	{"passport", false, true},
+	{"id_card", true, true},
+	{"driving_licence", true, false},
+	{"residence_permit", true, true},
 }
 
 // appPage is the data of app.html.
 type appPage struct {
+	chrome
 	CapturesURL, SubmitURL, PageURL string
 	DocumentURL                     string
 	Workflow                        kyc.WorkflowType
@@ -139,7 +147,8 @@ type appPage struct {
 	ExpiresAt                       string
 	DocumentTypes                   []documentType
 	Countries                       []country
-	Country                         string // preselected: the applicant's country
+	Country                         string                    // preselected: the applicant's country
+	Messages                        map[string]locale.Message // what portal.js says, in the page's language
 }
 
 // handleApp handles "GET /portal/{token}": the app for an open link
@@ -173,11 +182,13 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	data := appPage{
-		CapturesURL: r.URL.Path + "/captures", DocumentURL: r.URL.Path + "/document", SubmitURL: r.URL.Path + "/submit", PageURL: r.URL.Path,
+	c := p.chromeFor(r.Context(), r, req)
+	data := appPage{chrome: c,
+		CapturesURL: withLang(r.URL.Path+"/captures", c.L), DocumentURL: withLang(r.URL.Path+"/document", c.L),
+		SubmitURL: withLang(r.URL.Path+"/submit", c.L), PageURL: withLang(r.URL.Path, c.L),
 		Workflow: req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
-		ExpiresAt:     req.PortalExpiresAt.UTC().Format("2 January 2006, 15:04 UTC"),
-		DocumentTypes: documentTypes, Countries: p.countries,
+		ExpiresAt:     c.L.DateTime(req.PortalExpiresAt),
+		DocumentTypes: documentTypes, Countries: p.countries.of(c.L), Messages: scriptMessages(c.L),
 	}
 	if a.Country != nil && kyc.ValidCountry(*a.Country) {
 		data.Country = *a.Country

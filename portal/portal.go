@@ -59,7 +59,7 @@ type portal struct {
 
 	pages     *template.Template
 	assets    *assets
-	countries []country
+	countries countryLists
 	mux       *http.ServeMux
 }
 
@@ -91,7 +91,6 @@ func New(o Options) http.Handler {
 	p.uploads = newLinkLimiter(o.UploadsPerMinute, time.Minute, o.Now)
 	p.assets = mustLoadAssets()
 	p.pages = mustParsePages(p.assets)
-	p.countries = countryList()
 	p.routes()
 	return securityHeaders(p.mux)
 }
@@ -99,6 +98,8 @@ func New(o Options) http.Handler {
 // routes is the portal's entire route table.
 func (p *portal) routes() {
 	p.mux.Handle("GET /portal/assets/{hash}/{name}", http.HandlerFunc(p.handleAsset))
+	p.mux.Handle("GET /portal/theme/{file}", http.HandlerFunc(p.handleTheme))
+	p.mux.Handle("GET /portal/logos/{sha256}", http.HandlerFunc(p.handleLogo))
 	p.mux.Handle("GET /portal/{token}", p.page(p.handleApp))
 	// The endpoints the page calls. CrossOriginProtection refuses
 	// POSTs a browser marks as sent from another site: the token in the

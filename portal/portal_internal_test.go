@@ -9,12 +9,25 @@ import (
 
 	"kycd/capture"
 	"kycd/kyc"
+	"kycd/locale"
 )
 
 // TestCountryList offers every code the service accepts, each once, named
-// and in reading order.
+// and in reading order, in every language.
 func TestCountryList(t *testing.T) {
-	list := countryList()
+	var lists countryLists
+	for _, c := range locale.All() {
+		list := lists.of(c)
+		if len(list) != 250 {
+			t.Errorf("%s: countries=%d, want 250", c.Tag(), len(list))
+		}
+		for i, ctry := range list {
+			if ctry.Name == ctry.Code {
+				t.Errorf("%s: entry %d unnamed: %+v", c.Tag(), i, ctry)
+			}
+		}
+	}
+	list := lists.of(locale.Get("en"))
 	if len(list) != 250 {
 		t.Errorf("countries=%d, want 250 (249 ISO codes and XK)", len(list))
 	}
@@ -31,6 +44,17 @@ func TestCountryList(t *testing.T) {
 		{"Cuba", "Curaçao"}, {"Curaçao", "Cyprus"}, {"Germany", "Ghana"}} {
 		if pos[order[0]] >= pos[order[1]] {
 			t.Errorf("%s is not before %s", order[0], order[1])
+		}
+	}
+	// German collation puts Ö with O (Oman, Österreich); Russian sorts
+	// in Cyrillic order (Грузия before Египет), not by transliteration.
+	for tag, order := range map[string][2]string{"de": {"OM", "AT"}, "ru": {"GE", "EG"}} {
+		pos := map[string]int{}
+		for i, c := range lists.of(locale.Get(tag)) {
+			pos[c.Code] = i
+		}
+		if pos[order[0]] >= pos[order[1]] {
+			t.Errorf("%s: %s is not before %s", tag, order[0], order[1])
 		}
 	}
 }
@@ -59,7 +83,7 @@ func TestDocumentTypes(t *testing.T) {
 		t.Errorf("page offers %d documents, service accepts %d", len(documentTypes), len(kyc.DocumentTypes))
 	}
 	for _, d := range documentTypes {
-		if back, ok := kyc.DocumentTypes[d.Value]; !ok || back != d.HasBack || d.Label == "" {
+		if back, ok := kyc.DocumentTypes[d.Value]; !ok || back != d.HasBack || !locale.Get("en").Has("doc."+d.Value) {
 			t.Errorf("%+v: service has %v %v", d, back, ok)
 		}
 		// The documents with an ICAO 9303 MRZ, as the decision engine
@@ -71,19 +95,19 @@ func TestDocumentTypes(t *testing.T) {
 }
 
 // TestBusyUpload: when the decoding gate has no room, the upload is
-// answered 503 in the envelope with Retry-After, and capture's message
-// for the applicant.
+// answered 503 in the envelope with Retry-After, and the catalog's message
+// for the applicant in their language (capture's English one is replaced).
 func TestBusyUpload(t *testing.T) {
 	p := &portal{log: slog.New(slog.DiscardHandler)}
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest("POST", "/portal/x/captures", nil)
+	req := httptest.NewRequest("POST", "/portal/x/captures?lang=de", nil)
 	p.writeAPIError(rec, req, imageError(&capture.Error{Code: capture.EBusy, Message: "Busy now."}))
 	var body errorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "3" || body.Error.Code != kyc.EUnavailable ||
-		body.Error.Type != "unavailable" || body.Error.Reason != capture.EBusy || body.Error.Message != "Busy now." {
+		body.Error.Type != "unavailable" || body.Error.Reason != capture.EBusy || body.Error.Message != locale.Get("de").T("error.busy") {
 		t.Errorf("%d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 }

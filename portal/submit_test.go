@@ -56,7 +56,7 @@ func TestSubmitMissing(t *testing.T) {
 				t.Errorf("details=%s %q, want %s %q: %s", env.fields(), env.Error.Message, tt.want, tt.message, r.body)
 			}
 			for _, d := range env.Error.Details {
-				if d.Message != "is required before submitting" {
+				if d.Message != "This is required before you send." {
 					t.Errorf("detail %+v", d)
 				}
 			}

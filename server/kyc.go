@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"kycd/kyc"
+	"kycd/locale"
 	"kycd/store"
 	"kycd/verification"
 )
@@ -49,6 +50,7 @@ type kycJSON struct {
 	RedirectURL          *string         `json:"redirectUrl"`
 	ExternalRef          *string         `json:"externalRef"`
 	Metadata             map[string]any  `json:"metadata"`
+	Locale               *string         `json:"locale"`
 	PortalURL            *string         `json:"portalUrl"`
 	PortalExpiresAt      string          `json:"portalExpiresAt"`
 	PortalOpenedAt       *string         `json:"portalOpenedAt"`
@@ -80,7 +82,8 @@ func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
 	j := kycJSON{ID: r.ID, PublicID: r.PublicID, ApplicantID: r.ApplicantID, ApplicantPublicID: r.ApplicantPublicID,
 		Environment: r.Environment, Status: r.Status, Decision: r.Decision, DecisionReason: r.DecisionReason,
 		RiskScore: r.RiskScore, WorkflowType: string(r.WorkflowType), CallbackURL: r.CallbackURL, RedirectURL: r.RedirectURL,
-		ExternalRef: r.ExternalRef, Metadata: r.Metadata, PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt), PortalOpenedAt: timePtr(r.PortalOpenedAt),
+		ExternalRef: r.ExternalRef, Metadata: r.Metadata, Locale: r.Locale, PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt),
+		PortalOpenedAt:     timePtr(r.PortalOpenedAt),
 		AutomationDecision: r.AutomationDecision, AutomationConfidence: r.AutomationConfidence,
 		ProcessingResult: r.ProcessingResult, ReviewerNote: r.ReviewerNote, ReviewReasonCode: r.ReviewReasonCode, SubmittedAt: timePtr(r.SubmittedAt),
 		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt)}
@@ -190,6 +193,15 @@ func (s *Server) handleKYCCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	in.Metadata = o.anyObject("metadata")
 	errs = append(errs, kyc.ValidateMetadata(in.Metadata)...)
+	if loc := o.str("locale"); loc != nil {
+		canonical, _, err := locale.Parse(*loc)
+		if err != nil {
+			errs = append(errs, kyc.FieldError{Field: "locale",
+				Message: "must be a BCP 47 language tag of a language the portal speaks: " + strings.Join(locale.Tags(), ", ") + " (regional forms such as de-CH or pt-BR are fine)"})
+		} else {
+			in.Locale = &canonical
+		}
+	}
 	ttl, ttlErrs := portalTTL(o)
 	in.PortalTTL = ttl
 	if err := o.check(append(errs, ttlErrs...)); err != nil {

@@ -16,7 +16,7 @@ const kycColumns = `r.id, r.public_id, r.organization_id, r.environment, r.appli
 	r.decision_reason, r.risk_score, r.workflow_type, r.callback_url, r.redirect_url, r.external_ref, r.metadata,
 	r.portal_expires_at, r.automation_decision, r.automation_confidence, r.processing_result, r.screenings, r.reviewer_note,
 	r.submitted_at, r.decided_at, r.created_at, r.updated_at, r.document_data, r.pending_review, r.review_reason_code,
-	r.document_key_id, r.portal_opened_at, r.portal_token_sealed, r.portal_token_key_id`
+	r.document_key_id, r.locale, r.portal_opened_at, r.portal_token_sealed, r.portal_token_key_id`
 
 const kycFrom = ` FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id `
 
@@ -38,11 +38,11 @@ func (tx *Tx) CreateKYCRequest(r *kyc.KYCRequest, tokenHash []byte) error {
 	}
 	_, err = tx.exec(`INSERT INTO kyc_requests (id, public_id, organization_id, environment, applicant_id, status, decision,
 		workflow_type, callback_url, redirect_url, external_ref, metadata, portal_token_hash, portal_token_sealed, portal_token_key_id,
-		portal_expires_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		portal_expires_at, created_at, updated_at, locale)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.PublicID, r.OrganizationID, string(r.Environment), r.ApplicantID, string(r.Status), string(r.Decision),
 		string(r.WorkflowType), r.CallbackURL, r.RedirectURL, r.ExternalRef, string(meta), tokenHash, sealed, keyID,
-		kyc.FormatTime(r.PortalExpiresAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now))
+		kyc.FormatTime(r.PortalExpiresAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), r.Locale)
 	if err != nil {
 		return fmt.Errorf("insert kyc request: %w", err)
 	}
@@ -218,19 +218,20 @@ func (s *Store) FindKYCRequests(ctx context.Context, orgID string, env kyc.Envir
 func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 	var r kyc.KYCRequest
 	var env, status, decision, workflow, meta, expires, created, updated string
-	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided, docData, pending, reasonCode sql.NullString
+	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided, docData, pending, reasonCode, loc sql.NullString
 	var risk, confidence sql.NullFloat64
 	var docKey, tokenKey sql.NullInt64
 	var opened sql.NullString
 	var tokenSealed []byte
 	if err := row.Scan(&r.ID, &r.PublicID, &r.OrganizationID, &env, &r.ApplicantID, &r.ApplicantPublicID, &status, &decision,
 		&reason, &risk, &workflow, &callback, &redirect, &ref, &meta, &expires, &autoDecision, &confidence, &result, &screenings, &note,
-		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &opened, &tokenSealed, &tokenKey); err != nil {
+		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &loc, &opened, &tokenSealed, &tokenKey); err != nil {
 		return nil, err
 	}
 	r.Environment, r.Status, r.Decision, r.WorkflowType = kyc.Environment(env), kyc.KYCStatus(status), kyc.KYCDecision(decision), kyc.WorkflowType(workflow)
 	r.DecisionReason, r.CallbackURL, r.RedirectURL, r.ExternalRef = ptrString(reason), ptrString(callback), ptrString(redirect), ptrString(ref)
 	r.AutomationDecision, r.ReviewerNote, r.ReviewReasonCode = ptrString(autoDecision), ptrString(note), ptrString(reasonCode)
+	r.Locale = ptrString(loc)
 	if risk.Valid {
 		r.RiskScore = &risk.Float64
 	}

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 12
+-- PRAGMA user_version = 13
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -120,7 +120,7 @@ CREATE TABLE email_outbox (
   created_at      TEXT NOT NULL,
   sent_at         TEXT,
   error           TEXT
-) STRICT;
+, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256)) STRICT;
 
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
@@ -231,7 +231,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -252,12 +252,21 @@ CREATE TABLE list_versions (
   active       INTEGER NOT NULL CHECK (active IN (0, 1))
 ) STRICT;
 
+CREATE TABLE organization_logos (
+  sha256       TEXT PRIMARY KEY,
+  content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/svg+xml')),
+  width        INTEGER NOT NULL,
+  height       INTEGER NOT NULL,
+  data         BLOB NOT NULL,
+  created_at   TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE organizations (
   id            TEXT PRIMARY KEY,            -- org_<ulid>
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1))) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256)) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,

@@ -382,18 +382,10 @@ type EmailJob struct {
 	ID int64 `json:"id"`
 }
 
-// QueueEmail puts a message in the e-mail outbox and, in the same
-// transaction, the job that sends it.
+// QueueEmail puts a plain-text message in the e-mail outbox and, in the
+// same transaction, the job that sends it.
 func (tx *Tx) QueueEmail(orgID, to, subject, body string) error {
-	res, err := tx.exec(`INSERT INTO email_outbox (organization_id, to_address, subject, body, created_at) VALUES (?, ?, ?, ?, ?)`,
-		nullString(orgID), to, subject, body, kyc.FormatTime(tx.now))
-	if err != nil {
-		return fmt.Errorf("queue e-mail: %w", err)
-	}
-	id, _ := res.LastInsertId()
-	payload, _ := json.Marshal(EmailJob{ID: id})
-	_, err = tx.EnqueueJob(NewJob{Kind: KindEmailSend, Payload: payload, MaxAttempts: 8})
-	return err
+	return tx.QueueEmailMessage(orgID, Email{To: to, Subject: subject, Body: body})
 }
 
 // FindEmail returns one outbox message.
@@ -401,12 +393,15 @@ func (s *Store) FindEmail(ctx context.Context, id int64) (*Email, error) {
 	var m Email
 	var created string
 	var sent sql.NullString
-	err := s.reader.QueryRowContext(ctx, `SELECT id, to_address, subject, body, created_at, sent_at FROM email_outbox WHERE id = ?`, id).
-		Scan(&m.ID, &m.To, &m.Subject, &m.Body, &created, &sent)
+	var html, fromName, replyTo, logo sql.NullString
+	err := s.reader.QueryRowContext(ctx, `SELECT id, to_address, subject, body, created_at, sent_at, html_body, from_name, reply_to,
+		logo_sha256 FROM email_outbox WHERE id = ?`, id).
+		Scan(&m.ID, &m.To, &m.Subject, &m.Body, &created, &sent, &html, &fromName, &replyTo, &logo)
 	if err != nil {
 		return nil, fmt.Errorf("find e-mail %d: %w", id, err)
 	}
 	m.CreatedAt, m.SentAt = parseTime(created), optTime(sent)
+	m.HTML, m.FromName, m.ReplyTo, m.LogoSHA256 = html.String, fromName.String, replyTo.String, logo.String
 	return &m, nil
 }
 
@@ -431,12 +426,19 @@ func (tx *Tx) FailUndeliverable(deliveryID string) error {
 
 // Email is a message of the outbox.
 type Email struct {
-	ID        int64
-	To        string
-	Subject   string
-	Body      string
-	CreatedAt time.Time
-	SentAt    *time.Time
+	ID      int64
+	To      string
+	Subject string
+	Body    string // text/plain
+	// HTML is the text/html alternative of Body, "" for none. LogoSHA256
+	// names the organization logo it shows inline (as cid:logo), "" for
+	// none.
+	HTML       string
+	FromName   string // the sender's display name; the address is the relay's --smtp-from
+	ReplyTo    string
+	LogoSHA256 string
+	CreatedAt  time.Time
+	SentAt     *time.Time
 }
 
 // FindEmails lists the outbox, oldest first.

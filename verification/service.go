@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"kycd/decision"
+	"kycd/invite"
 	"kycd/kyc"
+	"kycd/locale"
 	"kycd/store"
 )
 
@@ -61,6 +63,7 @@ type CreateInput struct {
 	ExternalRef  *string
 	Metadata     map[string]any
 	PortalTTL    time.Duration // 0: DefaultPortalTTL
+	Locale       *string       // canonical BCP 47 tag (locale.Parse); nil: per applicant
 }
 
 // Create makes a request with a fresh portal link, fires created and
@@ -99,7 +102,8 @@ func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, actor 
 	}
 	r := &kyc.KYCRequest{OrganizationID: orgID, Environment: env, ApplicantID: a.ID, ApplicantPublicID: a.PublicID,
 		Status: kyc.KYCLinkGenerated, Decision: kyc.DecisionPending, WorkflowType: wf, CallbackURL: in.CallbackURL,
-		RedirectURL: in.RedirectURL, ExternalRef: in.ExternalRef, Metadata: in.Metadata, PortalExpiresAt: tx.Now().Add(ttl)}
+		RedirectURL: in.RedirectURL, ExternalRef: in.ExternalRef, Metadata: in.Metadata, PortalExpiresAt: tx.Now().Add(ttl),
+		Locale: in.Locale}
 	r.PortalToken = store.NewSecret(32)
 	if err := tx.CreateKYCRequest(r, hashToken(r.PortalToken)); err != nil {
 		return nil, err
@@ -123,10 +127,7 @@ func (s *Service) linkIssued(tx *store.Tx, r *kyc.KYCRequest, a *kyc.Applicant, 
 		return err
 	}
 	if a != nil && a.Email != nil {
-		body := fmt.Sprintf("Hello %s,\n\nplease verify your identity here:\n\n%s\n\nThe link is valid until %s (UTC). "+
-			"You will need an identity document and a camera or photos of the document.\n",
-			a.FirstName, s.PortalURL(r.PortalToken), r.PortalExpiresAt.UTC().Format("2 January 2006 15:04"))
-		if err := tx.QueueEmail(r.OrganizationID, *a.Email, "Verify your identity", body); err != nil {
+		if err := s.queueLinkEmail(tx, r, a); err != nil {
 			return err
 		}
 	}
@@ -136,6 +137,31 @@ func (s *Service) linkIssued(tx *store.Tx, r *kyc.KYCRequest, a *kyc.Applicant, 
 	}
 	_, err = tx.EnqueueJob(store.NewJob{Kind: KindExpire, Payload: payload, RunAt: r.PortalExpiresAt, MaxAttempts: 5})
 	return err
+}
+
+// queueLinkEmail puts the e-mail with the portal link in the outbox: in
+// the request's locale, else the organization's default (the applicant's
+// browser is not known yet), as text and HTML, from the organization's
+// name with Reply-To its support address, and with its PNG logo inline.
+func (s *Service) queueLinkEmail(tx *store.Tx, r *kyc.KYCRequest, a *kyc.Applicant) error {
+	b, err := tx.FindBranding(r.OrganizationID)
+	if err != nil {
+		return err
+	}
+	ch := locale.Choice{OrgDefault: b.DefaultLocale}
+	if r.Locale != nil {
+		ch.Requested = *r.Locale
+	}
+	m, err := invite.Compose(invite.Input{Branding: b, Catalog: locale.Match(ch), FirstName: a.FirstName,
+		URL: s.PortalURL(r.PortalToken), ExpiresAt: r.PortalExpiresAt})
+	if err != nil {
+		return fmt.Errorf("compose link e-mail: %w", err)
+	}
+	e := store.Email{To: *a.Email, Subject: m.Subject, Body: m.Text, HTML: m.HTML, FromName: b.Shown(), ReplyTo: b.SupportEmail}
+	if m.InlineLogo {
+		e.LogoSHA256 = b.Logo.SHA256
+	}
+	return tx.QueueEmailMessage(r.OrganizationID, e)
 }
 
 // Cancel ends a request before submission.

@@ -1,6 +1,7 @@
 // The portal's camera: start a stream, take one frame as JPEG, stop, and
-// say in the applicant's words why the camera cannot be used. portal.js
-// drives it; it knows nothing about steps or uploads.
+// say why the camera cannot be used. portal.js drives it; it knows nothing
+// about steps or uploads. What it says is a key of the page's message
+// catalog (js.camera_*), which portal.js puts in the applicant's language.
 window.portalCamera = (function () {
   'use strict';
 
@@ -39,7 +40,7 @@ window.portalCamera = (function () {
   function frame(video, canvas) {
     return new Promise(function (resolve, reject) {
       if (!video.videoWidth) {
-        reject(new Error('The camera is not ready yet. Wait a moment, then take the photo again.'));
+        reject(new Error('js.camera_not_ready'));
         return;
       }
       canvas.width = video.videoWidth;
@@ -49,26 +50,27 @@ window.portalCamera = (function () {
         if (blob) {
           resolve(blob);
         } else {
-          reject(new Error('The photo could not be taken. Try again, or upload a photo instead.'));
+          reject(new Error('js.camera_no_frame'));
         }
       }, 'image/jpeg', QUALITY);
     });
   }
 
-  // message explains why the camera did not start and what to do instead.
+  // message is the catalog key that explains why the camera did not
+  // start and what to do instead.
   function message(err) {
     switch (err && err.name) {
       case 'NotAllowedError':
       case 'SecurityError':
-        return 'Camera access was refused. Allow the camera in your browser settings and reload the page, or upload a photo instead.';
+        return 'js.camera_denied';
       case 'NotFoundError':
       case 'OverconstrainedError':
-        return 'No camera was found on this device. Upload a photo instead.';
+        return 'js.camera_not_found';
       case 'NotReadableError':
       case 'AbortError':
-        return 'The camera is in use by another app or could not start. Close other apps using it and try again, or upload a photo instead.';
+        return 'js.camera_busy';
     }
-    return 'The camera could not start. Upload a photo instead.';
+    return 'js.camera_failed';
   }
 
   return { supported: supported, start: start, stop: stop, frame: frame, message: message };

@@ -1,14 +1,43 @@
 // Applicant portal: consent, document choice, photos (camera or file),
 // document details, review and submission, all on one page. Plain JavaScript, no framework:
 // the page is small and must work on old phones. The server does every
-// check that matters; this script only guides the applicant.
+// check that matters; this script only guides the applicant. Every word it
+// shows comes from the page's message catalog (the JSON block
+// #portal-messages), in the page's language.
 (function () {
   'use strict';
 
   var app = document.getElementById('app');
   var camera = window.portalCamera; // camera.js
-  if (!app || !camera) {
+  var block = document.getElementById('portal-messages');
+  if (!app || !camera || !block) {
     return;
+  }
+  var MESSAGES = JSON.parse(block.textContent);
+  var LANG = app.dataset.lang || 'en';
+  var plurals = window.Intl && Intl.PluralRules ? new Intl.PluralRules(LANG) : null;
+
+  // t returns the message key with its {placeholders} filled from args;
+  // a plural message takes its form for args.n.
+  function t(key, args) {
+    var m = MESSAGES[key];
+    if (m === undefined) return key;
+    if (typeof m === 'object') {
+      var form = plurals && args && typeof args.n === 'number' ? plurals.select(args.n) : 'other';
+      m = m[form] || m.other;
+    }
+    return m.replace(/\{(\w+)\}/g, function (all, name) {
+      return args && args[name] !== undefined ? String(args[name]) : all;
+    });
+  }
+
+  // longDate writes 2031-04-30 as the language writes a date in full (30
+  // April 2031, 30. April 2031, 2031年4月30日), which no reader can take for
+  // 4 November; the server writes dates with the same catalog entries.
+  function longDate(iso) {
+    var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+    if (!m) return iso;
+    return t('date.long', { day: Number(m[3]), month: t('date.month.' + Number(m[2])), year: m[1] });
   }
   var MAX_BYTES = 10 * 1024 * 1024; // the server's limit, checked here to spare a slow upload
   var REDIRECT_DELAY = 5; // seconds on the done step before going back to the organization
@@ -69,7 +98,7 @@
     var section = $('step-' + step);
     var progress = section.querySelector('.progress');
     if (progress) {
-      progress.textContent = 'Step ' + stageOf(step) + ' of ' + stages();
+      progress.textContent = t('progress', { n: stageOf(step), total: stages() });
     }
     if (quiet) return;
     window.scrollTo(0, 0);
@@ -95,28 +124,18 @@
     return item === 'details' ? !!state.details : !!state.shots[item];
   }
 
+  // slotText is the title, hint and caption of a photo. Each side of each
+  // document has its own message: languages decline and gender the
+  // document's name, so it is never pieced together here.
   function slotText(slot) {
-    var doc = state.docLabel.toLowerCase();
     if (slot === 'selfie') {
-      return {
-        title: 'Take a selfie',
-        hint: 'Look straight at the camera with your whole face inside the oval. Take off glasses and hats, and face the light.',
-        caption: 'Your selfie'
-      };
+      return { title: t('js.selfie_title'), hint: t('js.selfie_hint'), caption: t('js.selfie_caption') };
     }
     if (state.docType === 'passport') {
-      return {
-        title: 'Photo page of your passport',
-        hint: 'Open your passport at the page with your photo. Fit the whole page inside the frame, without glare or shadows.',
-        caption: 'Passport photo page'
-      };
+      return { title: t('js.passport_title'), hint: t('js.passport_hint'), caption: t('js.passport_caption') };
     }
-    var side = slot === 'front' ? 'Front' : 'Back';
-    return {
-      title: side + ' of your ' + doc,
-      hint: 'Lay the ' + doc + ' on a plain, dark surface. Fit all four corners inside the frame, without glare or shadows.',
-      caption: side + ' of your ' + doc
-    };
+    var title = t('js.' + slot + '.' + state.docType);
+    return { title: title, hint: t('js.card_hint'), caption: title };
   }
 
   // Welcome and document steps.
@@ -131,7 +150,7 @@
   function onConsent() {
     var box = $('consent');
     if (!box.checked) {
-      fieldError('consent-error', 'Tick the box to agree before you start.', box);
+      fieldError('consent-error', t('js.consent_required'), box);
       return;
     }
     fieldError('consent-error', '');
@@ -141,8 +160,8 @@
   function onDocument() {
     var checked = app.querySelector('input[name="documentType"]:checked');
     var country = $('country').value;
-    fieldError('doctype-error', checked ? '' : 'Choose the document you will photograph.');
-    fieldError('country-error', country ? '' : 'Choose the country that issued your document.');
+    fieldError('doctype-error', checked ? '' : t('js.document_required'));
+    fieldError('country-error', country ? '' : t('js.country_required'));
     if (!checked) {
       app.querySelector('input[name="documentType"]').focus();
       return;
@@ -233,7 +252,7 @@
     show('capture');
     if (state.preferUpload || !camera.supported()) {
       if (!camera.supported()) {
-        captureError('This browser cannot use a camera on this page. Upload a photo instead.');
+        captureError(t('js.no_camera_support'));
       }
       uploadMode();
       return;
@@ -246,7 +265,7 @@
     $('camera').hidden = true;
     $('shoot').hidden = true;
     $('use-camera').hidden = !camera.supported();
-    $('choose-file').textContent = 'Choose a photo';
+    $('choose-file').textContent = t('js.choose_file');
     $('choose-file').className = 'primary';
   }
 
@@ -254,13 +273,13 @@
     $('camera').hidden = false;
     $('shoot').hidden = false;
     $('use-camera').hidden = true;
-    $('choose-file').textContent = 'Upload a photo instead';
+    $('choose-file').textContent = t('capture.upload_instead');
     $('choose-file').className = 'secondary';
   }
 
   function startCamera(facing) {
     stopCamera();
-    status('Starting the camera…');
+    status(t('js.camera_starting'));
     var slot = state.slot;
     var video = $('video');
     camera.start(video, facing).then(function (stream) {
@@ -273,11 +292,11 @@
       if (video.videoWidth && video.videoHeight) {
         $('camera').style.aspectRatio = video.videoWidth + ' / ' + video.videoHeight;
       }
-      status('Camera ready.');
+      status(t('js.camera_ready'));
       $('shoot').focus();
     }, function (err) {
       if (state.step !== 'capture' || state.slot !== slot) return;
-      captureError(camera.message(err));
+      captureError(t(camera.message(err)));
       status('');
       uploadMode();
     });
@@ -293,7 +312,7 @@
     camera.frame($('video'), $('canvas')).then(function (blob) {
       upload({ blob: blob, method: 'camera', name: slot + '.jpg' });
     }, function (err) {
-      captureError(err.message);
+      captureError(t(err.message));
     });
   }
 
@@ -307,7 +326,7 @@
     input.value = ''; // choosing the same file again must fire change again
     if (!file) return;
     if (file.size > MAX_BYTES) {
-      captureError('This photo is larger than 10 MB. Choose a smaller photo, or take one with the camera.');
+      captureError(t('js.file_too_large'));
       return;
     }
     upload({ blob: file, method: 'upload', name: file.name || 'photo' });
@@ -342,7 +361,7 @@
     state.pending = u;
     captureError('');
     $('retry').hidden = true;
-    status('Sending your photo…');
+    status(t('js.sending_photo'));
     busy(true);
     send(cfg.capturesUrl, form).then(function (res) {
       busy(false);
@@ -350,7 +369,7 @@
         state.pending = null;
         forget(slot);
         state.shots[slot] = { url: URL.createObjectURL(u.blob), method: u.method };
-        status('Photo saved.');
+        status(t('js.photo_saved'));
         if (u.method === 'upload') state.preferUpload = true;
         startSlot(nextSlot(slot));
         return;
@@ -361,7 +380,7 @@
     }, function () {
       busy(false);
       status('');
-      captureError('We could not reach the server. Check your internet connection, then try again.');
+      captureError(t('js.offline'));
       $('retry').hidden = false;
       $('retry').focus();
     });
@@ -401,7 +420,7 @@
           status: r.status,
           reason: e.reason || '',
           details: e.details || [],
-          message: e.message || 'Something went wrong on our side (error ' + r.status + '). Please try again.',
+          message: e.message || t('js.server_error', { status: r.status }),
           body: json
         };
       });
@@ -423,16 +442,17 @@
   // The document details step.
 
   // detailFields are the details the applicant types, by the name the
-  // server gives them in an error's details.
+  // server gives them in an error's details (whose messages are whole
+  // sentences in the page's language).
   var detailFields = {
-    documentNumber: { input: 'doc-number', error: 'doc-number-error', label: 'The document number', empty: 'Enter the document number.' },
-    expiryDate: { input: 'doc-expiry', error: 'doc-expiry-error', label: 'The expiry date', empty: 'Enter the expiry date.' },
-    mrz: { input: 'doc-mrz', error: 'doc-mrz-error', label: 'The machine-readable zone' }
+    documentNumber: { input: 'doc-number', error: 'doc-number-error', empty: 'js.number_empty' },
+    expiryDate: { input: 'doc-expiry', error: 'doc-expiry-error', empty: 'js.expiry_empty' },
+    mrz: { input: 'doc-mrz', error: 'doc-mrz-error' }
   };
 
   function showDetails() {
     state.slot = '';
-    $('details-document').textContent = state.docLabel.toLowerCase() + ' from ' + state.countryName;
+    $('details-intro').textContent = t('js.details_for', { document: state.docLabel, country: state.countryName });
     $('mrz-field').hidden = !state.hasMrz;
     $('mrz-example-td3').hidden = state.docType !== 'passport';
     $('mrz-example-td1').hidden = state.docType === 'passport';
@@ -463,13 +483,6 @@
     el.hidden = !message;
   }
 
-  // sentence makes a server detail ("must be a date YYYY-MM-DD") readable
-  // on its own: "The expiry date must be a date YYYY-MM-DD."
-  function sentence(label, message) {
-    var s = label + ' ' + message;
-    return /[.!?]$/.test(s) ? s : s + '.';
-  }
-
   function onDetails(e) {
     e.preventDefault();
     if ($('details-continue').disabled) return; // Enter while sending
@@ -478,7 +491,7 @@
     // A half-typed date reads as "" in a date field: say what is wrong
     // rather than that it is empty.
     if (expiry.validity && expiry.validity.badInput) {
-      detailError('expiryDate', 'The expiry date is not complete. Enter the day, the month and the year.');
+      detailError('expiryDate', t('js.expiry_incomplete'));
       expiry.focus();
       return;
     }
@@ -503,8 +516,8 @@
       res.details.forEach(function (d) {
         var f = detailFields[d.field];
         if (f) {
-          // "must be a date YYYY-MM-DD" is no help for an empty date picker.
-          detailError(d.field, f.empty && !$(f.input).value.trim() ? f.empty : sentence(f.label, d.message));
+          // "must be a real date" is no help for an empty date picker.
+          detailError(d.field, f.empty && !$(f.input).value.trim() ? t(f.empty) : d.message);
           first = first || $(f.input);
         } else {
           other.push(d);
@@ -512,29 +525,18 @@
       });
       // Anything else (the document or country of the earlier step, a
       // broken form) is said above the fields.
-      var names = { documentType: 'The document type', issuingCountry: 'The issuing country' };
       detailsError([res.message].concat(other.map(function (d) {
-        return sentence(names[d.field] || d.field, d.message);
+        return d.message;
       })).join(' '));
       (first || $('step-details').querySelector('h1')).focus();
     }, function () {
       busy(false);
-      detailsError('We could not reach the server. Check your internet connection, then press “Continue” again.');
+      detailsError(t('js.offline_press', { button: t('button.continue') }));
       $('details-continue').focus();
     });
   }
 
   // Review and submission.
-
-  var MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October',
-    'November', 'December'];
-
-  // longDate writes 2031-04-30 as 30 April 2031, which no reader can
-  // take for 4 November.
-  function longDate(iso) {
-    var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
-    return m ? Number(m[3]) + ' ' + MONTHS[Number(m[2]) - 1] + ' ' + m[1] : iso;
-  }
 
   // detailsItem is the review's entry for the document details.
   function detailsItem() {
@@ -543,15 +545,15 @@
     li.className = 'details';
     var caption = document.createElement('p');
     caption.className = 'caption';
-    caption.textContent = d ? 'Document details' : 'Document details: not confirmed yet';
+    caption.textContent = d ? t('js.details_caption') : t('js.details_not_confirmed');
     li.appendChild(caption);
     if (d) {
       var facts = [
-        ['Document', state.docLabel + ', ' + state.countryName],
-        ['Document number', d.documentNumber],
-        ['Expiry date', longDate(d.expiryDate)]
+        [t('js.fact_document'), state.docLabel + t('list.sep') + state.countryName],
+        [t('js.fact_number'), d.documentNumber],
+        [t('js.fact_expiry'), longDate(d.expiryDate)]
       ];
-      if (state.hasMrz) facts.push(['Machine-readable zone', d.hasMrz ? 'Entered' : 'Not entered']);
+      if (state.hasMrz) facts.push([t('js.fact_mrz'), d.hasMrz ? t('js.mrz_entered') : t('js.mrz_not_entered')]);
       var dl = document.createElement('dl');
       dl.className = 'facts';
       facts.forEach(function (f) {
@@ -559,6 +561,7 @@
         dt.textContent = f[0];
         var dd = document.createElement('dd');
         dd.textContent = f[1];
+        if (f[0] === t('js.fact_number')) dd.dir = 'ltr';
         dl.appendChild(dt);
         dl.appendChild(dd);
       });
@@ -568,8 +571,8 @@
     button.type = 'button';
     button.className = 'secondary';
     button.dataset.action = 'edit-details';
-    button.textContent = d ? 'Edit' : 'Enter the document details';
-    button.setAttribute('aria-label', d ? 'Edit: document details' : 'Enter the document details');
+    button.textContent = d ? t('js.edit') : t('js.enter_details');
+    button.setAttribute('aria-label', d ? t('js.edit_label') : t('js.enter_details'));
     li.appendChild(button);
     return li;
   }
@@ -594,17 +597,17 @@
       }
       var caption = document.createElement('p');
       caption.className = 'caption';
-      caption.textContent = shot ? text.caption : text.caption + ': not taken yet';
+      caption.textContent = shot ? text.caption : t('js.not_taken', { item: text.caption });
       li.appendChild(caption);
       var button = document.createElement('button');
       button.type = 'button';
       button.className = 'secondary';
       button.dataset.action = 'retake';
       button.dataset.slot = slot;
-      button.textContent = shot ? 'Retake' : 'Take this photo';
+      button.textContent = shot ? t('js.retake') : t('js.take');
       // The visible word alone would be ambiguous in a screen reader's list
       // of buttons; the name starts with it, so voice control still works.
-      button.setAttribute('aria-label', (shot ? 'Retake: ' : 'Take: ') + text.caption.toLowerCase());
+      button.setAttribute('aria-label', t(shot ? 'js.retake_label' : 'js.take_label', { item: text.caption }));
       li.appendChild(button);
       list.appendChild(li);
     });
@@ -615,17 +618,19 @@
   function onSubmit() {
     var missing = sequence().filter(function (s) { return !complete(s); });
     if (missing.length) {
-      submitError('Complete every step before you send. Missing: ' + missing.map(function (s) {
-        return s === 'details' ? 'document details' : slotText(s).caption.toLowerCase();
-      }).join(', ') + '.');
+      submitError(t('js.missing', {
+        items: missing.map(function (s) {
+          return s === 'details' ? t('js.details_caption') : slotText(s).caption;
+        }).join(t('list.sep'))
+      }));
       return;
     }
     submitError('');
     busy(true);
-    $('submit').textContent = 'Sending…';
+    $('submit').textContent = t('js.sending');
     send(cfg.submitUrl, null).then(function (res) {
       busy(false);
-      $('submit').textContent = 'Send for verification';
+      $('submit').textContent = t('review.send');
       // "done" after our own submission means an earlier attempt got
       // through and only its answer was lost.
       if (res.ok || (res.status === 410 && res.reason === 'done')) {
@@ -647,8 +652,8 @@
       submitError(res.message);
     }, function () {
       busy(false);
-      $('submit').textContent = 'Send for verification';
-      submitError('We could not reach the server. Check your internet connection, then press “Send for verification” again.');
+      $('submit').textContent = t('review.send');
+      submitError(t('js.offline_press', { button: t('review.send') }));
     });
   }
 
@@ -667,10 +672,11 @@
     show('done');
     if (!redirectUrl) return;
     var left = REDIRECT_DELAY;
-    var countdown = $('countdown');
+    var note = $('redirect-note');
+    if (note) note.textContent = t('done.redirect', { n: left });
     var timer = window.setInterval(function () {
       left--;
-      if (countdown) countdown.textContent = String(Math.max(left, 0));
+      if (note) note.textContent = t('done.redirect', { n: Math.max(left, 0) });
       if (left <= 0) {
         window.clearInterval(timer);
         window.location.assign(redirectUrl);
