@@ -18,6 +18,8 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
+require go.mau.fi/util v0.11.0
+
 require (
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/ryszard/goskiplist v0.0.0-20150312221310-2dfbae5fcf46 // indirect

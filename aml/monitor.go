@@ -9,6 +9,7 @@ import (
 
 	"kycd/jobs"
 	"kycd/kyc"
+	"kycd/screening"
 	"kycd/store"
 )
 
@@ -94,6 +95,18 @@ func (s *Service) RescreenDue(ctx context.Context, limit int) (int, error) {
 	if err != nil || len(due) == 0 {
 		return 0, err
 	}
+	// Each check is re-screened over its organization's kinds today.
+	scopes := make([][]screening.Kind, len(due))
+	known := map[string][]screening.Kind{}
+	for i, c := range due {
+		key := c.OrganizationID + "/" + string(c.Environment)
+		if _, ok := known[key]; !ok {
+			if known[key], err = s.Scope(ctx, c.OrganizationID, c.Environment); err != nil {
+				return 0, err
+			}
+		}
+		scopes[i] = known[key]
+	}
 	fresh := make([][]kyc.ListResult, len(due))
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -104,7 +117,7 @@ func (s *Service) RescreenDue(ctx context.Context, limit int) (int, error) {
 			for i := range work {
 				c := due[i]
 				sub := Subject{FirstName: c.FirstName, LastName: c.LastName, DOB: c.DOB, Country: c.Country}
-				fresh[i] = s.screener.Screen(c.Environment, sub.query(), c.Threshold)
+				fresh[i] = s.screener.ScreenKinds(c.Environment, sub.query(), c.Threshold, scopes[i])
 			}
 		}()
 	}

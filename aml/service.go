@@ -80,12 +80,44 @@ func (s *Service) Screen(ctx context.Context, orgID string, env kyc.Environment,
 	if err != nil {
 		return nil, err
 	}
+	scope, err := s.Scope(ctx, orgID, env)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	results := s.screener.Screen(env, sub.query(), th)
+	results := s.screener.ScreenKinds(env, sub.query(), th, scope)
 	if fn := s.observe.Load(); fn != nil {
 		(*fn)(env, time.Since(start))
 	}
 	return &Screened{Subject: sub, Threshold: th, Results: results}, nil
+}
+
+// Scope returns the list kinds the organization screens in env: its AML
+// kinds setting, or by default sanctions plus every kind that has at
+// least one list loaded (in sandbox every kind, since the sandbox test
+// list covers all three).
+func (s *Service) Scope(ctx context.Context, orgID string, env kyc.Environment) ([]screening.Kind, error) {
+	kinds, err := s.store.AMLKinds(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if kinds != nil {
+		out := make([]screening.Kind, 0, len(kinds))
+		for _, k := range kinds {
+			out = append(out, screening.Kind(k))
+		}
+		return out, nil
+	}
+	if env == kyc.Sandbox {
+		return screening.Kinds, nil
+	}
+	out := []screening.Kind{screening.Sanctions}
+	for _, k := range s.screener.LoadedKinds() {
+		if k != screening.Sanctions {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
 
 // Create records a new check from a screening, with its first history

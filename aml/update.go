@@ -41,8 +41,78 @@ type RemoteSource struct {
 	Format   string
 	Provider string
 	URLs     []string // for ofac-csv, the base names tell the files apart (see OFACFiles)
+	// Header is sent with each download (an OpenSanctions API key).
+	Header http.Header
 
-	maxBytes int64 // per-file cap; 0 means MaxListFileSize (tests lower it)
+	maxBytes int64         // per-file cap; 0 means MaxListFileSize (tests lower it)
+	timeout  time.Duration // per-file download time; 0 means downloadTimeout
+}
+
+// DefaultOpenSanctionsBaseURL is where OpenSanctions publishes the latest
+// version of each dataset.
+const DefaultOpenSanctionsBaseURL = "https://data.opensanctions.org/datasets/latest"
+
+// OpenSanctionsDatasets are the OpenSanctions collections kycd knows, with
+// the kind each is imported as. The FtM export of a collection holds
+// entities of other kinds too (a sanctioned PEP); the import keeps those
+// whose topics give the kind (screening.TopicKinds).
+var OpenSanctionsDatasets = []struct {
+	Name string
+	Kind screening.Kind
+}{
+	{"sanctions", screening.Sanctions},
+	{"peps", screening.PEP},
+	{"crime", screening.AdverseMedia},     // warrants and criminal entities
+	{"debarment", screening.AdverseMedia}, // debarred companies and people
+}
+
+// openSanctionsMaxBytes caps one OpenSanctions file: the collections are
+// hundreds of megabytes to several gigabytes, and grow.
+const openSanctionsMaxBytes = 64 << 30
+
+// openSanctionsTimeout bounds one OpenSanctions download.
+const openSanctionsTimeout = 2 * time.Hour
+
+// OpenSanctionsSources returns the named OpenSanctions datasets (see
+// OpenSanctionsDatasets) as sources "opensanctions-<name>", downloaded as
+// FtM JSON lines from base (empty: DefaultOpenSanctionsBaseURL) with the
+// API key, when given, in the Authorization header ("ApiKey <key>", as
+// OpenSanctions' delivery service expects). OpenSanctions data is licensed
+// CC BY-NC 4.0: business use needs a licence from OpenSanctions.
+func OpenSanctionsSources(base, apiKey string, names []string) ([]RemoteSource, error) {
+	if base == "" {
+		base = DefaultOpenSanctionsBaseURL
+	}
+	base = strings.TrimRight(base, "/")
+	var out []RemoteSource
+	for _, n := range names {
+		found := false
+		for _, d := range OpenSanctionsDatasets {
+			if d.Name != n {
+				continue
+			}
+			found = true
+			src := RemoteSource{Source: "opensanctions-" + d.Name, Kind: d.Kind, Format: "ftm", Provider: "OpenSanctions (" + d.Name + ")",
+				URLs: []string{base + "/" + d.Name + "/entities.ftm.json"}, maxBytes: openSanctionsMaxBytes, timeout: openSanctionsTimeout}
+			if apiKey != "" {
+				src.Header = http.Header{"Authorization": {"ApiKey " + apiKey}}
+			}
+			out = append(out, src)
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown OpenSanctions dataset %q (want %s)", n, strings.Join(OpenSanctionsDatasetNames(), ", "))
+		}
+	}
+	return out, nil
+}
+
+// OpenSanctionsDatasetNames lists the names OpenSanctionsSources accepts.
+func OpenSanctionsDatasetNames() []string {
+	var out []string
+	for _, d := range OpenSanctionsDatasets {
+		out = append(out, d.Name)
+	}
+	return out
 }
 
 // OfficialSources returns the OFAC SDN, OFAC consolidated (non-SDN) and UN
@@ -133,7 +203,11 @@ func updateOne(ctx context.Context, st *store.Store, client *http.Client, src Re
 		// The index keeps two URLs with one base name apart; the base name
 		// is kept because OFACFiles sorts the files by it.
 		files[i] = filepath.Join(dir, fmt.Sprintf("%d-%s", i, urlBase(u)))
-		if err := download(ctx, client, u, files[i], limit); err != nil {
+		timeout := src.timeout
+		if timeout <= 0 {
+			timeout = downloadTimeout
+		}
+		if err := download(ctx, client, u, src.Header, files[i], limit, timeout); err != nil {
 			return nil, err
 		}
 	}
@@ -159,12 +233,15 @@ func urlBase(raw string) string {
 
 // download writes one URL's body to dst, failing on a non-2xx status or a
 // body over limit bytes.
-func download(ctx context.Context, client *http.Client, rawURL, dst string, limit int64) error {
-	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
+func download(ctx context.Context, client *http.Client, rawURL string, header http.Header, dst string, limit int64, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", "kycd list update")
 	resp, err := client.Do(req)
@@ -172,6 +249,9 @@ func download(ctx context.Context, client *http.Client, rawURL, dst string, limi
 		return fmt.Errorf("download: %w", err) // *url.Error names the URL
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("download %s: %s (check the API key: OpenSanctions' licensed delivery needs --opensanctions-api-key)", rawURL, resp.Status)
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("download %s: %s", rawURL, resp.Status)
 	}
@@ -214,6 +294,18 @@ const listsUpdateAttempts = 3
 // each download bounded by downloadTimeout, plus parsing and importing.
 const listsUpdateTimeout = time.Hour
 
+// updateTimeout bounds one run over srcs: listsUpdateTimeout for the
+// official lists, plus the download time of each big (OpenSanctions) one.
+func updateTimeout(srcs []RemoteSource) time.Duration {
+	d := listsUpdateTimeout
+	for _, s := range srcs {
+		if s.timeout > downloadTimeout {
+			d += s.timeout
+		}
+	}
+	return d
+}
+
 // nextListsUpdate is 03:00 UTC on the day after now.
 func nextListsUpdate(now time.Time) time.Time {
 	y, m, d := now.UTC().Date()
@@ -229,7 +321,7 @@ func listsUpdateKey(day time.Time) string {
 // daily chain.
 func RegisterListUpdates(r *jobs.Runner, st *store.Store, client *http.Client, srcs []RemoteSource, log *slog.Logger) {
 	r.Register(jobs.Kind{Name: KindListsUpdate, MaxAttempts: listsUpdateAttempts, Backoff: jobs.Schedule(15*time.Minute, time.Hour),
-		Timeout: listsUpdateTimeout, Run: func(ctx context.Context, j store.Job) error {
+		Timeout: updateTimeout(srcs), Run: func(ctx context.Context, j store.Job) error {
 			err := st.InTx(ctx, func(tx *store.Tx) error {
 				next := nextListsUpdate(tx.Now())
 				_, err := tx.EnqueueJob(store.NewJob{Kind: KindListsUpdate, RunAt: next, MaxAttempts: listsUpdateAttempts,

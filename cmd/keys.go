@@ -70,9 +70,9 @@ func (c *OrgsListCmd) Run(e *env) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCONTACT\tAML THRESHOLD\tCREATED")
+	fmt.Fprintln(tw, "ID\tNAME\tCONTACT\tAML THRESHOLD\tCREATED\tAML KINDS")
 	for _, o := range orgs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.ID, o.Name, o.ContactEmail, thresholdText(o.AMLThreshold), kyc.FormatTime(o.CreatedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.ID, o.Name, o.ContactEmail, thresholdText(o.AMLThreshold), kyc.FormatTime(o.CreatedAt), kindsText(o.AMLKinds))
 	}
 	return tw.Flush()
 }
@@ -92,12 +92,20 @@ type OrgsUpdateCmd struct {
 	Policy       string `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
 	FourEyes     string `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
 	brandingFlags
+	AMLKinds string `name:"aml-kinds" env:"KYCD_AML_KINDS" placeholder:"KINDS|default" help:"List kinds the organization screens, comma-separated: sanctions (always) plus pep and/or adverse_media; the others are reported not_screened. 'default': sanctions plus every kind the installation has a list of."`
 }
 
 // Run applies the given settings and prints the organization's new ones.
 func (c *OrgsUpdateCmd) Run(e *env) error {
-	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && !c.brandingFlags.given() {
-		return fmt.Errorf("nothing to change: give --aml-threshold, --policy or --four-eyes, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && !c.brandingFlags.given() {
+		return fmt.Errorf("nothing to change: give --aml-threshold, --policy, --four-eyes or --aml-kinds, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	}
+	var kinds []string
+	if c.AMLKinds != "" && c.AMLKinds != "default" {
+		var err error
+		if kinds, err = kyc.ParseAMLKinds(c.AMLKinds); err != nil {
+			return fmt.Errorf("--aml-kinds: %w", err)
+		}
 	}
 	brand, err := c.brandingFlags.read()
 	if err != nil {
@@ -141,6 +149,11 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 				return err
 			}
 		}
+		if c.AMLKinds != "" {
+			if err := tx.SetAMLKinds(c.OrgID, kinds); err != nil {
+				return err
+			}
+		}
 		if c.FourEyes != "" {
 			if err := tx.SetFourEyes(c.OrgID, c.FourEyes == "on"); err != nil {
 				return err
@@ -168,8 +181,19 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	if c.FourEyes != "" {
 		fmt.Fprintf(e.stdout, "%s: four-eyes review %s\n", c.OrgID, c.FourEyes)
 	}
+	if c.AMLKinds != "" {
+		fmt.Fprintf(e.stdout, "%s: AML kinds %s\n", c.OrgID, kindsText(kinds))
+	}
 	brand.print(e, c.OrgID)
 	return nil
+}
+
+// kindsText shows an organization's AML kinds setting.
+func kindsText(kinds []string) string {
+	if kinds == nil {
+		return "default (sanctions + every kind with a list)"
+	}
+	return strings.Join(kinds, ",")
 }
 
 // KeysCmd groups the API key commands.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 type ListsCmd struct {
 	Import ListsImportCmd `cmd:"" help:"Import a watch list from files; it replaces the source's active version (a running server picks it up within seconds)."`
 	List   ListsListCmd   `cmd:"" help:"List imported list versions."`
-	Update ListsUpdateCmd `cmd:"" help:"Download the official OFAC and UN sanctions lists and import them (needs internet access)."`
+	Update ListsUpdateCmd `cmd:"" help:"Download the official OFAC and UN sanctions lists (and the --opensanctions datasets) and import them (needs internet access)."`
 }
 
 // ListsImportCmd imports one list from local files.
@@ -43,8 +44,10 @@ func (c *ListsImportCmd) Run(e *env) error {
 	}
 	defer s.Close()
 	start := time.Now()
+	p := newProgressPrinter(e.stderr)
 	res, err := aml.Import(e.ctx, s, aml.ImportSpec{Source: c.Source, Kind: kind, Format: c.Format, Provider: c.Provider,
-		Files: c.Files, Force: c.Force})
+		Files: c.Files, Force: c.Force, Progress: p.print})
+	p.done()
 	if err != nil {
 		return fmt.Errorf("import %s (%s): %w", c.Source, c.Format, err)
 	}
@@ -103,12 +106,17 @@ func (c *ListsListCmd) Run(e *env) error {
 type listURLFlags struct {
 	OFACBaseURL string `name:"ofac-base-url" env:"KYCD_OFAC_BASE_URL" group:"lists" placeholder:"URL" help:"Where OFAC's sdn.csv, alt.csv, add.csv and consolidated/cons_{prim,alt,add}.csv are downloaded from (default https://www.treasury.gov/ofac/downloads)."`
 	UNURL       string `name:"un-url" env:"KYCD_UN_URL" group:"lists" placeholder:"URL" help:"The UN Security Council consolidated list XML (default https://scsanctions.un.org/resources/xml/en/consolidated.xml)."`
+	// OpenSanctions: opt-in, because its licence (CC BY-NC 4.0) does not
+	// cover business use without a licence from OpenSanctions.
+	OpenSanctions        []string `name:"opensanctions" env:"KYCD_OPENSANCTIONS" group:"lists" placeholder:"DATASET" help:"Also download these OpenSanctions datasets: sanctions, peps, crime, debarment (crime and debarment are imported as adverse_media). OpenSanctions data is licensed CC BY-NC 4.0: non-commercial use only; business use needs a licence from OpenSanctions."`
+	OpenSanctionsBaseURL string   `name:"opensanctions-base-url" env:"KYCD_OPENSANCTIONS_BASE_URL" group:"lists" placeholder:"URL" help:"Where the OpenSanctions datasets are downloaded from, as <URL>/<dataset>/entities.ftm.json (default https://data.opensanctions.org/datasets/latest)."`
+	OpenSanctionsAPIKey  string   `name:"opensanctions-api-key" env:"KYCD_OPENSANCTIONS_API_KEY" group:"lists" placeholder:"KEY" help:"OpenSanctions API key, sent as 'Authorization: ApiKey <key>' (licensed delivery); prefer the environment variable."`
 }
 
 // sources returns the official sources named in only (all when empty),
 // after checking the URLs.
 func (f listURLFlags) sources(only []string) ([]aml.RemoteSource, error) {
-	for flag, v := range map[string]string{"--ofac-base-url": f.OFACBaseURL, "--un-url": f.UNURL} {
+	for flag, v := range map[string]string{"--ofac-base-url": f.OFACBaseURL, "--un-url": f.UNURL, "--opensanctions-base-url": f.OpenSanctionsBaseURL} {
 		if v == "" {
 			continue
 		}
@@ -116,8 +124,20 @@ func (f listURLFlags) sources(only []string) ([]aml.RemoteSource, error) {
 			return nil, fmt.Errorf("%s %q must be an absolute http(s) URL", flag, v)
 		}
 	}
+	// An OpenSanctions dataset named with --source is wanted even when
+	// --opensanctions does not list it.
+	datasets := slices.Clone(f.OpenSanctions)
+	for _, s := range only {
+		if d, ok := strings.CutPrefix(s, "opensanctions-"); ok && !slices.Contains(datasets, d) {
+			datasets = append(datasets, d)
+		}
+	}
+	openSanctions, err := aml.OpenSanctionsSources(f.OpenSanctionsBaseURL, f.OpenSanctionsAPIKey, datasets)
+	if err != nil {
+		return nil, err
+	}
 	var out []aml.RemoteSource
-	for _, src := range aml.OfficialSources(f.OFACBaseURL, f.UNURL) {
+	for _, src := range append(aml.OfficialSources(f.OFACBaseURL, f.UNURL), openSanctions...) {
 		if len(only) == 0 || slices.Contains(only, src.Source) {
 			out = append(out, src)
 		}
@@ -128,7 +148,7 @@ func (f listURLFlags) sources(only []string) ([]aml.RemoteSource, error) {
 // ListsUpdateCmd downloads and imports the official lists.
 type ListsUpdateCmd struct {
 	dbFlag
-	Sources []string `name:"source" enum:"ofac-sdn,ofac-consolidated,un" env:"KYCD_LIST_SOURCES" placeholder:"NAME" help:"Only this list: ofac-sdn, ofac-consolidated or un (repeat or separate with commas; default all three)."`
+	Sources []string `name:"source" enum:"ofac-sdn,ofac-consolidated,un,opensanctions-sanctions,opensanctions-peps,opensanctions-crime,opensanctions-debarment" env:"KYCD_LIST_SOURCES" placeholder:"NAME" help:"Only this list: ofac-sdn, ofac-consolidated, un, or opensanctions-sanctions, -peps, -crime, -debarment (repeat or separate with commas; default the three official lists and the --opensanctions datasets)."`
 	listURLFlags
 }
 

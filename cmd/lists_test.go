@@ -173,7 +173,7 @@ func TestListsUpdate(t *testing.T) {
 	}{
 		{[]string{"--un-url", "ftp://mirror.example/un.xml"}, 1, `--un-url "ftp://mirror.example/un.xml" must be an absolute http(s) URL`},
 		{[]string{"--ofac-base-url", "mirror.example/ofac"}, 1, "--ofac-base-url"},
-		{[]string{"--source", "eu"}, 2, `--source must be one of "ofac-sdn","ofac-consolidated","un" but got "eu"`},
+		{[]string{"--source", "eu"}, 2, `--source must be one of "ofac-sdn","ofac-consolidated","un","opensanctions-sanctions","opensanctions-peps","opensanctions-crime","opensanctions-debarment" but got "eu"`},
 	} {
 		if code, _, errOut := run(t, append([]string{"lists", "update", "--db", db}, tt.args...)...); code != tt.code || !strings.Contains(errOut, tt.wantErr) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.code, tt.wantErr)
@@ -203,6 +203,13 @@ func TestListsFlagsInStep(t *testing.T) {
 	}
 	var names []string
 	for _, s := range aml.OfficialSources("", "") {
+		names = append(names, s.Source)
+	}
+	os, err := aml.OpenSanctionsSources("", "", aml.OpenSanctionsDatasetNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range os {
 		names = append(names, s.Source)
 	}
 	if got, want := tag(cmd.ListsUpdateCmd{}, "Sources", "enum"), strings.Join(names, ","); got != want {
@@ -237,7 +244,7 @@ func TestOrgsUpdate(t *testing.T) {
 		{[]string{org, "--aml-threshold", "1.5"}, 1, "greater than 0 and at most 1"},
 		{[]string{org, "--aml-threshold", "NaN"}, 1, "greater than 0 and at most 1"},
 		{[]string{org, "--aml-threshold", "high"}, 1, "greater than 0 and at most 1"},
-		{[]string{org}, 1, "nothing to change: give --aml-threshold, --policy or --four-eyes"},
+		{[]string{org}, 1, "nothing to change: give --aml-threshold, --policy"},
 		{[]string{org, "--four-eyes", "maybe"}, 2, "--four-eyes"},
 		{[]string{org, "--policy", "/nonexistent.json"}, 1, "--policy"},
 		{[]string{"org_01JCXW6Y0Q4H3T2V5N7M8K9P0R", "--aml-threshold", "0.9"}, 1, "not found"},

@@ -43,6 +43,10 @@ type Policy struct {
 	SanctionsRejectScore float64 `json:"sanctionsRejectScore"`
 	// MaxRequestsPerIP in 24 hours before MANY_ATTEMPTS_FROM_IP.
 	MaxRequestsPerIP int `json:"maxRequestsPerIp"`
+	// MatchCountry compares the nationality and issuing state read from the
+	// document with the applicant's country (NATIONALITY_MISMATCH when
+	// neither is it).
+	MatchCountry bool `json:"matchCountry"`
 	// HighRiskCountries are ISO alpha-2 codes (HIGH_RISK_COUNTRY).
 	HighRiskCountries []string `json:"highRiskCountries"`
 	// Actions per reason code; Weights are the risk points of warn codes.
@@ -70,7 +74,7 @@ var AllCodes = []string{
 	CodeDocumentNumberDiffer, CodeDataPartiallyCompared, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
-	CodeDuplicateFace,
+	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
@@ -78,13 +82,17 @@ var AllCodes = []string{
 func DefaultPolicy() *Policy {
 	return &Policy{
 		Version: "default-2026-11", MinimumAge: 18, ApproveConfidence: 0.7, ReviewRiskScore: 40,
-		SanctionsRejectScore: 0.97, MaxRequestsPerIP: 5, HighRiskCountries: append([]string(nil), fatfCountries...),
+		SanctionsRejectScore: 0.97, MaxRequestsPerIP: 5, MatchCountry: true, HighRiskCountries: append([]string(nil), fatfCountries...),
 		Actions: map[string]Action{
 			CodeDocumentExpired: ActReject, CodeUnderAge: ActReject, CodeMRZChecksumFailed: ActReject,
 			CodeSameImageReused: ActReject,
 			CodeSanctionsMatch:  ActReview, CodePEPMatch: ActReview, CodeAdverseMediaMatch: ActReview, CodeScreeningFailed: ActReview,
 			CodeFaceNotDetected: ActReview, CodeMultipleFaces: ActReview, CodeMRZInvalid: ActReview,
-			CodeNameMismatch: ActReview, CodeDOBMismatch: ActReview, CodeDocumentNumberDiffer: ActReview,
+			// The document's holder is not the applicant: rejected (a
+			// policy can send these to review instead).
+			CodeNameMismatch: ActReject, CodeDOBMismatch: ActReject, CodeDocumentNumberDiffer: ActReview,
+			// What the server could not verify is never approved.
+			CodeDocumentNotRead: ActReview, CodeSelfieIsDocument: ActReview,
 			CodeDuplicateDocument: ActReview, CodeDuplicateImage: ActReview, CodeDuplicateApplicant: ActReview,
 			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,

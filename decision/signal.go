@@ -51,7 +51,7 @@ const (
 	CodeNationalityMismatch  = "NATIONALITY_MISMATCH"
 	CodeDocumentNumberDiffer = "DOCUMENT_NUMBER_MISMATCH"
 	// CodeDataPartiallyCompared: data_consistency compared the document
-	// with the applicant, but not both the name and the date of birth.
+	// with the applicant, but not the date of birth as well as the name.
 	CodeDataPartiallyCompared = "DATA_PARTIALLY_COMPARED"
 	CodeSanctionsMatch        = "SANCTIONS_MATCH"
 	CodePEPMatch              = "PEP_MATCH"
@@ -67,4 +67,10 @@ const (
 	CodeHighRiskCountry       = "HIGH_RISK_COUNTRY"
 	CodeFaceMismatch          = "FACE_MISMATCH"
 	CodeDuplicateFace         = "DUPLICATE_FACE"
+	// CodeDocumentNotRead: the document's data was not read from its
+	// image (no MRZ, or none read with confidence): only typed details.
+	CodeDocumentNotRead = "DOCUMENT_NOT_READ"
+	// CodeSelfieIsDocument: the selfie is a picture of a document, or the
+	// document capture itself, not a live person's face.
+	CodeSelfieIsDocument = "SELFIE_IS_DOCUMENT"
 )

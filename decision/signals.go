@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"kycd/kyc"
-	"kycd/screening"
 	"kycd/store"
 )
 
@@ -43,122 +42,6 @@ func (s *Signal) add(status Status, score float64, code, msg string) {
 	if score < s.Score {
 		s.Score = score
 	}
-}
-
-// NameMatchThreshold is the name similarity (screening.CompareNames) from
-// which the document's name and the applicant's are the same person's.
-const NameMatchThreshold = 0.82
-
-// The fields DataConsistency compares, as Data names them.
-const (
-	fieldName           = "name"
-	fieldDateOfBirth    = "dateOfBirth"
-	fieldNationality    = "nationality"
-	fieldDocumentNumber = "documentNumber"
-)
-
-// DataConsistency compares what the document says (its parsed MRZ) with
-// the applicant record (name, date of birth, nationality) and with the
-// document number the applicant typed. It is honest about what it
-// compared: Data lists the fields under "compared" and, with the reason,
-// under "notCompared". It passes only when it compared the name and the
-// date of birth and found them equal; it is not_run when it compared
-// nothing (no MRZ: the confirmed details alone are the applicant's own
-// word, with nothing read from the document to hold them against), and
-// warn (DATA_PARTIALLY_COMPARED) when it compared less than that.
-func DataConsistency(a *kyc.Applicant, doc *kyc.DocumentData, parsed *MRZData) Signal {
-	if parsed == nil {
-		why := "No document data to compare: the applicant did not confirm the document details."
-		if doc != nil {
-			why = "Nothing was compared: no machine-readable zone was read from the document, and the details the " +
-				"applicant typed are not evidence against the applicant record."
-		}
-		s := notRun(SigDataConsistency, why)
-		s.Data["compared"], s.Data["notCompared"] = []string{}, map[string]string{
-			fieldName: "no MRZ", fieldDateOfBirth: "no MRZ", fieldNationality: "no MRZ", fieldDocumentNumber: "no MRZ"}
-		return s
-	}
-	s := newSignal(SigDataConsistency)
-	s.Data["source"] = "mrz"
-	compared := []string{}
-	notCompared := map[string]string{}
-	docName := strings.TrimSpace(parsed.GivenNames + " " + parsed.Surname)
-	appName := strings.TrimSpace(a.FirstName + " " + a.LastName)
-	if docName == "" || appName == "" {
-		notCompared[fieldName] = "no name on one side"
-	} else {
-		compared = append(compared, fieldName)
-		sim := screening.CompareNames(appName, docName)
-		s.Data["nameSimilarity"], s.Data["documentName"], s.Data["applicantName"] = round3(sim), docName, appName
-		if sim < NameMatchThreshold {
-			s.add(Fail, sim, CodeNameMismatch, fmt.Sprintf("The name on the document (%s) does not match the applicant (%s): similarity %.2f.", docName, appName, sim))
-		}
-	}
-	switch {
-	case a.DOB == nil:
-		notCompared[fieldDateOfBirth] = "the applicant record has no date of birth"
-	case parsed.BirthDate == "":
-		notCompared[fieldDateOfBirth] = "the MRZ has no full date of birth"
-	default:
-		compared = append(compared, fieldDateOfBirth)
-		if *a.DOB != parsed.BirthDate {
-			s.add(Fail, 0, CodeDOBMismatch, fmt.Sprintf("The date of birth on the document (%s) is not the applicant's (%s).", parsed.BirthDate, *a.DOB))
-		}
-	}
-	switch {
-	case a.Country == nil:
-		notCompared[fieldNationality] = "the applicant record has no country"
-	case parsed.NationalityISO == "":
-		notCompared[fieldNationality] = "the MRZ nationality is not a country code"
-	default:
-		compared = append(compared, fieldNationality)
-		if *a.Country != parsed.NationalityISO {
-			s.add(Warn, 0.7, CodeNationalityMismatch, fmt.Sprintf("The document's nationality (%s) differs from the applicant's country (%s).", parsed.NationalityISO, *a.Country))
-		}
-	}
-	if doc == nil || parsed.DocumentNumber == "" || kyc.NormalizeDocumentNumber(doc.DocumentNumber) == "" {
-		notCompared[fieldDocumentNumber] = "no document number on one side"
-	} else {
-		compared = append(compared, fieldDocumentNumber)
-		if kyc.NormalizeDocumentNumber(doc.DocumentNumber) != kyc.NormalizeDocumentNumber(parsed.DocumentNumber) {
-			s.add(Fail, 0, CodeDocumentNumberDiffer, "The document number typed does not match the one in the MRZ.")
-		}
-	}
-	s.Data["compared"], s.Data["notCompared"] = compared, notCompared
-	if len(compared) == 0 {
-		n := notRun(SigDataConsistency, "Nothing was compared: "+joinReasons(notCompared)+".")
-		n.Data = s.Data
-		return n
-	}
-	// Name and date of birth are what make the document the applicant's;
-	// a pass without both would claim more than was compared.
-	if _, ok := notCompared[fieldName]; ok || notCompared[fieldDateOfBirth] != "" {
-		var missing []string
-		for _, f := range []string{fieldName, fieldDateOfBirth} {
-			if why, ok := notCompared[f]; ok {
-				missing = append(missing, f+" ("+why+")")
-			}
-		}
-		s.add(Warn, 0.5, CodeDataPartiallyCompared, "Compared only "+strings.Join(compared, ", ")+"; not compared: "+strings.Join(missing, ", ")+".")
-	}
-	switch {
-	case len(s.Findings) == 0:
-		s.Detail = "Compared " + strings.Join(compared, ", ") + " on the document with the applicant: they match."
-	default:
-		s.Detail = s.Findings[0].Message
-	}
-	return s
-}
-
-// joinReasons prints notCompared as "field (why), …" in a fixed order.
-func joinReasons(m map[string]string) string {
-	var out []string
-	for _, f := range []string{fieldName, fieldDateOfBirth, fieldNationality, fieldDocumentNumber} {
-		if why, ok := m[f]; ok {
-			out = append(out, f+" ("+why+")")
-		}
-	}
-	return strings.Join(out, ", ")
 }
 
 // AMLScreening turns the applicant's screening results into a signal: a

@@ -26,11 +26,14 @@ var AMLStatuses = []AMLStatus{AMLNoMatch, AMLPotentialMatch, AMLFailed}
 // ListStatus is the outcome of screening against one kind of list.
 type ListStatus string
 
-// Per-list outcomes.
+// Per-list outcomes. ListNotScreened is a kind the organization does not
+// screen (its AML kinds setting): neither a hit nor an error, it never
+// changes the check's verdict.
 const (
-	ListClear ListStatus = "clear"
-	ListHit   ListStatus = "hit"
-	ListError ListStatus = "error"
+	ListClear       ListStatus = "clear"
+	ListHit         ListStatus = "hit"
+	ListError       ListStatus = "error"
+	ListNotScreened ListStatus = "not_screened"
 )
 
 // RiskLevel grades a result. Per list: low when clear; high for any
@@ -94,8 +97,9 @@ type ListResult struct {
 	Provider  string     `json:"provider"`
 	Status    ListStatus `json:"status"`
 	// RiskLevel is low when clear, medium or high on a hit, and null when
-	// the list could not be screened: an error graded "low" would read as
-	// a clean result to anyone who looks only at the level.
+	// the list was not screened (error, not_screened): an error graded
+	// "low" would read as a clean result to anyone who looks only at the
+	// level.
 	RiskLevel  *RiskLevel    `json:"riskLevel"`
 	MatchCount int           `json:"matchCount"`
 	Matches    []MatchRecord `json:"matches"`
@@ -106,15 +110,16 @@ type ListResult struct {
 }
 
 // UnmarshalJSON reads a stored result. Results stored before the risk
-// level of an error became null say "low" there; they are read as null,
-// so no client ever sees an error graded low.
+// level of a list that was not screened (error, not_screened) became null
+// say "low" there; they are read as null, so no client ever sees a list
+// that was not screened graded low.
 func (r *ListResult) UnmarshalJSON(b []byte) error {
 	type plain ListResult
 	var p plain
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	if p.Status == ListError {
+	if p.Status == ListError || p.Status == ListNotScreened {
 		p.RiskLevel = nil
 	}
 	*r = ListResult(p)
@@ -158,7 +163,8 @@ func (m *MatchRecord) Key() string { return m.Source + "/" + m.EntityID }
 
 // RollUp sets a check's status, risk level and match count from its list
 // results (spec §3.2): potential_match when any list has a hit, else
-// failed when any list could not be screened, else no_match. A hit wins
+// failed when any list could not be screened, else no_match. A kind that
+// was not screened (not_screened) counts as neither. A hit wins
 // over an error because both need a person to look, and the hit is what
 // they must see (and what match_found announces); the error stays in the
 // list's result.

@@ -117,5 +117,9 @@ type Organization struct {
 	// AMLThreshold is the organization's match threshold; nil means
 	// screening.DefaultThreshold.
 	AMLThreshold *float64
-	CreatedAt    time.Time
+	// AMLKinds are the list kinds the organization screens (always with
+	// sanctions); nil means the default: sanctions plus every kind the
+	// installation has a list of.
+	AMLKinds  []string
+	CreatedAt time.Time
 }

@@ -51,7 +51,9 @@ func TestCaptureUpload(t *testing.T) {
 		*c.Country != "DE" || c.ContentType != "image/jpeg" || c.SHA256 == "" || c.SourceSHA256 == "" {
 		t.Errorf("stored capture: %+v", c)
 	}
-	wantMeta := map[string]any{"software": "", "hadExif": false, "hadGps": false, "sourceType": "image/jpeg", "orientation": float64(0)}
+	// What the server read of the zone at upload: a plain photo has none.
+	wantMeta := map[string]any{"software": "", "hadExif": false, "hadGps": false, "sourceType": "image/jpeg", "orientation": float64(0),
+		"mrzStatus": "not_found", "mrzHint": "no_zone"}
 	if !maps.Equal(c.Meta, wantMeta) {
 		t.Errorf("meta=%v, want %v", c.Meta, wantMeta)
 	}

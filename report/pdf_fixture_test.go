@@ -114,6 +114,16 @@ func typicalKYC(t testing.TB) *KYCReport {
 		signal("face_match", "cap_01JNXA9F1SLF", "pass", 0.88, "Selfie matches the document portrait."),
 		signal("aml_screening", "", "warn", 0.6, "One PEP match above the threshold.", "PEP_MATCH"),
 		signal("capture_integrity", "", "pass", 1, "Captured live in the portal."),
+		map[string]any{"name": "document_data", "captureId": "", "status": "pass", "score": 1.0, "findings": []any{},
+			"detail": "The document's machine-readable zone was read from its image; it is valid and its check digits verify.",
+			"data": map[string]any{"source": "document_image", "captureId": "cap_01JNXA9F0DOC", "mrz": map[string]any{
+				"surname": "MUSTERMANN", "givenNames": "ERIKA", "birthDate": "1964-08-12", "documentNumber": "*****0T47",
+				"nationality": "D", "issuingState": "D", "expiryDate": "2031-10-31", "checkDigitsValid": true}}},
+		map[string]any{"name": "data_consistency", "captureId": "", "status": "pass", "score": 1.0, "findings": []any{},
+			"detail": "Compared with the MRZ read from the document: name match, dateOfBirth match.",
+			"data": map[string]any{"comparisons": []any{
+				map[string]any{"field": "name", "document": "ERIKA MUSTERMANN", "applicant": "Erika Mustermann", "result": "match", "detail": "Similarity 1.00 (as written); 0.82 needed."},
+				map[string]any{"field": "dateOfBirth", "document": "1964-08-12", "applicant": "1964-08-12", "result": "match"}}}},
 	}
 	rep.Reasons = []any{
 		map[string]any{"code": "PEP_MATCH", "message": "Possible politically exposed person: Anna Maria Schmitt (0.91).",

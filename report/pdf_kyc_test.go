@@ -43,7 +43,9 @@ func TestKYCPDFTypical(t *testing.T) {
 	mustContain(t, text, "Nordbank Payments GmbH", "Anna Schmidt", rep.Request.ID, "approved", "awaiting_review",
 		"policy-7", "2026.3.1", "0.820", "35.0", "C01X00T47", "P<D<<MUSTERMANN<<ERIKA", rep.ContentSHA256,
 		"Anna Maria Schmitt", "0.912", "lv_pep_2026_02_27", "image_quality", "face_match", "PEP_MATCH", "review",
-		"usr_compliance_jdoe", "PEP_FALSE_POSITIVE")
+		"usr_compliance_jdoe", "PEP_FALSE_POSITIVE",
+		// What the document says, as read from its photo, and how it compared.
+		"What the document says", "Read by kycd from the document photo", "1964-08-12", "*****0T47", "Compared: name", "ERIKA MUSTERMANN")
 	for _, c := range rep.Captures {
 		mustContain(t, text, c.ID, c.SHA256)
 	}

@@ -33,10 +33,24 @@ import (
 // Reference from the first sourceUrl (else the OpenSanctions page) and
 // Reason from notes. Errors name the line.
 func ParseFTM(r io.Reader, kind Kind) ([]Entity, error) {
-	if _, err := ParseKind(string(kind)); err != nil {
+	var out []Entity
+	err := StreamFTM(r, kind, func(e *Entity) error {
+		out = append(out, *e)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	var out []Entity
+	return out, nil
+}
+
+// StreamFTM is ParseFTM calling fn with each entity kept, one at a time,
+// so a file of any size is read in bounded memory (an OpenSanctions
+// "default" export is several gigabytes). fn must not keep e.
+func StreamFTM(r io.Reader, kind Kind, fn func(e *Entity) error) error {
+	if _, err := ParseKind(string(kind)); err != nil {
+		return err
+	}
 	err := readJSONLines(r, func(line int, data []byte) error {
 		var fe ftmEntity
 		if err := json.Unmarshal(data, &fe); err != nil {
@@ -50,13 +64,12 @@ func ParseFTM(r io.Reader, kind Kind) ([]Entity, error) {
 		if err != nil {
 			return fmt.Errorf("entity %s: %w", fe.ID, err)
 		}
-		out = append(out, e)
-		return nil
+		return fn(&e)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("ftm: %w", err)
+		return fmt.Errorf("ftm: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 // TopicKinds returns the list kinds an OpenSanctions topic list puts a

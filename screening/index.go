@@ -25,8 +25,12 @@ type Index struct {
 	byText   map[string]int32
 	byFold   map[string][]int32
 	byDel    map[string][]int32 // one-deletion variants of folds
-	bySkel   map[string][]int32
-	maxIDF   float32
+	// Consonant skeletons, kept apart by script: a Latin query looks up
+	// only abjad parts by skeleton and an abjad query only Latin ones
+	// (within one script, folds and deletions find the parts).
+	bySkel      map[string][]int32 // abjad parts
+	bySkelLatin map[string][]int32 // other parts
+	maxIDF      float32
 
 	accPool sync.Pool
 }
@@ -48,11 +52,12 @@ func (ix *Index) nameTokens(in *indexedName) []int32 {
 // afterwards; the index keeps them.
 func BuildIndex(entities []Entity) *Index {
 	ix := &Index{
-		entities: entities,
-		byText:   map[string]int32{},
-		byFold:   map[string][]int32{},
-		byDel:    map[string][]int32{},
-		bySkel:   map[string][]int32{},
+		entities:    entities,
+		byText:      map[string]int32{},
+		byFold:      map[string][]int32{},
+		byDel:       map[string][]int32{},
+		bySkel:      map[string][]int32{},
+		bySkelLatin: map[string][]int32{},
 	}
 	for e := range entities {
 		for n, name := range entities[e].Names {
@@ -111,8 +116,15 @@ func (ix *Index) intern(t token) int32 {
 			ix.byDel[d] = append(ix.byDel[d], id)
 		}
 	}
+	skels := ix.bySkelLatin
+	if t.abjad {
+		skels = ix.bySkel
+	}
 	if len(t.skel) >= 2 {
-		ix.bySkel[t.skel] = append(ix.bySkel[t.skel], id)
+		skels[t.skel] = append(skels[t.skel], id)
+	}
+	if len(t.skel0) >= 2 {
+		skels[t.skel0] = append(skels[t.skel0], id)
 	}
 	return id
 }
@@ -190,8 +202,15 @@ func (ix *Index) lookup(q *token) []similar {
 			}
 		}
 	}
+	skels := ix.bySkel
+	if q.abjad {
+		skels = ix.bySkelLatin
+	}
 	if len(q.skel) >= 2 {
-		try(ix.bySkel[q.skel])
+		try(skels[q.skel])
+	}
+	if len(q.skel0) >= 2 {
+		try(skels[q.skel0])
 	}
 	return out
 }

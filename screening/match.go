@@ -35,6 +35,13 @@ type Features struct {
 	DOBFactor     float64     `json:"dobFactor"`
 	Country       string      `json:"country"` // match, mismatch, unknown
 	CountryFactor float64     `json:"countryFactor"`
+	// MixedScript: a word of the query mixes letters of several scripts
+	// (Latin with a Cyrillic look-alike), which honest names rarely do;
+	// the look-alikes were folded before matching.
+	MixedScript bool `json:"mixedScript"`
+	// WeakEvidence: the name matched through a single weak alignment and
+	// nothing stronger; its name score was scaled by 0.75.
+	WeakEvidence bool `json:"weakEvidence"`
 }
 
 // TokenPair says which list name part a query name part was matched to.
@@ -42,6 +49,8 @@ type TokenPair struct {
 	Query      string  `json:"query"`
 	Listed     string  `json:"listed"`
 	Similarity float64 `json:"similarity"`
+	// Weak: a joined, skeleton-only, initial or short-in-long alignment.
+	Weak bool `json:"weak"`
 }
 
 // Search tuning; chosen with bench/screening-eval.
@@ -61,9 +70,13 @@ const (
 // Search returns the entities scoring at least threshold, best first, at
 // most limit of them.
 func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
-	qt := normalize(q.Name)
+	qt := ix.splitJoined(normalize(q.Name))
 	if len(qt) == 0 || len(ix.names) == 0 {
 		return nil
+	}
+	mixed := false
+	for i := range qt {
+		mixed = mixed || qt[i].mixed
 	}
 	units := ix.queryUnits(qt)
 	acc := ix.accPool.Get().(*accumulator)
@@ -98,6 +111,7 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 			continue
 		}
 		f := ix.scoreName(qt, units, in)
+		f.MixedScript = mixed
 		f.DOB, f.DOBFactor = compareDOB(q.DOB, ent.DOBs)
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
 		score := f.NameScore * f.DOBFactor * f.CountryFactor
@@ -181,6 +195,47 @@ func (ix *Index) queryUnits(qt []token) []unit {
 	return units
 }
 
+// splitJoined splits a query part that the list does not know but that is
+// two parts it knows written together (SergeiLavrov, PolPot): the listed
+// name has them apart, and only apart does each find its counterpart.
+func (ix *Index) splitJoined(qt []token) []token {
+	var out []token
+	for i, t := range qt {
+		if len(t.text) < 6 || t.abjad || ix.known(t.fold) {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		split := false
+		for k := 3; k <= len(t.text)-3; k++ {
+			l, r := t.text[:k], t.text[k:]
+			if particles[l] || particles[r] || !ix.known(fold(l)) || !ix.known(fold(r)) {
+				continue
+			}
+			a, b := makeToken(l, false), makeToken(r, false)
+			if !a.particle && !b.particle {
+				if out == nil {
+					out = append([]token(nil), qt[:i]...)
+				}
+				a.mixed, b.mixed = t.mixed, t.mixed
+				out = append(out, a, b)
+				split = true
+				break
+			}
+		}
+		if !split && out != nil {
+			out = append(out, t)
+		}
+	}
+	if out == nil {
+		return qt
+	}
+	return dedupeTokens(out)
+}
+
+func (ix *Index) known(fold string) bool { return len(ix.byFold[fold]) > 0 }
+
 // partWeight lowers the weight of particles and initials, which say
 // little about who someone is.
 func partWeight(t *token) float32 {
@@ -256,18 +311,19 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		qi, qj int // query parts covered (qj = qi for a single part)
 		c      int
 		sim    float64
+		weak   bool // see weakAlignment
 	}
 	var pairs []pair
 	for c, v := range ctoks {
 		ct := &ix.vocab[v]
 		for i := range qt {
 			if s := tokenSim(&qt[i], ct); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i, c, s})
+				pairs = append(pairs, pair{i, i, c, s, weakAlignment(&qt[i], ct, false)})
 			}
 		}
 		for i := 0; i+1 < len(qt); i++ {
 			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i + 1, c, s})
+				pairs = append(pairs, pair{i, i + 1, c, s, weakAlignment(&units[len(qt)+i].tok, ct, true)})
 			}
 		}
 	}
@@ -287,16 +343,24 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 				j = &t
 			}
 			if s := tokenSim(q, j); s >= minTokenSim {
-				pairs = append(pairs, pair{i, i, -(c + 1), s})
+				pairs = append(pairs, pair{i, i, -(c + 1), s, weakAlignment(q, j, true)})
 			}
 		}
 	}
 	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].sim > pairs[b].sim })
+	// The best single-part similarity of each query part, for repeats.
+	bestAny := make([]float64, len(qt))
+	for _, p := range pairs {
+		if p.qi == p.qj && p.c >= 0 && p.sim > bestAny[p.qi] {
+			bestAny[p.qi] = p.sim
+		}
+	}
 
 	qUsed := make([]float64, len(qt))
 	cUsed := make([]float64, len(ctoks))
 	qTo := make([]string, len(qt))
 	var tokens []TokenPair
+	strong, weak := 0, 0
 	for _, p := range pairs {
 		if qUsed[p.qi] > 0 || qUsed[p.qj] > 0 {
 			continue
@@ -322,7 +386,28 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			q += " " + qt[p.qj].text
 		}
 		qTo[p.qi] = listed
-		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim)})
+		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim), Weak: p.weak})
+		if !qt[p.qi].particle {
+			switch {
+			case p.weak:
+				weak++
+			case p.sim >= weakPart:
+				strong++
+			}
+		}
+	}
+	// A query part left over that closely matches a listed part another
+	// query part took repeats that part: the list wrote the name once
+	// (MATUQ MOHAMMED MATUQ is indexed as Matuq Mohammed) or the customer
+	// twice with a typo. It is covered, not missing.
+	full := strong >= 2
+	for i := range qt {
+		if qUsed[i] == 0 && bestAny[i] >= weakPart {
+			qUsed[i] = bestAny[i]
+		}
+		if !qt[i].particle && qUsed[i] < weakPart {
+			full = false
+		}
 	}
 	var qw, qs float64
 	for i := range qt {
@@ -330,9 +415,29 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		qw += w
 		qs += w * credit(qUsed[i])
 	}
+	// Listed parts left unmatched between two matched ones are middle
+	// names the customer did not give (KHALED, Abdulbaqi Mohammed asked
+	// as Khaled Mohammed): they count half. All unmatched listed parts
+	// count less still when every part of the query was found, two or
+	// more of them surely: customers leave out middle names and second family names
+	// (ZULUAGA LINDO, Francisco Javier is Francisco Lindo) far more often
+	// than they add parts.
+	first, last := len(ctoks), -1
+	for c := range ctoks {
+		if cUsed[c] > 0 {
+			first, last = min(first, c), max(last, c)
+		}
+	}
 	var cw, cs float64
 	for c, v := range ctoks {
 		w := float64(ix.idf[v] * partWeight(&ix.vocab[v]))
+		switch {
+		case cUsed[c] > 0:
+		case full:
+			w *= omittedWeight
+		case c > first && c < last:
+			w *= middleWeight
+		}
 		cw += w
 		cs += w * credit(cUsed[c])
 	}
@@ -351,9 +456,54 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		f.Conflict = true
 		f.NameScore *= conflictFactor
 	}
+	// One weak alignment and nothing else is too little to report: a
+	// joined or skeleton-only match can cover a whole short name by
+	// chance (璐 刘 ~ ABU LULU through "luliu", William Owen ~ عبد المنان
+	// through the skeleton of "williamowen").
+	if strong == 0 && weak < 2 {
+		f.WeakEvidence = true
+		f.NameScore *= weakEvidenceFactor
+	}
 	f.QueryCoverage, f.NameCoverage, f.NameScore = round3(f.QueryCoverage), round3(f.NameCoverage), round3(f.NameScore)
 	return f
 }
+
+// weakAlignment says whether aligning query part q with listed part c
+// (joined: one of them is two parts written together) rests on little
+// evidence: a Latin query against an abjad spelling (skeleton only), an
+// abjad query with a skeleton of under three consonants, two short parts
+// joined, an initial, or a short part (a one-syllable Chinese name) inside
+// a part twice its length.
+func weakAlignment(q, c *token, joined bool) bool {
+	switch {
+	case q.abjad != c.abjad && !q.abjad:
+		// A Latin query's vowels were thrown away to compare.
+		return true
+	case q.abjad != c.abjad:
+		// An abjad query has only its consonants: enough when there
+		// are three or more.
+		return min(len(q.skel), len(c.skel)) < 3
+	case joined:
+		// Two short parts written together fit many long ones (Li Wei
+		// ~ Ivey, Zhang Wei ~ Fangwei).
+		return min(len(q.text), len(c.text)) < 8
+	}
+	short, long := min(len(q.text), len(c.text)), max(len(q.text), len(c.text))
+	return short == 1 || short <= 4 && long >= 2*short
+}
+
+// weakEvidenceFactor scales the name score of a record matched through one
+// weak alignment and nothing stronger, so it stays under any sensible
+// threshold (a perfect such match scores 0.75).
+const weakEvidenceFactor = 0.75
+
+// middleWeight is the share of its weight an unmatched listed part between
+// two matched ones keeps in the listed name's coverage; omittedWeight the
+// share any unmatched listed part keeps when the whole query was found.
+const (
+	middleWeight  = 0.5
+	omittedWeight = 0.5
+)
 
 // weakPart is the similarity under which a matched part still counts as
 // unmatched for conflicts (Ali ~ Salim is 0.82).
@@ -365,7 +515,7 @@ const conflictFactor = 0.93
 
 func unmatched(ts []token, used []float64) bool {
 	for i := range ts {
-		if used[i] < weakPart && !ts[i].particle && len(ts[i].text) > 1 {
+		if used[i] < weakPart && !ts[i].particle {
 			return true
 		}
 	}
@@ -375,7 +525,7 @@ func unmatched(ts []token, used []float64) bool {
 func unmatchedVocab(ix *Index, ids []int32, used []float64) bool {
 	for c, v := range ids {
 		t := &ix.vocab[v]
-		if used[c] < weakPart && !t.particle && len(t.text) > 1 {
+		if used[c] < weakPart && !t.particle {
 			return true
 		}
 	}

@@ -19,13 +19,20 @@ import (
 // vowels: محمد transliterates to "mhmd", which only the skeleton of
 // "Mohamed" equals.
 type token struct {
-	text  string
-	fold  string
-	skel  string
+	text string
+	fold string
+	skel string
+	// skel0 is the skeleton without the consonant classes (plainSkeleton),
+	// kept when it differs: the classes merge what romanisations of
+	// Arabic confuse, but split a Latin "Cohen" (k-h-n) from כהן (kh-n).
+	skel0 string
 	abjad bool
 	// particle marks name particles (al, bin, van, de...) that carry
 	// little identity; they count with a small weight.
 	particle bool
+	// mixed marks a part written with letters of more than one script
+	// (see foldConfusables): a sign of look-alike letters.
+	mixed bool
 }
 
 // honorifics are dropped: they are not part of anyone's name and lists and
@@ -46,7 +53,7 @@ var honorifics = setOf(
 // particles join other name parts; they match with a tenth of a normal
 // token's weight so "Osama bin Laden" vs "Osama Laden" stays close.
 var particles = setOf(
-	"al", "el", "ul", "ad", "ar", "as", "at", "az", "an", "ash", "bin", "ibn", "ben", "bint", "binti", "bte", "abu", "abou", "ould", "oul",
+	"al", "el", "ul", "ur", "ud", "ad", "ar", "as", "at", "az", "an", "ash", "bin", "ibn", "ben", "bint", "binti", "bte", "abu", "abou", "ould", "oul",
 	"van", "von", "der", "den", "de", "del", "della", "di", "da", "do", "dos", "das", "du", "la", "le", "lo", "y", "e", "ter", "ten", "zu", "mac", "mc", "st",
 )
 
@@ -79,32 +86,66 @@ var variants = map[string]string{
 // abjadBlocks are the scripts written without most vowels.
 var abjadBlocks = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana}
 
-// normalize splits a name into tokens: NFKC, transliteration to ASCII
+// normalize splits a name into tokens: NFKC, look-alike letters of
+// another script inside a word folded (foldConfusables), transliteration to ASCII
 // (Cyrillic, Greek, Arabic, Hebrew and most other scripts, through
 // unidecode's tables), lower case, punctuation dropped (apostrophes join,
 // other marks split), honorifics removed, common variants merged,
 // particles marked.
 func normalize(name string) []token {
-	name = norm.NFKC.String(name)
 	var out []token
-	for _, word := range splitWords(name) {
-		abjad := isAbjad(word)
-		ascii := word
-		if !isASCII(word) {
-			ascii = unidecode.Unidecode(word)
+	for _, raw := range splitWords(name) {
+		// Look-alikes are folded before NFKC, which would turn some of
+		// them into other letters (a lunate sigma Ϲ into Σ).
+		folded, mixed := foldConfusables(raw)
+		words := []string{folded} // an ASCII word is already in NFKC
+		if !isASCII(folded) {
+			words = splitWords(norm.NFKC.String(folded))
 		}
-		for _, part := range splitASCII(ascii) {
-			out = appendToken(out, part, abjad)
+		for _, word := range words {
+			abjad := isAbjad(word)
+			n := len(out)
+			if parts := arabicParts(word); parts != nil {
+				for _, part := range parts {
+					if part != "" {
+						out = appendToken(out, part, abjad)
+					}
+				}
+			} else {
+				ascii := word
+				if !isASCII(word) {
+					ascii = transliterate(word)
+				}
+				for _, part := range splitASCII(ascii) {
+					out = appendToken(out, part, abjad)
+				}
+			}
+			for i := n; i < len(out); i++ {
+				out[i].mixed = mixed
+			}
 		}
 	}
 	// A name that is only honorifics ("General") keeps them, so it still
 	// has something to match.
 	if len(out) == 0 {
-		for _, part := range splitASCII(unidecode.Unidecode(name)) {
+		for _, part := range splitASCII(transliterate(norm.NFKC.String(name))) {
 			out = append(out, makeToken(part, false))
 		}
 	}
-	return dedupeTokens(out)
+	return dedupeTokens(mergeAbdAllah(out))
+}
+
+// mergeAbdAllah writes Abd Allah (عبد الله) as the one name Abdallah, the
+// way most lists spell it.
+func mergeAbdAllah(ts []token) []token {
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].text == "abd" && ts[i+1].text == "allah" {
+			m := makeToken("abdallah", ts[i].abjad)
+			m.mixed = ts[i].mixed || ts[i+1].mixed
+			ts = append(append(ts[:i:i], m), ts[i+2:]...)
+		}
+	}
+	return ts
 }
 
 // dedupeTokens drops repeated parts: "Shoigu Shoigu Sergey" is Sergey
@@ -127,8 +168,19 @@ func dedupeTokens(ts []token) []token {
 }
 
 func appendToken(out []token, part string, abjad bool) []token {
-	if honorifics[part] || foldHonorifics[fold(part)] {
-		return out
+	// The honorifics are Latin spellings: a transliterated abjad word
+	// that happens to spell one (عمر is "mr") is a name.
+	// After an article a title is a family name (El Sayed, Al-Sheikh).
+	afterArticle := len(out) > 0 && out[len(out)-1].particle
+	if !abjad {
+		if !afterArticle && (honorifics[part] || foldHonorifics[fold(part)]) {
+			return out
+		}
+		if p := fuzzyCanonical(part); p != "" {
+			part = p
+		} else if !afterArticle {
+			return out // a misspelt honorific
+		}
 	}
 	if v, ok := foldVariants[fold(part)]; ok {
 		part = v // Абдаллах → abdallakh → abdallah, one name, not abd + allakh
@@ -147,7 +199,45 @@ func appendToken(out []token, part string, abjad bool) []token {
 	case "abdul", "abdel", "abdal", "abdol", "abdoul", "abdur", "abdu":
 		part = "abd"
 	}
+	if !abjad {
+		if stem, tail, ok := splitCompound(part); ok {
+			out = appendToken(out, stem, abjad)
+			for _, t := range tail {
+				out = append(out, makeToken(t, abjad))
+			}
+			return out
+		}
+	}
 	return append(out, makeToken(part, abjad))
+}
+
+// compoundEnds are the endings of Arabic compound names that Latin lists
+// write joined (Jalaluddin, Nazirullah) and Arabic script, or other lists,
+// apart (جلال الدين, Jalal al-Din; نذیر الله, Nazir Allah): a joined name
+// is split into its stem and the parts the ending stands for.
+var compoundEnds = []struct {
+	end  string
+	tail []string
+}{
+	{"uddin", []string{"al", "din"}}, {"uddeen", []string{"al", "din"}}, {"eddine", []string{"al", "din"}},
+	{"eddin", []string{"al", "din"}}, {"addin", []string{"al", "din"}}, {"aldin", []string{"al", "din"}},
+	{"uldin", []string{"al", "din"}}, {"eldin", []string{"al", "din"}}, {"udin", []string{"al", "din"}},
+	{"ullah", []string{"allah"}}, {"ullha", []string{"allah"}}, {"ollah", []string{"allah"}}, {"allah", []string{"allah"}},
+}
+
+func splitCompound(part string) (string, []string, bool) {
+	if canonical[part] || variants[part] != "" || strings.HasPrefix(part, "abd") {
+		return "", nil, false
+	}
+	for _, c := range compoundEnds {
+		if stem, ok := strings.CutSuffix(part, c.end); ok && len(stem) >= 3 {
+			return stem, c.tail, true
+		}
+		if part == c.end && c.end == "eldin" {
+			return "", nil, false
+		}
+	}
+	return "", nil, false
 }
 
 func makeToken(text string, abjad bool) token {
@@ -161,6 +251,11 @@ func makeToken(text string, abjad bool) token {
 	t := token{text: text, abjad: abjad, particle: particles[text]}
 	t.fold = fold(text)
 	t.skel = skeleton(text)
+	if strings.ContainsAny(text, "hgzj") { // else the two skeletons are equal
+		if p := plainSkeleton(text); p != t.skel {
+			t.skel0 = p
+		}
+	}
 	return t
 }
 
@@ -243,6 +338,9 @@ func splitASCII(s string) []string {
 	}
 	return parts
 }
+
+// transliterate writes any script in ASCII (unidecode's tables).
+func transliterate(s string) string { return unidecode.Unidecode(s) }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -327,11 +425,56 @@ func fold1(s string) string {
 	return string(out)
 }
 
-// skeleton keeps the consonants of a part's text: w, y and v are dropped
+// skeleton keeps the consonants of a part's text, merged into the classes
+// that romanisations of Arabic and Persian confuse: w, y and v are dropped
 // with the vowels (abjads write them as long vowels or diphthongs, and
-// Persian vav is v), c and q become k, a final h (ta marbuta, he) is
-// dropped, repeats collapse. "Mousavi" and موسوی both give "ms".
+// Persian vav is v); the digraphs kh, gh, sh, ch, th, dh, zh, dj, ph are
+// one consonant; c, q, g and k are one (ق is Qadir, Gaddafi and Ghedeir);
+// s, z and th are one (ث is Uthman and Osman, ظ Kazim and Kathim); a final
+// h (ta marbuta, he) is dropped; repeats collapse. "Mousavi" and موسوی
+// both give "ms", "Djamel Akkacha" and جمال عكاشة "jml ks".
 func skeleton(text string) string {
+	b := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if i+1 < len(text) {
+			switch text[i : i+2] {
+			case "kh", "gh", "ch":
+				c, i = 'k', i+1
+				if text[i-1] == 'c' {
+					c = 's' // French ch is sh
+				}
+			case "sh", "th", "zh":
+				c, i = 's', i+1
+			case "dh":
+				c, i = 's', i+1 // ذ: Dhakir, Zakir
+			case "dj":
+				c, i = 'j', i+1
+			case "ph":
+				c, i = 'f', i+1
+			}
+		}
+		switch {
+		case isVowel(c) || c == 'w' || c == 'y' || c == 'v':
+			continue
+		case c == 'h' && i == len(text)-1:
+			continue
+		case c == 'c' || c == 'q' || c == 'g':
+			c = 'k'
+		case c == 'z':
+			c = 's'
+		}
+		if len(b) > 0 && b[len(b)-1] == c {
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// plainSkeleton is skeleton without the digraphs and consonant classes:
+// c and q become k, nothing else merges.
+func plainSkeleton(text string) string {
 	b := make([]byte, 0, len(text))
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -351,6 +494,14 @@ func skeleton(text string) string {
 	return string(b)
 }
 
+// plain returns the token's plain skeleton.
+func (t *token) plain() string {
+	if t.skel0 != "" {
+		return t.skel0
+	}
+	return t.skel
+}
+
 func isVowel(c byte) bool {
 	switch c {
 	case 'a', 'e', 'i', 'o', 'u':
@@ -366,3 +517,125 @@ func setOf(words ...string) map[string]bool {
 	}
 	return m
 }
+
+// fuzzyCanonical gives a part one adjacent transposition or one letter
+// away from a known variant spelling (variants), a joined Abd compound or
+// an honorific of five or more letters that spelling, so that ADBUL is
+// Abdul, MOHMAMED Mohammed and AFIZ (Hafiz) a title; an honorific gives
+// "". Only parts of five letters or more are corrected (four for a
+// dropped letter of an honorific): shorter ones are too often other names.
+func fuzzyCanonical(part string) string {
+	if len(part) < 4 || fuzzyTarget(part) {
+		return part
+	}
+	if h, ok := honorificByDeletion[part]; ok && len(h) >= 5 {
+		return ""
+	}
+	if len(part) < 5 {
+		if v, ok := variantByDeletion[part]; ok && strings.HasPrefix(v, "abd") {
+			return v
+		}
+		return part
+	}
+	if t, ok := transposedFrom[part]; ok {
+		if honorifics[t] {
+			return ""
+		}
+		return t
+	}
+	// The Abd prefixes with two of their first five letters swapped.
+	if len(part) <= 32 {
+		var buf [32]byte
+		b := buf[:len(part)]
+		copy(b, part)
+		for i := 0; i < 4; i++ {
+			b[i], b[i+1] = b[i+1], b[i]
+			if abdPrefixed(b) {
+				return string(b)
+			}
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+	}
+	if v, ok := variantByDeletion[part]; ok {
+		return v
+	}
+	return part
+}
+
+func abdPrefixed(b []byte) bool {
+	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a') && (b[4] == 'l' || b[4] == 'r')
+}
+
+// transposedFrom maps each variant spelling, canonical form and honorific
+// of five or more letters with two adjacent letters swapped back to it.
+var transposedFrom = func() map[string]string {
+	m := map[string]string{}
+	add := func(w string) {
+		if len(w) < 5 {
+			return
+		}
+		b := []byte(w)
+		for i := 0; i+1 < len(b); i++ {
+			if b[i] == b[i+1] {
+				continue
+			}
+			b[i], b[i+1] = b[i+1], b[i]
+			if t := string(b); variants[t] == "" && !canonical[t] && !honorifics[t] {
+				m[t] = w
+			}
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+	}
+	for w := range variants {
+		add(w)
+	}
+	for w := range honorifics {
+		add(w)
+	}
+	return m
+}()
+
+// fuzzyTarget: a spelling worth correcting to.
+func fuzzyTarget(t string) bool {
+	if variants[t] != "" || canonical[t] || honorifics[t] && len(t) >= 5 {
+		return true
+	}
+	for _, p := range [...]string{"abdul", "abdel", "abdur", "abdal", "abdullah", "abdallah"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// variantByDeletion maps each variant spelling of six or more letters with
+// one letter dropped back to the spelling; honorificByDeletion does the
+// same for honorifics.
+var variantByDeletion, honorificByDeletion = func() (map[string]string, map[string]string) {
+	v, h := map[string]string{}, map[string]string{}
+	for from := range variants {
+		if len(from) >= 6 {
+			for _, d := range deletions(from) {
+				if variants[d] == "" && !canonical[d] {
+					v[d] = from
+				}
+			}
+		}
+	}
+	// A letter dropped from the Abd prefixes (ADUL, ABDL for Abdul).
+	for _, from := range []string{"abdul", "abdel", "abdur", "abdal"} {
+		for _, d := range deletions(from) {
+			if !particles[d] && !honorifics[d] && d != "abd" {
+				v[d] = from
+			}
+		}
+	}
+	for w := range honorifics {
+		if len(w) >= 5 {
+			for _, d := range deletions(w) {
+				h[d] = w
+			}
+		}
+	}
+	return v, h
+}()

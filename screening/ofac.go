@@ -25,16 +25,17 @@ import (
 // aliases become Weak names, added after alt.csv's so a name present in
 // both keeps alt.csv's stronger type.
 //
-// The three files must come from the same publication: an alt or add row
-// whose ent_num is not in sdn is an error, because mixing days would
-// silently drop aliases or addresses. Errors name the file and line.
+// The three files must come from the same publication: alt or add rows
+// whose ent_num is not in sdn are an *OFACMismatchError, because mixing
+// days would silently drop aliases or addresses. Errors name the file and
+// line.
 func ParseOFAC(sdn, alt, add io.Reader) ([]Entity, error) {
 	var (
 		order   []*entityBuilder
 		byNum   = map[string]*entityBuilder{}
 		pending = map[*entityBuilder][]Name{} // remark names, added last
 	)
-	err := readOFACFile("sdn", sdn, 12, func(f []string) error {
+	err := readOFACFile("sdn", sdn, 12, func(_ int, f []string) error {
 		num := f[0]
 		if _, err := strconv.Atoi(num); err != nil {
 			return fmt.Errorf("ent_num %q is not a number", num)
@@ -73,17 +74,35 @@ func ParseOFAC(sdn, alt, add io.Reader) ([]Entity, error) {
 	if err != nil {
 		return nil, err
 	}
-	owner := func(f []string) (*entityBuilder, error) {
-		if b := byNum[f[0]]; b != nil {
-			return b, nil
+	maxNum := 0
+	for num := range byNum {
+		if n, _ := strconv.Atoi(num); n > maxNum {
+			maxNum = n
 		}
-		return nil, fmt.Errorf("ent_num %q is not in sdn (files from different publications?)", f[0])
+	}
+	// Rows naming an entity the primary file lacks are counted, not
+	// failed on at once, so the error can say how far apart the files are.
+	var mismatch *OFACMismatchError
+	owner := func(file string, line int, f []string) *entityBuilder {
+		if b := byNum[f[0]]; b != nil {
+			return b
+		}
+		if mismatch == nil {
+			mismatch = &OFACMismatchError{File: file, FirstLine: line, FirstEntNum: f[0]}
+		}
+		if mismatch.File == file {
+			mismatch.Rows++
+			if n, err := strconv.Atoi(f[0]); err == nil && n > maxNum {
+				mismatch.Newer++
+			}
+		}
+		return nil
 	}
 	if alt != nil {
-		err := readOFACFile("alt", alt, 5, func(f []string) error {
-			b, err := owner(f)
-			if err != nil {
-				return err
+		err := readOFACFile("alt", alt, 5, func(line int, f []string) error {
+			b := owner("alt", line, f)
+			if b == nil {
+				return nil
 			}
 			t, err := ofacAltType(f[2], f[4])
 			if err != nil {
@@ -96,11 +115,11 @@ func ParseOFAC(sdn, alt, add io.Reader) ([]Entity, error) {
 			return nil, err
 		}
 	}
-	if add != nil {
-		err := readOFACFile("add", add, 6, func(f []string) error {
-			b, err := owner(f)
-			if err != nil {
-				return err
+	if add != nil && mismatch == nil {
+		err := readOFACFile("add", add, 6, func(line int, f []string) error {
+			b := owner("add", line, f)
+			if b == nil {
+				return nil
 			}
 			if f[4] != "" {
 				b.addCountryName(f[4])
@@ -110,6 +129,9 @@ func ParseOFAC(sdn, alt, add io.Reader) ([]Entity, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if mismatch != nil {
+		return nil, mismatch
 	}
 	out := make([]Entity, 0, len(order))
 	for _, b := range order {
@@ -128,7 +150,7 @@ func ParseOFAC(sdn, alt, add io.Reader) ([]Entity, error) {
 // readOFACFile calls fn for each row of one legacy CSV file, with "-0-"
 // fields emptied and every field trimmed. OFAC ends its files with a
 // Ctrl-Z (DOS end-of-file) line, which is skipped like blank lines.
-func readOFACFile(name string, r io.Reader, fields int, fn func(f []string) error) error {
+func readOFACFile(name string, r io.Reader, fields int, fn func(line int, f []string) error) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1 // checked below, so the Ctrl-Z line is not an error
 	cr.ReuseRecord = true
@@ -154,7 +176,7 @@ func readOFACFile(name string, r io.Reader, fields int, fn func(f []string) erro
 			}
 			rec[i] = v
 		}
-		if err := fn(rec); err != nil {
+		if err := fn(line, rec); err != nil {
 			return fmt.Errorf("ofac %s: line %d: %w", name, line, err)
 		}
 	}
@@ -205,3 +227,34 @@ func ofacAltType(t, remarks string) (NameType, error) {
 	}
 	return "", fmt.Errorf("unknown alt_type %q", t)
 }
+
+// OFACMismatchError is an alias (alt) or address (add) file from another
+// publication than the primary file: some of its rows name entities the
+// primary file does not have.
+type OFACMismatchError struct {
+	File        string // "alt" or "add"
+	Rows        int    // rows naming an entity the primary file lacks
+	Newer       int    // of those, rows whose ent_num is above every primary ent_num
+	FirstLine   int
+	FirstEntNum string
+}
+
+func (e *OFACMismatchError) Error() string {
+	which := "alias file (alt.csv)"
+	if e.File == "add" {
+		which = "address file (add.csv)"
+	}
+	age := "older than the primary file: it still lists entities since removed"
+	if e.Newer*2 > e.Rows {
+		age = "newer than the primary file: it lists entities added since"
+	}
+	return fmt.Sprintf("ofac %s: line %d: ent_num %q is not in sdn, nor are the entities of %d more rows: "+
+		"the %s comes from another publication, probably %s. "+
+		"OFAC publishes sdn.csv, alt.csv and add.csv (or cons_prim.csv, cons_alt.csv and cons_add.csv) together: "+
+		"import the files of one publication, downloaded at the same time from %s "+
+		"(or let kycd fetch a matching set: kycd lists update --source ofac-sdn,ofac-consolidated)",
+		e.File, e.FirstLine, e.FirstEntNum, e.Rows-1, which, age, ofacDownloads)
+}
+
+// ofacDownloads is where OFAC publishes the legacy files.
+const ofacDownloads = "https://www.treasury.gov/ofac/downloads/ (consolidated/ for the non-SDN files)"

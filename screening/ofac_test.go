@@ -1,6 +1,7 @@
 package screening
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -158,8 +159,9 @@ func TestParseOFACErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name, sdn, alt, add, want string
 	}{
-		{"orphan alias", sdn, "2,1,\"aka\",\"B\",-0- \n", "", `ofac alt: line 1: ent_num "2" is not in sdn`},
+		{"orphan alias", sdn, "2,1,\"aka\",\"B\",-0- \n", "", `ofac alt: line 1: ent_num "2" is not in sdn, nor are the entities of 0 more rows: the alias file (alt.csv) comes from another publication, probably newer`},
 		{"orphan address", sdn, "", "1,1,-0- ,-0- ,\"Cuba\",-0- \n9,2,-0- ,-0- ,\"Cuba\",-0- \n", `ofac add: line 2: ent_num "9" is not in sdn`},
+		{"orphan old address", "5" + sdn[1:], "", "1,1,-0- ,-0- ,\"Cuba\",-0- \n", `address file (add.csv) comes from another publication, probably older`},
 		{"repeated ent_num", sdn + sdn, "", "", "ofac sdn: line 2: ent_num 1 listed twice"},
 		{"bad ent_num", "x" + sdn[1:], "", "", `ofac sdn: line 1: ent_num "x" is not a number`},
 		{"short row", "1,\"A\",-0- \n", "", "", "ofac sdn: line 1: 3 fields, want 12"},
@@ -180,6 +182,22 @@ func TestParseOFACErrors(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseOFACMixedPublications: an SDN file of 2021 with the alias file
+// of 2025 (the real files) is refused with an error that says which files
+// belong together and how to get a matching set.
+func TestParseOFACMixedPublications(t *testing.T) {
+	_, err := ParseOFAC(openShared(t, "lists/ofac_sdn_2021-07.csv"), openShared(t, "lists/ofac_alt_2025-12.csv"), nil)
+	var me *OFACMismatchError
+	if !errors.As(err, &me) || me.File != "alt" || me.Rows < 100 || me.Newer*2 <= me.Rows {
+		t.Fatalf("err = %#v, want an alt mismatch with mostly newer rows", err)
+	}
+	for _, want := range []string{"another publication", "newer than the primary file", "sdn.csv, alt.csv and add.csv", "kycd lists update --source ofac-sdn"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
 	}
 }
 

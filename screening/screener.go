@@ -2,6 +2,7 @@ package screening
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -87,13 +88,39 @@ func (s *Screener) MissingKinds() []Kind {
 // loaded lists only, and a kind without a list is an error result, never
 // a silent clear.
 func (s *Screener) Screen(env kyc.Environment, q Query, threshold float64) []kyc.ListResult {
+	return s.ScreenKinds(env, q, threshold, nil)
+}
+
+// ScreenKinds is Screen for the kinds in scope only (nil: every kind).
+// A kind out of scope is reported not_screened, with no lists and no
+// matches: it is neither a hit nor an error, so it never fails a check,
+// while fail-closed still applies to every kind in scope.
+func (s *Screener) ScreenKinds(env kyc.Environment, q Query, threshold float64, scope []Kind) []kyc.ListResult {
 	lists := s.live.Load().lists
 	if env == kyc.Sandbox {
 		lists = append(append([]*List(nil), lists...), s.sandbox...)
 	}
 	out := make([]kyc.ListResult, 0, len(Kinds))
 	for _, k := range Kinds {
+		if scope != nil && !slices.Contains(scope, k) {
+			out = append(out, kyc.ListResult{CheckType: string(k), Provider: "none", Status: kyc.ListNotScreened, RiskLevel: nil,
+				Matches: []kyc.MatchRecord{}, Lists: []kyc.ListVersionRef{}})
+			continue
+		}
 		out = append(out, screenKind(k, lists, q, threshold, env == kyc.Sandbox))
+	}
+	return out
+}
+
+// LoadedKinds returns the kinds at least one live list covers, in Kinds
+// order.
+func (s *Screener) LoadedKinds() []Kind {
+	missing := s.MissingKinds()
+	var out []Kind
+	for _, k := range Kinds {
+		if !slices.Contains(missing, k) {
+			out = append(out, k)
+		}
 	}
 	return out
 }
@@ -160,11 +187,12 @@ func matchRecord(l *List, m *Match) kyc.MatchRecord {
 func featureMap(f *Features) map[string]any {
 	tokens := make([]map[string]any, 0, len(f.Tokens))
 	for _, t := range f.Tokens {
-		tokens = append(tokens, map[string]any{"query": t.Query, "listed": t.Listed, "similarity": t.Similarity})
+		tokens = append(tokens, map[string]any{"query": t.Query, "listed": t.Listed, "similarity": t.Similarity, "weak": t.Weak})
 	}
 	return map[string]any{
 		"nameScore": f.NameScore, "queryCoverage": f.QueryCoverage, "nameCoverage": f.NameCoverage, "conflict": f.Conflict, "tokens": tokens,
 		"dob": f.DOB, "dobFactor": f.DOBFactor, "country": f.Country, "countryFactor": f.CountryFactor,
+		"mixedScript": f.MixedScript, "weakEvidence": f.WeakEvidence,
 	}
 }
 

@@ -23,10 +23,24 @@ import (
 // (Wikidata, OpenSanctions) rather than identity documents and are left
 // out. Reference is URL; Programs are the topics. Errors name the line.
 func ParseSenzing(r io.Reader, kind Kind) ([]Entity, error) {
-	if _, err := ParseKind(string(kind)); err != nil {
+	var out []Entity
+	err := StreamSenzing(r, kind, func(e *Entity) error {
+		out = append(out, *e)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	var out []Entity
+	return out, nil
+}
+
+// StreamSenzing is ParseSenzing calling fn with each record kept, one at a
+// time, so a file of any size is read in bounded memory. fn must not keep
+// e.
+func StreamSenzing(r io.Reader, kind Kind, fn func(e *Entity) error) error {
+	if _, err := ParseKind(string(kind)); err != nil {
+		return err
+	}
 	err := readJSONLines(r, func(line int, data []byte) error {
 		var rec senzingRecord
 		if err := json.Unmarshal(data, &rec); err != nil {
@@ -43,13 +57,12 @@ func ParseSenzing(r io.Reader, kind Kind) ([]Entity, error) {
 		if err != nil {
 			return fmt.Errorf("record %s: %w", rec.ID, err)
 		}
-		out = append(out, e)
-		return nil
+		return fn(&e)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("senzing: %w", err)
+		return fmt.Errorf("senzing: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 type senzingRecord struct {

@@ -81,30 +81,74 @@ func tokenSim(q, c *token) float64 {
 		return 0
 	}
 	if q.abjad != c.abjad {
-		if q.skel == "" || c.skel == "" {
-			return 0
+		s := skeletonSim(q.skel, c.skel, !q.abjad)
+		if q.skel0 != "" || c.skel0 != "" {
+			s = max(s, skeletonSim(q.plain(), c.plain(), !q.abjad))
 		}
-		if q.skel == c.skel {
-			return 0.95
-		}
-		return 0.95 * jaroWinkler(q.skel, c.skel)
+		return s
 	}
 	s := jaroWinkler(q.fold, c.fold)
-	// One typo in a longer part is a near match wherever it falls;
-	// Jaro–Winkler alone punishes an early typo much more than a late one.
-	if s < 0.93 && len(q.fold) >= 5 && len(c.fold) >= 5 && oneEdit(q.fold, c.fold) {
-		s = 0.93
+	// A short part inside one twice its length (Lind and Lindemann, a
+	// one-syllable Chinese name and a long romanised one) shares a prefix
+	// that Jaro–Winkler rewards beyond what it proves.
+	if short, long := min(len(q.fold), len(c.fold)), max(len(q.fold), len(c.fold)); short <= 4 && long >= 2*short {
+		return 0.9 * s
+	}
+	// One typo in a longer part is a near match wherever it falls (an
+	// adjacent transposition is one typo: Damerau); Jaro–Winkler alone
+	// punishes an early typo much more than a late one (ADBUL, OMHAMMED).
+	// The letters as written are tried too, since folding can move a typo
+	// (YOONG folds to yung, YONG to iong).
+	if s < 0.93 {
+		switch {
+		case len(q.fold) >= 5 && len(c.fold) >= 5 && oneEdit(q.fold, c.fold),
+			len(q.text) >= 5 && len(c.text) >= 5 && oneEdit(q.text, c.text):
+			s = 0.93
+		case s < 0.88 && len(q.text) >= 4 && len(c.text) >= 4 && oneEdit(q.text, c.text):
+			// Four letters with one typo (IYDA for IYAD): still a near
+			// match, with less certainty.
+			s = 0.88
+		case s < 0.86 && len(q.text) == 3 && len(c.text) == 3 && transposed(q.text, c.text):
+			// Three letters with two swapped (SKO for SOK): the same
+			// letters, just barely a match.
+			s = 0.86
+		}
 	}
 	return s
 }
 
-// oneEdit reports whether a and b differ by one substitution, insertion
-// or deletion.
+// skeletonSim compares consonant skeletons, the only form an abjad
+// spelling and a Latin one share. When the query is the Latin side
+// (latinQuery), its vowels are thrown away to compare, so a short
+// skeleton says little (the "rd" of Redi fits رودي and hundreds of other
+// names) and weighs less. An abjad query has no vowels to lose: its
+// skeleton is all the evidence there is.
+func skeletonSim(a, b string, latinQuery bool) float64 {
+	if a == "" || b == "" {
+		return 0
+	}
+	s := 0.95
+	if a != b {
+		s *= jaroWinkler(a, b)
+	}
+	if latinQuery {
+		switch min(len(a), len(b)) {
+		case 1:
+			s *= 0.88
+		case 2:
+			s *= 0.93
+		}
+	}
+	return s
+}
+
+// oneEdit reports whether a and b differ by one substitution, insertion,
+// deletion or transposition of adjacent letters.
 func oneEdit(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	if len(b)-len(a) > 1 {
+	if len(b)-len(a) > 1 || a == b {
 		return false
 	}
 	i := 0
@@ -112,7 +156,30 @@ func oneEdit(a, b string) bool {
 		i++
 	}
 	if len(a) == len(b) {
-		return a[i+1:] == b[i+1:]
+		if a[i+1:] == b[i+1:] {
+			return true
+		}
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
 	}
 	return a[i:] == b[i+1:]
+}
+
+// transposed reports whether a and b, of one length, differ only by two
+// adjacent letters swapped.
+func transposed(a, b string) bool {
+	return len(a) == len(b) && a != b && oneEdit(a, b) && sameLetters(a, b)
+}
+
+func sameLetters(a, b string) bool {
+	var n [256]int
+	for i := 0; i < len(a); i++ {
+		n[a[i]]++
+		n[b[i]]--
+	}
+	for _, c := range n {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -12,6 +12,7 @@ import (
 	"kycd/aml"
 	"kycd/screening"
 	"kycd/server"
+	"kycd/store"
 )
 
 func (e *apiEnv) mustAML(key, body string) map[string]any {
@@ -98,20 +99,40 @@ func TestAMLSandboxOutcomes(t *testing.T) {
 }
 
 // TestAMLLiveFailsClosed: live with no list loaded is failed, never a
-// clean pass, and the sandbox test list is not used in live.
+// clean pass, and the sandbox test list is not used in live. Sanctions
+// are always in scope; by default PEP and adverse media are screened only
+// once the installation has a list of them (not_screened until then), and
+// an organization that chooses them fails closed without one.
 func TestAMLLiveFailsClosed(t *testing.T) {
 	e := newAPIEnv(t)
-	for _, name := range []string{`"Ada","lastName":"Lovelace"`, `"Sandbox","lastName":"Sanctioned"`} {
-		c := e.mustAML(e.A.LiveKey, `{"firstName":`+name+`}`)
-		if c["status"] != "failed" || c["riskLevel"] != nil {
-			t.Fatalf("live without lists: %v", c)
-		}
-		for kind, r := range results(t, c) {
-			if r["status"] != "error" || r["provider"] != "none" || !strings.Contains(r["error"].(string), "no "+kind+" list") || r["riskLevel"] != nil {
-				t.Errorf("%s: %v", kind, r)
+	check := func(want map[string]string) {
+		t.Helper()
+		for _, name := range []string{`"Ada","lastName":"Lovelace"`, `"Sandbox","lastName":"Sanctioned"`} {
+			c := e.mustAML(e.A.LiveKey, `{"firstName":`+name+`}`)
+			if c["status"] != "failed" || c["riskLevel"] != nil {
+				t.Fatalf("live without lists: %v", c)
+			}
+			for kind, r := range results(t, c) {
+				switch want[kind] {
+				case "error":
+					if r["status"] != "error" || r["provider"] != "none" || !strings.Contains(r["error"].(string), "no "+kind+" list") || r["riskLevel"] != nil {
+						t.Errorf("%s: %v", kind, r)
+					}
+				default:
+					if r["status"] != "not_screened" || r["provider"] != "none" || r["error"] != nil || r["riskLevel"] != nil {
+						t.Errorf("%s: %v", kind, r)
+					}
+				}
 			}
 		}
 	}
+	check(map[string]string{"sanctions": "error"})
+	if err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		return tx.SetAMLKinds(e.A.ID, []string{"sanctions", "pep", "adverse_media"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check(map[string]string{"sanctions": "error", "pep": "error", "adverse_media": "error"})
 }
 
 // TestAMLLiveWithLists screens live against lists the service loaded.

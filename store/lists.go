@@ -27,53 +27,141 @@ func (v *ListVersion) Ref() kyc.ListVersionRef {
 		EntityCount: v.EntityCount, ImportedAt: kyc.FormatTime(v.ImportedAt)}
 }
 
-// ImportListVersion stores a new version of a list with its entities
-// (JSON bodies) and makes it the source's active version, in one
-// transaction: screening sees the old version or the new one, never a mix.
-// The superseded version's entities are deleted; its row stays, because
-// results cite it. Monitored AML checks become due at once, so they are
-// re-screened against the new data (trigger list_update).
-func (tx *Tx) ImportListVersion(v *ListVersion, entities [][]byte) error {
+// BeginListImport stores v as an incomplete version of its source (see
+// migration 0011): entities are then added with AddListEntities and the
+// version made active with CompleteListImport, or removed with
+// AbortListImport. Incomplete versions of the same source left by an
+// import that died are deleted first.
+func (tx *Tx) BeginListImport(v *ListVersion) error {
+	if _, err := tx.exec(`DELETE FROM list_versions WHERE source = ? AND complete = 0`, v.Source); err != nil {
+		return fmt.Errorf("remove unfinished imports: %w", err)
+	}
 	v.ID = "lsv_" + NewULID(tx.now)
-	v.ImportedAt = tx.now
-	v.EntityCount = len(entities)
-	v.Active = true
-	var old []string
-	rows, err := tx.q.QueryContext(context.Background(), `SELECT id FROM list_versions WHERE source = ? AND active = 1`, v.Source)
+	v.ImportedAt, v.EntityCount, v.Active = tx.now, 0, false
+	_, err := tx.exec(`INSERT INTO list_versions (id, source, kind, format, provider, sha256, entity_count, imported_at, active, complete)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, 0)`, v.ID, v.Source, v.Kind, v.Format, v.Provider, v.SHA256, kyc.FormatTime(tx.now))
 	if err != nil {
-		return fmt.Errorf("find active version: %w", err)
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("scan version: %w", err)
-		}
-		old = append(old, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("find active version: %w", err)
-	}
-	for _, id := range old {
-		if _, err := tx.exec(`UPDATE list_versions SET active = 0 WHERE id = ?`, id); err != nil {
-			return fmt.Errorf("deactivate version: %w", err)
-		}
-		if _, err := tx.exec(`DELETE FROM list_entities WHERE version_id = ?`, id); err != nil {
-			return fmt.Errorf("delete old entities: %w", err)
-		}
-	}
-	if _, err := tx.exec(`INSERT INTO list_versions (id, source, kind, format, provider, sha256, entity_count, imported_at, active)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)`, v.ID, v.Source, v.Kind, v.Format, v.Provider, v.SHA256, v.EntityCount,
-		kyc.FormatTime(tx.now)); err != nil {
 		return fmt.Errorf("insert list version: %w", err)
 	}
-	for i, body := range entities {
-		if _, err := tx.exec(`INSERT INTO list_entities (version_id, seq, body) VALUES (?, ?, ?)`, v.ID, i, body); err != nil {
+	return nil
+}
+
+// AddListEntities stores entity bodies of an incomplete version, numbered
+// from seq.
+func (tx *Tx) AddListEntities(versionID string, seq int, bodies [][]byte) error {
+	for i, body := range bodies {
+		if _, err := tx.exec(`INSERT INTO list_entities (version_id, seq, body) VALUES (?, ?, ?)`, versionID, seq+i, body); err != nil {
 			return fmt.Errorf("insert list entity: %w", err)
 		}
 	}
-	_, err = tx.exec(`UPDATE aml_checks SET next_screen_at = ? WHERE next_screen_at IS NOT NULL AND next_screen_at > ?`,
+	return nil
+}
+
+// inlinePurge is the size up to which a superseded version's entities are
+// deleted in the transaction that replaces it (a few tens of milliseconds);
+// bigger ones are left to PurgeListEntities.
+const inlinePurge = 20000
+
+// CompleteListImport makes an incomplete version holding count entities
+// its source's active version, in one transaction with the rest of tx:
+// screening sees the old version or the new one, never a mix. The
+// superseded versions' entities are deleted, except those of versions
+// bigger than inlinePurge, which are returned still holding them (delete
+// them with PurgeListEntities after the commit, in short transactions).
+// Monitored AML checks become due at once (trigger list_update).
+func (tx *Tx) CompleteListImport(v *ListVersion, count int) (superseded []string, err error) {
+	res, err := tx.exec(`UPDATE list_versions SET complete = 1, active = 0, entity_count = ? WHERE id = ? AND complete = 0`, count, v.ID)
+	if err != nil {
+		return nil, fmt.Errorf("complete list version: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, fmt.Errorf("list version %s was removed while it was imported (another import of %s started)", v.ID, v.Source)
+	}
+	old, err := tx.activeVersions(v.Source)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range old {
+		if _, err := tx.exec(`UPDATE list_versions SET active = 0 WHERE id = ?`, id); err != nil {
+			return nil, fmt.Errorf("deactivate version: %w", err)
+		}
+		var n int
+		if err := tx.queryRow(`SELECT entity_count FROM list_versions WHERE id = ?`, id).Scan(&n); err != nil {
+			return nil, fmt.Errorf("count old entities: %w", err)
+		}
+		if n > inlinePurge {
+			superseded = append(superseded, id)
+			continue
+		}
+		if _, err := tx.exec(`DELETE FROM list_entities WHERE version_id = ?`, id); err != nil {
+			return nil, fmt.Errorf("delete old entities: %w", err)
+		}
+	}
+	if _, err := tx.exec(`UPDATE list_versions SET active = 1 WHERE id = ?`, v.ID); err != nil {
+		return nil, fmt.Errorf("activate version: %w", err)
+	}
+	v.EntityCount, v.Active = count, true
+	if err := tx.markChecksDue(); err != nil {
+		return nil, err
+	}
+	return superseded, nil
+}
+
+// AbortListImport removes an incomplete version and its entities.
+func (s *Store) AbortListImport(ctx context.Context, versionID string) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		_, err := tx.exec(`DELETE FROM list_versions WHERE id = ? AND complete = 0`, versionID)
+		return err
+	})
+}
+
+// purgeBatch is how many entities one purge transaction deletes: a few
+// milliseconds of write lock.
+const purgeBatch = 5000
+
+// PurgeListEntities deletes a superseded version's entities (its row
+// stays: results cite it), a batch per transaction.
+func (s *Store) PurgeListEntities(ctx context.Context, versionID string) error {
+	for {
+		var n int64
+		err := s.InTx(ctx, func(tx *Tx) error {
+			res, err := tx.exec(`DELETE FROM list_entities WHERE version_id = ? AND seq IN
+				(SELECT seq FROM list_entities WHERE version_id = ? AND EXISTS (SELECT 1 FROM list_versions WHERE id = ? AND active = 0) LIMIT ?)`,
+				versionID, versionID, versionID, purgeBatch)
+			if err != nil {
+				return fmt.Errorf("delete old entities: %w", err)
+			}
+			n, _ = res.RowsAffected()
+			return nil
+		})
+		if err != nil || n < purgeBatch {
+			return err
+		}
+	}
+}
+
+func (tx *Tx) activeVersions(source string) ([]string, error) {
+	var old []string
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT id FROM list_versions WHERE source = ? AND active = 1`, source)
+	if err != nil {
+		return nil, fmt.Errorf("find active version: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("scan version: %w", err)
+		}
+		old = append(old, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find active version: %w", err)
+	}
+	return old, nil
+}
+
+func (tx *Tx) markChecksDue() error {
+	_, err := tx.exec(`UPDATE aml_checks SET next_screen_at = ? WHERE next_screen_at IS NOT NULL AND next_screen_at > ?`,
 		listUpdateMark(tx.now), kyc.FormatTime(tx.now))
 	if err != nil {
 		return fmt.Errorf("mark checks due: %w", err)
@@ -107,6 +195,8 @@ func (s *Store) FindListVersions(ctx context.Context, activeOnly bool) ([]*ListV
 	q := `SELECT ` + listVersionColumns + ` FROM list_versions`
 	if activeOnly {
 		q += ` WHERE active = 1`
+	} else {
+		q += ` WHERE complete = 1`
 	}
 	rows, err := s.reader.QueryContext(ctx, q+` ORDER BY id DESC`)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"kycd/kyc"
 )
@@ -29,7 +30,7 @@ func (tx *Tx) CountOrganizations() (int, error) {
 
 // FindOrganizations lists every organization, oldest first.
 func (s *Store) FindOrganizations(ctx context.Context) ([]*kyc.Organization, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, contact_email, aml_threshold, created_at FROM organizations ORDER BY id`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, contact_email, aml_threshold, aml_kinds, created_at FROM organizations ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("find organizations: %w", err)
 	}
@@ -40,8 +41,12 @@ func (s *Store) FindOrganizations(ctx context.Context) ([]*kyc.Organization, err
 		var email sql.NullString
 		var created string
 		var threshold sql.NullFloat64
-		if err := rows.Scan(&o.ID, &o.Name, &email, &threshold, &created); err != nil {
+		var kinds sql.NullString
+		if err := rows.Scan(&o.ID, &o.Name, &email, &threshold, &kinds, &created); err != nil {
 			return nil, fmt.Errorf("scan organization: %w", err)
+		}
+		if kinds.Valid {
+			o.AMLKinds = strings.Split(kinds.String, ",")
 		}
 		o.ContactEmail, o.CreatedAt = email.String, parseTime(created)
 		if threshold.Valid {
@@ -77,6 +82,37 @@ func (s *Store) AMLThreshold(ctx context.Context, orgID string, def float64) (fl
 		return t.Float64, nil
 	}
 	return def, nil
+}
+
+// SetAMLKinds sets the list kinds the organization screens (validated by
+// kyc.ParseAMLKinds), or with nil resets them to the default.
+func (tx *Tx) SetAMLKinds(orgID string, kinds []string) error {
+	var v any
+	if kinds != nil {
+		v = strings.Join(kinds, ",")
+	}
+	res, err := tx.exec(`UPDATE organizations SET aml_kinds = ? WHERE id = ?`, v, orgID)
+	if err != nil {
+		return fmt.Errorf("set aml kinds: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
+	}
+	return nil
+}
+
+// AMLKinds returns the list kinds the organization screens, or nil when
+// it keeps the default.
+func (s *Store) AMLKinds(ctx context.Context, orgID string) ([]string, error) {
+	var k sql.NullString
+	err := s.reader.QueryRowContext(ctx, `SELECT aml_kinds FROM organizations WHERE id = ?`, orgID).Scan(&k)
+	if err != nil {
+		return nil, fmt.Errorf("find aml kinds: %w", err)
+	}
+	if !k.Valid {
+		return nil, nil
+	}
+	return strings.Split(k.String, ","), nil
 }
 
 // OrgSettings are an organization's decision settings.

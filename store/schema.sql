@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 13
+-- PRAGMA user_version = 15
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -250,7 +250,7 @@ CREATE TABLE list_versions (
   entity_count INTEGER NOT NULL,
   imported_at  TEXT NOT NULL,
   active       INTEGER NOT NULL CHECK (active IN (0, 1))
-) STRICT;
+, complete INTEGER NOT NULL DEFAULT 1 CHECK (complete IN (0, 1))) STRICT;
 
 CREATE TABLE organization_logos (
   sha256       TEXT PRIMARY KEY,
@@ -266,7 +266,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256)) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
