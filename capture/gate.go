@@ -135,6 +135,10 @@ func (g *Gate) Run(ctx context.Context, width, height int, fn func() error) erro
 	if err := g.mem.Acquire(wctx, cost); err != nil {
 		return g.waitError(ctx, err)
 	}
-	defer g.mem.Release(cost)
-	return fn()
+	err := fn()
+	g.mem.Release(cost)
+	if cost >= collectAfter {
+		runtime.GC() // as in Process: keep the peak near what the gate admits
+	}
+	return err
 }
