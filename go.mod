@@ -7,6 +7,7 @@ require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/corona10/goimagehash v1.1.0
 	github.com/esimov/pigo v1.4.6
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/gosimple/unidecode v1.0.1
@@ -19,6 +20,8 @@ require (
 )
 
 require go.mau.fi/util v0.11.0
+
+require github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
 
 require (
 	github.com/johannesboyne/gofakes3 v1.2.0

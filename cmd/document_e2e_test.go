@@ -12,7 +12,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,7 +36,7 @@ func TestReadTheDocumentEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs kycd serve with the face and MRZ models")
 	}
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	must := func(args ...string) string {
 		code, out, errOut := run(t, args...)
 		if code != 0 {

@@ -149,8 +149,9 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 // imageWork is what the engine computes from one capture's image.
 type imageWork struct {
 	signals []Signal
-	face    *imageFace // the document front's or the selfie's, for face_match
-	look    *imageLook // documents and selfies: the MRZ read, the hash
+	face    *imageFace  // the document front's or the selfie's, for face_match
+	look    *imageLook  // documents and selfies: the MRZ read, the hash
+	img     image.Image // the selfie, for the passive liveness models
 }
 
 // faceCaptures returns the indexes of the captures face_match compares:
@@ -182,6 +183,9 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWo
 		return imageWork{signals: []Signal{notRunImage(SigImageQuality, c, "The stored image could not be decoded: "+err.Error())}}
 	}
 	var w imageWork
+	if selfie {
+		w.img = img
+	}
 	var wg sync.WaitGroup
 	if doc || selfie {
 		wg.Go(func() {
@@ -211,17 +215,24 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWo
 // (face_match) and with the faces of the organization's other applicants
 // (duplicate_face), and returns the descriptors to store.
 func (e *Auto) faceSignals(in Input, docIdx, selfieIdx int, work []imageWork, others []store.FaceDescriptor) ([]Signal, []store.FaceDescriptor) {
+	var selfieCap *kyc.Capture
+	if selfieIdx >= 0 {
+		selfieCap = &in.Captures[selfieIdx]
+	}
+	live := SelfieLiveness(selfieCap, in.LivenessSessions)
 	if e.ImageSignals == nil {
 		return []Signal{notRun(SigFaceMatch, "Image signals are not configured."),
-			notRun(SigDuplicateFace, "Image signals are not configured.")}, nil
+			notRun(SigDuplicateFace, "Image signals are not configured."), live,
+			notRun(SigPassiveLiveness, "Image signals are not configured.")}, nil
 	}
 	var doc, selfie kyc.Capture
 	var docFace, selfieFace *imageFace
+	var selfieImg image.Image
 	if docIdx >= 0 {
 		doc, docFace = in.Captures[docIdx], work[docIdx].face
 	}
 	if selfieIdx >= 0 {
-		selfie, selfieFace = in.Captures[selfieIdx], work[selfieIdx].face
+		selfie, selfieFace, selfieImg = in.Captures[selfieIdx], work[selfieIdx].face, work[selfieIdx].img
 	}
 	var faces []store.FaceDescriptor
 	var selfieDesc *face.Descriptor
@@ -241,7 +252,8 @@ func (e *Auto) faceSignals(in Input, docIdx, selfieIdx int, work []imageWork, ot
 			selfieDesc = &x.f.face.Descriptor
 		}
 	}
-	return []Signal{faceMatch(doc, selfie, docFace, selfieFace), DuplicateFace(selfieDesc, others)}, faces
+	return []Signal{faceMatch(doc, selfie, docFace, selfieFace), DuplicateFace(selfieDesc, others), live,
+		PassiveLiveness(selfieCap, selfieImg, selfieFace)}, faces
 }
 
 func notRunImage(name string, c kyc.Capture, why string) Signal {

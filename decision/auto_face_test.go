@@ -43,16 +43,20 @@ func TestAutoFaceMatch(t *testing.T) {
 	}
 	front, passport := "front", "passport"
 	dob := "1974-08-12"
+	session := "lvs_1"
 	input := func(selfie string) decision.Input {
 		return decision.Input{
+			LivenessSessions: []kyc.LivenessSession{{ID: session, RequestID: "kyc_1", Status: kyc.LivenessPassed,
+				Challenge: []string{"turn_left", "look_up"}, Verdict: json.RawMessage(`{"passed":true,"checks":[]}`)}},
 			Request: &kyc.KYCRequest{ID: "kyc_1", OrganizationID: org.ID, Environment: kyc.Live, ApplicantID: "app_1",
 				DocumentData: &kyc.DocumentData{DocumentType: "id_card", IssuingCountry: "SE", DocumentNumber: "D23145890", ExpiryDate: "2031-04-15",
 					MRZ: erikssonMRZ("310415")}},
 			Applicant: &kyc.Applicant{ID: "app_1", FirstName: "Anna Maria", LastName: "Eriksson", DOB: &dob},
 			Captures: []kyc.Capture{
 				{ID: "cap_doc", Kind: "document", Side: &front, DocumentType: &passport, Data: load("doc_td2_uto_icao_specimen.jpg"),
-					SHA256: "a", SourceSHA256: "a", Method: "camera", IP: "192.0.2.1"},
-				{ID: "cap_selfie", Kind: "selfie", Data: load(selfie), SHA256: "b", SourceSHA256: "b", Method: "camera", IP: "192.0.2.1"},
+					SHA256: "a", SourceSHA256: "a", Method: kyc.MethodUpload, IP: "192.0.2.1"},
+				{ID: "cap_selfie", Kind: "selfie", Data: load(selfie), SHA256: "b", SourceSHA256: "b", Method: kyc.MethodCameraChallenge,
+					SessionID: &session, IP: "192.0.2.1"},
 			},
 		}
 	}

@@ -74,7 +74,7 @@ var AllCodes = []string{
 	CodeDocumentNumberDiffer, CodeDataPartiallyCompared, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
-	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument,
+	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument, CodeSelfieNotLive, CodeSpoofScore,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
@@ -95,6 +95,7 @@ func DefaultPolicy() *Policy {
 			CodeDocumentNotRead: ActReview, CodeSelfieIsDocument: ActReview,
 			CodeDuplicateDocument: ActReview, CodeDuplicateImage: ActReview, CodeDuplicateApplicant: ActReview,
 			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
+			CodeSelfieNotLive: ActReview, CodeSpoofScore: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
 			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn, CodeDataPartiallyCompared: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,

@@ -113,14 +113,20 @@ func Duplicates(dups []store.Duplicate) Signal {
 	return s
 }
 
-// CaptureIntegrity looks at how the images were made: uploaded files
-// instead of the camera, editing software in the original metadata, one
-// image used for two captures, and many requests from one address.
+// CaptureIntegrity looks at how the images were made: files the page says
+// were chosen from the device instead of taken with the camera, editing
+// software in the original metadata, one image used for two captures,
+// and many requests from one address.
+//
+// The page's word is only believed against the applicant: "upload" is
+// counted, "camera" proves nothing (a script can say it); whether the
+// selfie is a live camera capture is selfie_liveness's question, decided
+// from the server's own liveness session.
 func CaptureIntegrity(caps []kyc.Capture, requestsFromIP, maxPerIP int) Signal {
 	s := newSignal(SigCaptureIntegrity)
 	uploads, bySource := 0, map[string]string{}
 	for _, c := range caps {
-		if c.Method == "upload" {
+		if clientMethod(c) == kyc.MethodUpload {
 			uploads++
 		}
 		if sw, _ := c.Meta["software"].(string); sw != "" && editingSoftware(sw) {
@@ -139,11 +145,24 @@ func CaptureIntegrity(caps []kyc.Capture, requestsFromIP, maxPerIP int) Signal {
 		s.add(Warn, 0.5, CodeManyAttemptsFromIP, fmt.Sprintf("%d verifications received images from this address in 24 hours.", requestsFromIP))
 	}
 	if len(s.Findings) == 0 {
-		s.Detail = "Camera captures, no editing software, no reused image."
+		s.Detail = "No image was chosen from files, no editing software, no reused image."
 	} else {
 		s.Detail = s.Findings[0].Message
 	}
 	return s
+}
+
+// clientMethod is what the applicant's page said about how an image was
+// made (camera or upload). A camera_challenge selfie was taken with the
+// camera; older captures without the claim stored have it as Method.
+func clientMethod(c kyc.Capture) string {
+	if c.Method == kyc.MethodCameraChallenge {
+		return "camera"
+	}
+	if m, ok := c.Meta["clientMethod"].(string); ok {
+		return m
+	}
+	return c.Method
 }
 
 func captureLabel(c kyc.Capture) string {

@@ -2,10 +2,7 @@ package kyc
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // AMLStatus is the rolled-up verdict of an AML check (spec §3.1, §3.2).
@@ -207,12 +204,10 @@ func (in *AMLCheckInput) Validate(now time.Time) []FieldError {
 		switch {
 		case v == nil:
 			errs = append(errs, FieldError{Field: field, Message: "is required"})
-		case strings.TrimSpace(*v) == "":
-			errs = append(errs, FieldError{Field: field, Message: "must not be empty"})
-		case utf8.RuneCountInString(*v) > MaxNameLen:
-			errs = append(errs, FieldError{Field: field, Message: fmt.Sprintf("must be at most %d characters", MaxNameLen)})
-		case !printable(*v):
-			errs = append(errs, FieldError{Field: field, Message: "must not contain control characters"})
+		default:
+			if msg := NameProblem(*v); msg != "" {
+				errs = append(errs, FieldError{Field: field, Message: msg})
+			}
 		}
 	}
 	name("firstName", in.FirstName)

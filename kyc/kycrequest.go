@@ -2,6 +2,7 @@ package kyc
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 )
 
@@ -274,7 +275,8 @@ type Capture struct {
 	Height       int
 	SHA256       string
 	SourceSHA256 string
-	Method       string // camera or upload
+	Method       string  // MethodCameraChallenge or MethodUpload, as the server derives it
+	SessionID    *string // the liveness session a camera_challenge selfie came from
 	UserAgent    string
 	IP           string
 	Meta         map[string]any // what the original file said (software, EXIF, GPS), before stripping
@@ -340,12 +342,45 @@ func NormalizeDocumentNumber(s string) string {
 
 // PendingReview is a first reviewer's decision waiting for a second,
 // different reviewer (four-eyes, live only, when the organization asks).
+// By is who was authenticated when it was made; the second decision must
+// come from another principal. Reviewer is the name typed in the request,
+// shown to people, never compared.
 type PendingReview struct {
 	Approve    bool      `json:"approve"`
 	Reviewer   string    `json:"reviewer"`
+	By         Principal `json:"by"`
 	Note       string    `json:"note"`
 	ReasonCode string    `json:"reasonCode,omitempty"`
 	At         time.Time `json:"at"`
+}
+
+// Principal is the authenticated identity behind a request: an API key
+// today (ActorAPIKey, "key_<ulid>"), a console user once the back office
+// signs people in. Four-eyes review compares principals, and the audit
+// log records them as actor type and id.
+type Principal struct {
+	Type ActorType `json:"type"`
+	ID   string    `json:"id"`
+}
+
+// IsZero reports whether p names nobody.
+func (p Principal) IsZero() bool { return p.ID == "" }
+
+// legacyKeyPrincipal recovers the key of a pending review stored before
+// PendingReview.By existed: its Reviewer was "<name> (key_<ulid>)" or
+// "key_<ulid>".
+var legacyKeyPrincipal = regexp.MustCompile(`(?:^|\()(key_[0-7][0-9A-HJKMNP-TV-Z]{25})\)?$`)
+
+// Principal returns who made the pending decision, for reviews stored
+// before By existed too (their key is read from Reviewer).
+func (p *PendingReview) Principal() Principal {
+	if !p.By.IsZero() {
+		return p.By
+	}
+	if m := legacyKeyPrincipal.FindStringSubmatch(p.Reviewer); m != nil {
+		return Principal{Type: ActorAPIKey, ID: m[1]}
+	}
+	return Principal{}
 }
 
 // Metadata is what the API and the reports show about how an image was

@@ -100,3 +100,24 @@ func TestStatusesAreTheSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingReviewPrincipal: four-eyes compares the principal; a pending
+// review stored before it was recorded gives it back from the reviewer
+// text the API wrote then.
+func TestPendingReviewPrincipal(t *testing.T) {
+	const id = "key_01JCXW6Y0Q4H3T2V5N7M8K9P0R"
+	for _, tt := range []struct {
+		p    PendingReview
+		want Principal
+	}{
+		{PendingReview{Reviewer: "Jane", By: Principal{Type: ActorAPIKey, ID: id}}, Principal{ActorAPIKey, id}},
+		{PendingReview{Reviewer: "Jane (" + id + ")"}, Principal{ActorAPIKey, id}},
+		{PendingReview{Reviewer: id}, Principal{ActorAPIKey, id}},
+		{PendingReview{Reviewer: "Jane (key_nonsense)"}, Principal{}},
+		{PendingReview{Reviewer: "Jane"}, Principal{}},
+	} {
+		if got := tt.p.Principal(); got != tt.want {
+			t.Errorf("%+v: Principal() = %+v, want %+v", tt.p, got, tt.want)
+		}
+	}
+}

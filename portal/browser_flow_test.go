@@ -104,9 +104,16 @@ func TestBrowserCamera(t *testing.T) {
 	b.shot("details")
 	b.do(chromedp.KeyEvent("\r"))
 
+	// The selfie: the camera check over Chromium's generated test pattern
+	// (no face) is refused; the applicant uploads a photo instead.
 	b.cameraReady("Take a selfie")
 	b.shot("selfie-camera")
 	b.click(`#shoot`)
+	b.waitUpTo(90*time.Second, `!document.getElementById('retry').hidden && !document.getElementById('capture-error').hidden`)
+	if got := b.text("capture-error"); !strings.Contains(got, "face was not visible") {
+		t.Errorf("check over a faceless pattern: %q", got)
+	}
+	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{realdata.Path(t, "images/face_obama_01_official_portrait.jpg")}))
 
 	b.step("review")
 	b.waitFor(`(function () { var imgs = document.querySelectorAll('#review-list img');
@@ -117,7 +124,10 @@ func TestBrowserCamera(t *testing.T) {
 	}
 	b.shot("review")
 	// Retake the back from the review: the camera again, then back here.
+	// The applicant uploaded their selfie, so the page offers files
+	// first now; they switch back to the camera.
 	b.click(`button[data-slot=back]`)
+	b.click(`#use-camera`)
 	b.cameraReady("Back of your identity card")
 	b.click(`#shoot`)
 	b.step("review")
@@ -148,8 +158,11 @@ func TestBrowserCamera(t *testing.T) {
 	if len(caps) != 3 {
 		t.Fatalf("captures=%d, want 3", len(caps))
 	}
+	// Every capture is an upload as the server sees it; what the page said
+	// (camera for the documents, upload for the selfie) is evidence.
 	for _, c := range caps {
-		if c.Method != "camera" || c.ContentType != "image/jpeg" || c.Width < 200 || c.Height < 200 ||
+		claim := map[string]string{"document": "camera", "selfie": "upload"}[c.Kind]
+		if c.Method != kyc.MethodUpload || c.Meta["clientMethod"] != claim || c.ContentType != "image/jpeg" || c.Width < 200 || c.Height < 200 ||
 			!strings.Contains(c.UserAgent, "Chrome") || c.IP != "127.0.0.1" {
 			t.Errorf("capture %s: %+v", c.Kind, c)
 		}

@@ -81,8 +81,8 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 	}
 	c.ContentType, c.Width, c.Height, c.SHA256, c.SourceSHA256 = img.ContentType, img.Width, img.Height, img.SHA256, img.SourceSHA256
 	c.UserAgent, c.IP = truncate(r.UserAgent(), maxUserAgent), p.clientIP(r)
-	c.Meta = map[string]any{"software": img.Metadata.Software, "hadExif": img.Metadata.HadEXIF,
-		"hadGps": img.Metadata.HadGPS, "sourceType": img.SourceType, "orientation": img.Metadata.Orientation}
+	c.Meta["software"], c.Meta["hadExif"], c.Meta["hadGps"] = img.Metadata.Software, img.Metadata.HadEXIF, img.Metadata.HadGPS
+	c.Meta["sourceType"], c.Meta["orientation"] = img.SourceType, img.Metadata.Orientation
 	if img.Metadata.EXIFError != "" {
 		c.Meta["exifError"] = img.Metadata.EXIFError
 	}
@@ -216,6 +216,10 @@ func validateCapture(f *captureForm) (*kyc.Capture, error) {
 	if c.Method != "camera" && c.Method != "upload" {
 		bad("method", "must be camera or upload")
 	}
+	// The page's word is evidence, not the capture method: only a passed
+	// liveness session (handleLivenessFrames) makes a camera capture.
+	c.Meta = map[string]any{"clientMethod": c.Method}
+	c.Method = kyc.MethodUpload
 	if len(f.image) == 0 {
 		bad("image", "is required: attach the photo")
 	}

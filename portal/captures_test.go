@@ -46,14 +46,16 @@ func TestCaptureUpload(t *testing.T) {
 		t.Fatalf("captures: %v %v", caps, err)
 	}
 	c := caps[0]
-	// X-Forwarded-For is not trusted without the option.
-	if c.IP != "203.0.113.7" || c.UserAgent != "TestPhone/1.0" || c.Method != "camera" || *c.DocumentType != "id_card" ||
+	// X-Forwarded-For is not trusted without the option. The page said
+	// "camera"; the server did not see it, so the capture is an upload and
+	// the claim is kept as evidence.
+	if c.IP != "203.0.113.7" || c.UserAgent != "TestPhone/1.0" || c.Method != kyc.MethodUpload || *c.DocumentType != "id_card" ||
 		*c.Country != "DE" || c.ContentType != "image/jpeg" || c.SHA256 == "" || c.SourceSHA256 == "" {
 		t.Errorf("stored capture: %+v", c)
 	}
 	// What the server read of the zone at upload: a plain photo has none.
 	wantMeta := map[string]any{"software": "", "hadExif": false, "hadGps": false, "sourceType": "image/jpeg", "orientation": float64(0),
-		"mrzStatus": "not_found", "mrzHint": "no_zone"}
+		"mrzStatus": "not_found", "mrzHint": "no_zone", "clientMethod": "camera"}
 	if !maps.Equal(c.Meta, wantMeta) {
 		t.Errorf("meta=%v, want %v", c.Meta, wantMeta)
 	}

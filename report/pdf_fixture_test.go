@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"image"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +96,20 @@ func typicalKYC(t testing.TB) *KYCReport {
 	capture(t, rep, "cap_01JNXA9F1SLF", "selfie", nil, "images/face_biden_02_portrait.jpg")
 	capture(t, rep, "cap_01JNXA9F2LIV", "liveness", nil, "images/face_biden_01_fulllength.jpg")
 
+	rep.LivenessSessions = []LivenessPart{
+		{ID: "lvs_01JNXA8Z0FAILED", Status: "failed", Challenge: []string{"turn_left", "look_up"}, OpenedAt: at(4 * time.Minute),
+			Deadline: at(4*time.Minute + 20*time.Second), ReceivedAt: ptr(at(4*time.Minute + 9*time.Second)),
+			Verdict: json.RawMessage(`{"passed":false,"selfie":0,"checks":[` +
+				`{"name":"frames","passed":true,"detail":"6 frames over 3 steps."},` +
+				`{"name":"head_movement","passed":false,"code":"LIVENESS_MOVEMENT_NOT_SEEN","detail":"Step 1 (turn_left): the head moved 2° that way; 20° is needed."},` +
+				`{"name":"distinct_frames","passed":false,"code":"LIVENESS_DUPLICATE_FRAMES","detail":"Frames 1 and 2 are the same picture."}],` +
+				`"steps":[{"step":0,"move":"look_straight","frames":2,"bestFrame":0,"measured":1.5,"required":20,"unit":"degrees","passed":true},` +
+				`{"step":1,"move":"turn_left","frames":2,"bestFrame":2,"measured":2.1,"required":20,"unit":"degrees","passed":false},` +
+				`{"step":2,"move":"look_up","frames":2,"bestFrame":4,"measured":0.4,"required":18,"unit":"degrees","passed":false}],` +
+				`"frames":[{"step":0,"faces":1,"yaw":1.5,"pitch":3,"roll":0,"scale":0.7,"distance":0}]}`),
+			Frames: []LivenessFramePart{{ID: "lvf_01JNXA8Z1FRAME0", Seq: 0, Step: 0, ContentType: "image/jpeg", Width: 640, Height: 480,
+				Size: 41234, SHA256: strings.Repeat("ab", 32)}}},
+	}
 	rep.Screenings = []kyc.ListResult{
 		{CheckType: "sanctions", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow), Matches: []kyc.MatchRecord{}, Lists: listRef("sanctions")},
 		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskMedium), MatchCount: 1,

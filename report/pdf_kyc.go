@@ -42,6 +42,7 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	kycDocumentRead(d, rep)
 	d.section("Captured images")
 	d.captures(rep.Captures, <-thumbsDone)
+	kycLiveness(d, rep.LivenessSessions)
 	d.section("Screening results")
 	d.screenings(rep.Screenings)
 	if err := kycSignals(d, rep.Signals, rep.Captures); err != nil {

@@ -16,6 +16,7 @@ import (
 	"kycd/internal/realdata"
 	"kycd/jobs"
 	"kycd/kyc"
+	"kycd/liveness"
 	"kycd/mrz"
 	"kycd/screening"
 	"kycd/store"
@@ -223,7 +224,13 @@ func (e *decisionEnv) submitLive(t *testing.T, applicant, docFile, selfieFile st
 		}
 		c := p.c
 		c.ContentType, c.Width, c.Height, c.SHA256, c.SourceSHA256 = img.ContentType, img.Width, img.Height, img.SHA256, img.SourceSHA256
-		c.Method, c.UserAgent, c.IP, c.Meta = "camera", "test", "192.0.2.7", map[string]any{}
+		c.Method, c.UserAgent, c.IP, c.Meta = kyc.MethodUpload, "test", "192.0.2.7", map[string]any{"clientMethod": "camera"}
+		if c.Kind == "selfie" {
+			// The selfie comes out of a camera session; its frames'
+			// analysis is package liveness's and the portal's to test.
+			e.passedSession(t, tok, &c, img.Data)
+			continue
+		}
 		if err := e.store.InTx(t.Context(), func(tx *store.Tx) error { _, err := e.svc.AddCapture(tx, tok, &c, img.Data); return err }); err != nil {
 			t.Fatal(err)
 		}
@@ -240,6 +247,28 @@ func (e *decisionEnv) submitLive(t *testing.T, applicant, docFile, selfieFile st
 	}
 	e.runJobs()
 	return e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+}
+
+// passedSession records a camera session for tok's request whose verdict
+// passed, with data as its one frame and selfie: the engine sees a
+// camera_challenge selfie.
+func (e *decisionEnv) passedSession(t *testing.T, tok string, selfie *kyc.Capture, data []byte) {
+	t.Helper()
+	err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		sess, _, err := e.svc.OpenLivenessSession(tx, tok, "test", "192.0.2.7")
+		if err != nil {
+			return err
+		}
+		now := tx.Now()
+		sess.ReceivedAt = &now
+		frames := []kyc.LivenessFrame{{Seq: 0, Step: 0, ContentType: selfie.ContentType, Width: selfie.Width, Height: selfie.Height,
+			SHA256: selfie.SHA256, Data: data}}
+		_, err = e.svc.FinishLivenessSession(tx, tok, sess, liveness.Verdict{Passed: true, Selfie: 0}, frames, selfie, data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // The ICAO specimen holder, Anna Maria Eriksson: her specimen identity

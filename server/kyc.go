@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -95,8 +96,9 @@ func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
 		j.PortalURL = &u
 	}
 	if p := r.PendingReview; p != nil {
+		by := p.Principal()
 		j.PendingReview = map[string]any{"decision": map[bool]string{true: "approve", false: "reject"}[p.Approve],
-			"reviewer": p.Reviewer, "note": p.Note, "reasonCode": p.ReasonCode, "at": kyc.FormatTime(p.At)}
+			"reviewer": p.Reviewer, "actorType": by.Type, "actorId": by.ID, "note": p.Note, "reasonCode": p.ReasonCode, "at": kyc.FormatTime(p.At)}
 	}
 	return j
 }
@@ -414,6 +416,10 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 		}
 		if reviewer != nil && (strings.TrimSpace(*reviewer) == "" || utf8.RuneCountInString(*reviewer) > 200) {
 			errs = append(errs, kyc.FieldError{Field: "reviewer", Message: "must be 1 to 200 characters (the person deciding)"})
+		} else if reviewer != nil {
+			if r, bad := kyc.InvisibleRune(*reviewer); bad {
+				errs = append(errs, kyc.FieldError{Field: "reviewer", Message: fmt.Sprintf("must not contain invisible or text-direction characters (found U+%04X)", r)})
+			}
 		}
 		if err := o.check(errs); err != nil {
 			return err
@@ -424,7 +430,8 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 				who := strings.TrimSpace(*reviewer) + " (key_" + key.ID + ")"
 				actor.ID = &who
 			}
-			in := verification.ReviewInput{Approve: approve, Note: strings.TrimSpace(*note)}
+			in := verification.ReviewInput{Approve: approve, Note: strings.TrimSpace(*note),
+				By: kyc.Principal{Type: kyc.ActorAPIKey, ID: "key_" + key.ID}}
 			if code != nil {
 				in.ReasonCode = *code
 			}

@@ -1,6 +1,8 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 15
+-- PRAGMA user_version = 19
+
+CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head BEGIN SELECT RAISE(ABORT, 'audit_head is never deleted'); END;
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -9,6 +11,12 @@ CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+CREATE TRIGGER kyc_captures_camera_needs_session BEFORE INSERT ON kyc_captures
+  WHEN NEW.method = 'camera' AND NEW.session_id IS NULL
+BEGIN
+  SELECT RAISE(ABORT, 'a camera capture needs a passed liveness session');
+END;
 
 CREATE TRIGGER kyc_events_no_update BEFORE UPDATE ON kyc_events BEGIN SELECT RAISE(ABORT, 'kyc_events is append-only'); END;
 
@@ -77,6 +85,16 @@ CREATE TABLE applicants (
   archived_at     TEXT
 ) STRICT;
 
+CREATE TABLE audit_head (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  mac_from     INTEGER NOT NULL,  -- first audit_log id whose content_hash is a MAC
+  row_count    INTEGER NOT NULL,  -- the last audit_log id the head covers
+  head_hash    TEXT NOT NULL,     -- that row's content_hash ('' until signed)
+  signed_since TEXT,              -- when the head was first signed
+  signed_at    TEXT,              -- when it was last signed
+  mac          TEXT               -- hex HMAC-SHA256 of the head; NULL until signed
+) STRICT;
+
 CREATE TABLE audit_log (
   id              INTEGER PRIMARY KEY,
   organization_id TEXT NOT NULL,
@@ -120,7 +138,7 @@ CREATE TABLE email_outbox (
   created_at      TEXT NOT NULL,
   sent_at         TEXT,
   error           TEXT
-, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256)) STRICT;
+, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), body_key_id INTEGER REFERENCES data_keys (id), expired_at TEXT) STRICT;
 
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
@@ -152,7 +170,7 @@ CREATE TABLE idempotency_keys (
   status_code     INTEGER NOT NULL,
   response_body   BLOB NOT NULL,
   created_at      TEXT NOT NULL,
-  expires_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL, response_key_id INTEGER REFERENCES data_keys (id),
   PRIMARY KEY (organization_id, environment, key)
 ) STRICT, WITHOUT ROWID;
 
@@ -189,7 +207,7 @@ CREATE TABLE kyc_captures (
   meta          TEXT NOT NULL DEFAULT '{}',
   data          BLOB NOT NULL,
   captured_at   TEXT NOT NULL
-, key_id INTEGER REFERENCES data_keys (id)) STRICT;
+, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id)) STRICT;
 
 CREATE TABLE kyc_events (
   id          TEXT PRIMARY KEY,                -- kte_<ulid>
@@ -251,6 +269,36 @@ CREATE TABLE list_versions (
   imported_at  TEXT NOT NULL,
   active       INTEGER NOT NULL CHECK (active IN (0, 1))
 , complete INTEGER NOT NULL DEFAULT 1 CHECK (complete IN (0, 1))) STRICT;
+
+CREATE TABLE liveness_frames (
+  id           TEXT PRIMARY KEY,                 -- lvf_<ulid>
+  session_id   TEXT NOT NULL REFERENCES liveness_sessions (id) ON DELETE CASCADE,
+  seq          INTEGER NOT NULL,                 -- capture order, from 0
+  step         INTEGER NOT NULL,                 -- 0 looks straight, then the challenge's movements
+  content_type TEXT NOT NULL,
+  size         INTEGER NOT NULL,
+  width        INTEGER NOT NULL,
+  height       INTEGER NOT NULL,
+  sha256       TEXT NOT NULL,
+  key_id       INTEGER NOT NULL REFERENCES data_keys (id),
+  data         BLOB NOT NULL,
+  UNIQUE (session_id, seq)
+) STRICT;
+
+CREATE TABLE liveness_sessions (
+  id                TEXT PRIMARY KEY,            -- lvs_<ulid>
+  request_id        TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  nonce_sha256      TEXT NOT NULL UNIQUE,        -- the page holds the nonce; only its hash is kept
+  challenge         TEXT NOT NULL,               -- JSON array of movements
+  status            TEXT NOT NULL CHECK (status IN ('open', 'passed', 'failed')),
+  opened_at         TEXT NOT NULL,
+  deadline_at       TEXT NOT NULL,
+  received_at       TEXT,                        -- when the frames arrived: the nonce is spent
+  verdict           TEXT,                        -- JSON: liveness.Verdict
+  selfie_capture_id TEXT REFERENCES kyc_captures (id) ON DELETE SET NULL,
+  user_agent        TEXT NOT NULL,
+  ip                TEXT NOT NULL
+) STRICT;
 
 CREATE TABLE organization_logos (
   sha256       TEXT PRIMARY KEY,
@@ -320,6 +368,11 @@ CREATE TABLE webhook_endpoints (
   deleted_at      TEXT                       -- soft delete: deliveries keep their history
 , dual_sign INTEGER NOT NULL DEFAULT 0 CHECK (dual_sign IN (0, 1))) STRICT;
 
+CREATE TABLE write_probe (
+  id   INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+) STRICT;
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks (organization_id, environment, id);
@@ -374,6 +427,8 @@ CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;
 
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
+
+CREATE INDEX liveness_sessions_request_idx ON liveness_sessions (request_id, id);
 
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt);
 

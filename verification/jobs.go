@@ -136,5 +136,9 @@ func (s *Service) decide(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applican
 		}
 		caps[i] = *full
 	}
-	return s.engine.Decide(ctx, decision.Input{Request: r, Applicant: a, Captures: caps})
+	sessions, err := s.store.FindLivenessSessions(ctx, r.ID)
+	if err != nil {
+		return decision.Result{}, err
+	}
+	return s.engine.Decide(ctx, decision.Input{Request: r, Applicant: a, Captures: caps, LivenessSessions: sessions})
 }

@@ -8,6 +8,7 @@ package verification
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -211,12 +212,17 @@ type ReviewInput struct {
 	Approve    bool
 	Note       string
 	ReasonCode string // optional, e.g. DOCUMENT_FORGED
+	// By is who is authenticated: the API key (later, the console user).
+	// Four-eyes compares it, never the typed reviewer name.
+	By kyc.Principal
 }
 
 // Review records a reviewer's decision on a request awaiting review. With
 // four-eyes on (live only), the first decision waits in PendingReview and
-// a second, different reviewer making the same decision makes it final;
-// the same reviewer again, or a different decision, is CONFLICT.
+// a second reviewer making the same decision under a different principal
+// (another API key; later another console user) makes it final; the same
+// principal again, whatever name it types, or a different decision, is
+// CONFLICT.
 func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id string, in ReviewInput, actor Actor) (*kyc.KYCRequest, error) {
 	r, err := tx.FindKYCRequest(orgID, env, id)
 	if err != nil {
@@ -239,17 +245,25 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 	}
 	note := in.Note
 	if settings.FourEyes && env == kyc.Live {
+		if in.By.IsZero() {
+			return nil, errors.New("four-eyes review: the decision carries no authenticated principal")
+		}
 		p := r.PendingReview
 		switch {
 		case p == nil:
-			r.PendingReview = &kyc.PendingReview{Approve: in.Approve, Reviewer: who, Note: in.Note, ReasonCode: in.ReasonCode, At: tx.Now()}
+			r.PendingReview = &kyc.PendingReview{Approve: in.Approve, Reviewer: who, By: in.By, Note: in.Note, ReasonCode: in.ReasonCode, At: tx.Now()}
 			if err := tx.SaveKYCRequest(r); err != nil {
 				return nil, err
 			}
 			reason := "First review (" + string(action) + "), waiting for a second reviewer: " + in.Note
 			return r, s.record(tx, r, "", kyc.TimelineFirstReview, &r.Status, actor, &reason)
-		case p.Reviewer == who:
-			return nil, kyc.Errorf(kyc.EConflict, "Four-eyes review: %s already decided; a second, different reviewer must confirm.", who)
+		case p.Principal() == in.By || p.Principal().IsZero():
+			// A pending review whose principal cannot be told (none
+			// recorded, none recoverable) is treated as the same one: the
+			// rule must fail closed.
+			return nil, &kyc.Error{Code: kyc.EConflict, Message: fmt.Sprintf(
+				"Four-eyes review: the first decision was made with this API key (%s); the second must come from a different API key, held by another person. The reviewer name does not count.",
+				in.By.ID)}
 		case p.Approve != in.Approve:
 			return nil, kyc.Errorf(kyc.EConflict, "Four-eyes review: the first reviewer (%s) chose to %s; both reviewers must agree. Discuss and have one of them decide again.", p.Reviewer, map[bool]string{true: "approve", false: "reject"}[p.Approve])
 		}

@@ -9,8 +9,9 @@
 
   var app = document.getElementById('app');
   var camera = window.portalCamera; // camera.js
+  var liveness = window.portalLiveness; // liveness.js
   var block = document.getElementById('portal-messages');
-  if (!app || !camera || !block) {
+  if (!app || !camera || !liveness || !block) {
     return;
   }
   var MESSAGES = JSON.parse(block.textContent);
@@ -46,6 +47,7 @@
     capturesUrl: app.dataset.capturesUrl,
     documentUrl: app.dataset.documentUrl,
     submitUrl: app.dataset.submitUrl,
+    livenessUrl: app.dataset.livenessUrl,
     pageUrl: app.dataset.pageUrl,
     selfie: app.dataset.workflow === 'standard',
     redirectUrl: app.dataset.redirectUrl || ''
@@ -67,7 +69,8 @@
     preferUpload: false, // the applicant chose files, or the camera cannot be used
     pending: null, // the last upload, kept for "Try again" after a network error
     read: null, // {captureId, mrz}: the zone the server read from a document photo
-    unreadable: 0 // photos of the zone's side the server could not read
+    unreadable: 0, // photos of the zone's side the server could not read
+    checking: false // the selfie's camera check is running
   };
 
   // MAX_UNREADABLE photos of the zone's side that the server cannot read
@@ -264,6 +267,8 @@
     captureError('');
     status('');
     $('retry').hidden = true;
+    $('retry').textContent = t('capture.retry');
+    instruction('', '', '', 0, 0);
     show('capture');
     if (state.preferUpload || !camera.supported()) {
       if (!camera.supported()) {
@@ -287,6 +292,7 @@
   function cameraMode() {
     $('camera').hidden = false;
     $('shoot').hidden = false;
+    $('shoot').textContent = state.slot === 'selfie' ? t('js.liveness.start') : t('capture.shoot');
     $('use-camera').hidden = true;
     $('choose-file').textContent = t('capture.upload_instead');
     $('choose-file').className = 'secondary';
@@ -324,6 +330,10 @@
 
   function onShoot() {
     var slot = state.slot;
+    if (slot === 'selfie') {
+      startCheck();
+      return;
+    }
     camera.frame($('video'), $('canvas')).then(function (blob) {
       upload({ blob: blob, method: 'camera', name: slot + '.jpg' });
     }, function (err) {
@@ -496,7 +506,101 @@
   }
 
   function onRetry() {
+    if (state.slot === 'selfie' && !state.pending) {
+      startCheck();
+      return;
+    }
     if (state.pending) upload(state.pending);
+  }
+
+  // The selfie's camera check (liveness.js): the server's challenge over
+  // the live view, then the server's verdict. A passed check is the
+  // selfie; a failed one can be tried again while the server allows it,
+  // or the applicant uploads a photo (which a reviewer then looks at).
+
+  function instruction(move, text, arrow, n, total) {
+    $('challenge').hidden = !move;
+    $('challenge-arrow').textContent = arrow;
+    $('challenge-text').textContent = text;
+    $('challenge-count').textContent = move ? t('js.liveness.instruction', { n: n, total: total }) : '';
+  }
+
+  function startCheck() {
+    if (state.checking) return;
+    state.checking = true;
+    state.pending = null;
+    captureError('');
+    $('retry').hidden = true;
+    status('');
+    busy(true);
+    var slot = state.slot;
+    var failed = function (res) {
+      var e = new Error(res.message);
+      e.res = res;
+      return Promise.reject(e);
+    };
+    liveness.run({
+      t: t,
+      video: $('video'),
+      canvas: $('canvas'),
+      show: instruction,
+      open: function () {
+        return send(cfg.livenessUrl, null).then(function (res) { return res.ok ? res.body : failed(res); });
+      },
+      send: function (id, form) {
+        status(t('js.liveness.checking'));
+        // livenessUrl may end in ?lang=…: the session's id goes before it.
+        var parts = cfg.livenessUrl.split('?');
+        var url = parts[0] + '/' + encodeURIComponent(id) + (parts.length > 1 ? '?' + parts.slice(1).join('?') : '');
+        return send(url, form).then(function (res) { return res.ok ? res.body : failed(res); });
+      }
+    }).then(function (result) {
+      state.checking = false;
+      busy(false);
+      instruction('', '', '', 0, 0);
+      if (state.step !== 'capture' || state.slot !== slot) return;
+      var v = result.verdict;
+      if (v.passed) {
+        var frame = result.frames[v.selfieFrame] || result.frames[0];
+        forget(slot);
+        state.shots[slot] = { url: URL.createObjectURL(frame.blob), method: 'camera' };
+        status(t('js.liveness.passed'));
+        startSlot(nextSlot(slot));
+        return;
+      }
+      status('');
+      var lines = [t('js.liveness.not_confirmed')].concat(liveness.explain(v, t));
+      if (v.sessionsLeft > 0) {
+        lines.push(t('js.liveness.tries_left', { n: v.sessionsLeft }));
+        captureError(lines.join(' '));
+        $('shoot').hidden = true; // the retry button says it
+        $('retry').textContent = t('js.liveness.retry');
+        $('retry').hidden = false;
+        $('retry').focus();
+      } else {
+        lines.push(t('js.liveness.upload_instead'));
+        captureError(lines.join(' '));
+        uploadMode();
+      }
+    }, function (err) {
+      state.checking = false;
+      busy(false);
+      instruction('', '', '', 0, 0);
+      if (err.res && leaveIfGone(err.res)) return;
+      status('');
+      if (err.res && err.res.reason === 'too_many_sessions') {
+        captureError(err.message);
+        uploadMode();
+        return;
+      }
+      captureError(err.res ? err.message : err.message === 'camera'
+        ? t('js.liveness.camera_stopped')
+        : t('js.offline'));
+      $('shoot').hidden = true;
+      $('retry').textContent = t('js.liveness.retry');
+      $('retry').hidden = false;
+      $('retry').focus();
+    });
   }
 
   function captureError(message) {
