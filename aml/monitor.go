@@ -3,6 +3,7 @@ package aml
 import (
 	"context"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -137,7 +138,19 @@ func (s *Service) RescreenDue(ctx context.Context, limit int) (int, error) {
 }
 
 func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error {
-	trig := trigger(c)
+	prev := c.Status
+	sc, added := rescreened(c, results, trigger(c))
+	ok, err := tx.RecordRescreen(c, sc)
+	if err != nil || !ok || !sc.Changed {
+		return err
+	}
+	return recordEvent(tx, c, kyc.EventAMLMonitoringAlert, &prev, len(added))
+}
+
+// rescreened puts fresh results on c and returns the history entry that
+// records them against what c had before, and the keys of the matches it
+// did not have.
+func rescreened(c *kyc.AMLCheck, results []kyc.ListResult, trigger string) (*kyc.Screening, []string) {
 	prev := c.Status
 	old := map[string]bool{}
 	for _, k := range matchKeys(c.Results) {
@@ -158,13 +171,9 @@ func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error 
 			removed = append(removed, k)
 		}
 	}
+	sort.Strings(removed) // map order would make the history differ run to run
 	changed := prev != c.Status || len(added) > 0
-	sc := &kyc.Screening{Trigger: trig, Status: c.Status, PreviousStatus: &prev, RiskLevel: c.RiskLevel,
+	return &kyc.Screening{Trigger: trigger, Status: c.Status, PreviousStatus: &prev, RiskLevel: c.RiskLevel,
 		MatchCount: c.MatchCount, NewMatches: added, RemovedMatches: removed, Changed: changed,
-		ListVersions: versionIDs(results)}
-	ok, err := tx.RecordRescreen(c, sc)
-	if err != nil || !ok || !changed {
-		return err
-	}
-	return recordEvent(tx, c, kyc.EventAMLMonitoringAlert, &prev, len(added))
+		ListVersions: versionIDs(results)}, added
 }

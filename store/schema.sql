@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 17
+-- PRAGMA user_version = 19
 
 CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head BEGIN SELECT RAISE(ABORT, 'audit_head is never deleted'); END;
 
@@ -41,10 +41,10 @@ CREATE TABLE aml_checks (
   updated_at       TEXT NOT NULL
 ) STRICT;
 
-CREATE TABLE aml_screenings (
+CREATE TABLE "aml_screenings" (
   id              TEXT PRIMARY KEY,          -- ams_<ulid>
   check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
-  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update')),
+  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update', 'manual')),
   screened_at     TEXT NOT NULL,
   status          TEXT NOT NULL,
   previous_status TEXT,
@@ -249,7 +249,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
