@@ -3,6 +3,7 @@ package aml
 import (
 	"context"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -141,11 +142,27 @@ func (s *Service) RescreenDue(ctx context.Context, limit int) (int, error) {
 // the status changed or a match needs a person again: a match the previous
 // screening did not have and nobody has decided, or a decided match whose
 // listed entity changed since the decision (the alert and the history say
-// what changed), once, when the change first shows. A match already decided — false positive or confirmed —
-// whose entity the list still describes the same never alerts again, even
-// when it dropped out of a screening and came back.
+// what changed), once, when the change first shows. A match already
+// decided — false positive or confirmed — whose entity the list still
+// describes the same never alerts again, even when it dropped out of a
+// screening and came back.
 func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error {
-	trig := trigger(c)
+	prev := c.Status
+	sc, added, err := rescreened(tx, c, results, trigger(c))
+	if err != nil {
+		return err
+	}
+	ok, err := tx.RecordRescreen(c, sc)
+	if err != nil || !ok || !sc.Changed {
+		return err
+	}
+	return recordAlert(tx, c, &prev, len(added), sc.ChangedEntities)
+}
+
+// rescreened puts fresh results on c (with the person's decisions on its
+// matches applied) and returns the history entry that records them against
+// what c had before, and the keys of the new, undecided matches.
+func rescreened(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult, trigger string) (*kyc.Screening, []string, error) {
 	prev := c.Status
 	old := map[string]bool{}
 	oldEntity := map[string]string{} // key → fingerprint of the entity as last screened
@@ -157,7 +174,7 @@ func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error 
 	}
 	decisions, err := tx.FindMatchDecisions(c.ID)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	latest := kyc.LatestDecisions(decisions)
 	c.Results = results
@@ -194,16 +211,12 @@ func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error 
 			removed = append(removed, k)
 		}
 	}
+	sort.Strings(removed) // map order would make the history differ run to run
 	// A new status alone alerts, unless it is a potential match on matches
 	// that are all decided and unchanged (a false positive coming back).
 	statusAlert := prev != c.Status && !(c.Status == kyc.AMLPotentialMatch && settled == c.MatchCount)
 	changed := statusAlert || alerting > 0
-	sc := &kyc.Screening{Trigger: trig, Status: c.Status, PreviousStatus: &prev, RiskLevel: c.RiskLevel,
+	return &kyc.Screening{Trigger: trigger, Status: c.Status, PreviousStatus: &prev, RiskLevel: c.RiskLevel,
 		MatchCount: c.MatchCount, NewMatches: added, RemovedMatches: removed, Changed: changed,
-		ListVersions: versionIDs(results), ChangedEntities: changedEntities}
-	ok, err := tx.RecordRescreen(c, sc)
-	if err != nil || !ok || !changed {
-		return err
-	}
-	return recordAlert(tx, c, &prev, len(added), changedEntities)
+		ListVersions: versionIDs(results), ChangedEntities: changedEntities}, added, nil
 }

@@ -168,7 +168,7 @@ func TestFourEyesByUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"action":"kyc.claimed","actorType":"user","actorId":"` + jane.User.ID,
-		`"action":"kyc.review.first_decision","actorType":"reviewer","actorId":"` + jane.User.ID,
+		`"action":"svc.kyc.review.first_decision","actorType":"reviewer","actorId":"` + jane.User.ID,
 		`"action":"svc.kyc.request.approved","actorType":"reviewer","actorId":"` + ben.User.ID,
 		`"action":"console.login","actorType":"user","actorId":"` + ben.User.ID} {
 		if !strings.Contains(audit.String(), want) {

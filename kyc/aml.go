@@ -1,6 +1,7 @@
 package kyc
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -34,8 +35,9 @@ const (
 
 // RiskLevel grades a result. Per list: low when clear; high for any
 // sanctions hit and for any hit scoring at least HighRiskScore; medium for
-// other PEP and adverse-media hits. A check's level is the highest of its
-// lists' and null when nothing matched.
+// other PEP and adverse-media hits; none (null) when the list could not be
+// screened. A check's level is the highest of its lists' and null when
+// nothing matched.
 type RiskLevel string
 
 // Risk levels, lowest first.
@@ -93,10 +95,14 @@ type AMLCheck struct {
 
 // ListResult is the item of results: one per list kind.
 type ListResult struct {
-	CheckType  string        `json:"checkType"`
-	Provider   string        `json:"provider"`
-	Status     ListStatus    `json:"status"`
-	RiskLevel  RiskLevel     `json:"riskLevel"`
+	CheckType string     `json:"checkType"`
+	Provider  string     `json:"provider"`
+	Status    ListStatus `json:"status"`
+	// RiskLevel is low when clear, medium or high on a hit, and null when
+	// the list was not screened (error, not_screened): an error graded
+	// "low" would read as a clean result to anyone who looks only at the
+	// level.
+	RiskLevel  *RiskLevel    `json:"riskLevel"`
 	MatchCount int           `json:"matchCount"`
 	Matches    []MatchRecord `json:"matches"`
 	// Lists are the list versions screened, so a result can be traced to
@@ -104,6 +110,26 @@ type ListResult struct {
 	Lists []ListVersionRef `json:"lists"`
 	Error *string          `json:"error"`
 }
+
+// UnmarshalJSON reads a stored result. Results stored before the risk
+// level of a list that was not screened (error, not_screened) became null
+// say "low" there; they are read as null, so no client ever sees a list
+// that was not screened graded low.
+func (r *ListResult) UnmarshalJSON(b []byte) error {
+	type plain ListResult
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.Status == ListError || p.Status == ListNotScreened {
+		p.RiskLevel = nil
+	}
+	*r = ListResult(p)
+	return nil
+}
+
+// Risk returns a pointer to level, for ListResult.RiskLevel.
+func Risk(level RiskLevel) *RiskLevel { return &level }
 
 // ListVersionRef identifies one imported list version.
 type ListVersionRef struct {
@@ -161,8 +187,8 @@ func RollUp(results []ListResult) (AMLStatus, *RiskLevel, int) {
 			}
 		case ListHit:
 			status = AMLPotentialMatch
-			if r.RiskLevel.rank() > level.rank() {
-				level = r.RiskLevel
+			if r.RiskLevel != nil && r.RiskLevel.rank() > level.rank() {
+				level = *r.RiskLevel
 			}
 		}
 	}
@@ -219,7 +245,7 @@ type AMLCheckFilter struct {
 // screening and every re-screen.
 type Screening struct {
 	ID             string     `json:"id"`
-	Trigger        string     `json:"trigger"` // initial, daily, list_update
+	Trigger        string     `json:"trigger"` // initial, daily, list_update, manual
 	ScreenedAt     time.Time  `json:"-"`
 	Status         AMLStatus  `json:"status"`
 	PreviousStatus *AMLStatus `json:"previousStatus"`
@@ -240,4 +266,5 @@ const (
 	TriggerInitial    = "initial"
 	TriggerDaily      = "daily"
 	TriggerListUpdate = "list_update"
+	TriggerManual     = "manual" // POST /v1/aml-checks/{id}/rescreen
 )

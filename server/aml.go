@@ -243,3 +243,29 @@ func (s *Server) handleAMLMatchDecision(w http.ResponseWriter, r *http.Request) 
 		return toAMLCheckJSON(c), nil
 	})
 }
+
+// handleAMLCheckRescreen handles "POST /v1/aml-checks/{id}/rescreen": the
+// check is screened again now and the result recorded in its history with
+// the trigger manual. This is how a failed check is retried. The body may
+// be empty or {}.
+func (s *Server) handleAMLCheckRescreen(w http.ResponseWriter, r *http.Request) error {
+	o, err := readOptionalObject(w, r)
+	if err != nil {
+		return err
+	}
+	if err := o.check(nil); err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	again, err := s.aml.ScreenAgain(r.Context(), key.OrganizationID, key.Environment, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return s.commit(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+		c, err := s.aml.RecordRescreen(tx, again)
+		if err != nil {
+			return nil, err
+		}
+		return toAMLCheckJSON(c), nil
+	})
+}

@@ -36,6 +36,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/aml-checks", s.handleAMLCheckList)
 	s.handle("GET /v1/aml-checks/{id}", s.handleAMLCheckGet)
 	s.handle("PATCH /v1/aml-checks/{id}", s.handleAMLCheckUpdate)
+	s.handle("POST /v1/aml-checks/{id}/rescreen", s.handleAMLCheckRescreen)
 	s.handle("GET /v1/aml-checks/{id}/report.pdf", s.handleAMLReportPDF)
 	s.handle("POST /v1/aml-checks/{id}/matches/{matchId}/decision", s.handleAMLMatchDecision)
 

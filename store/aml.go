@@ -56,24 +56,53 @@ func (tx *Tx) CreateAMLCheck(c *kyc.AMLCheck, sc *kyc.Screening) error {
 // The caller sets c.ReviewStatus from the decisions that apply to the new
 // results; resolved_at keeps its time while the check stays resolved.
 func (tx *Tx) RecordRescreen(c *kyc.AMLCheck, sc *kyc.Screening) (bool, error) {
+	return tx.recordScreening(c, sc, true)
+}
+
+// RecordManualRescreen stores a re-screen asked for through the API (how a
+// failed check is retried): the check's new results and a history entry.
+// A monitored check's next daily re-screen moves to a day from now; an
+// unmonitored check stays unmonitored.
+func (tx *Tx) RecordManualRescreen(c *kyc.AMLCheck, sc *kyc.Screening) error {
+	_, err := tx.recordScreening(c, sc, false)
+	return err
+}
+
+func (tx *Tx) recordScreening(c *kyc.AMLCheck, sc *kyc.Screening, monitoredOnly bool) (bool, error) {
 	results, err := encodeResults(c.Results)
 	if err != nil {
 		return false, err
 	}
-	next := tx.now.Add(MonitoringInterval)
+	var next *time.Time
+	if c.MonitoringEnabled || monitoredOnly {
+		n := tx.now.Add(MonitoringInterval)
+		next = &n
+	}
+	cond := ``
+	if monitoredOnly {
+		cond = ` AND monitoring = 1`
+	}
 	res, err := tx.exec(`UPDATE aml_checks SET status = ?, risk_level = ?, match_count = ?, results = ?,
 		last_screened_at = ?, next_screen_at = ?, updated_at = ?, review_status = ?,
-		resolved_at = CASE WHEN ? = 'resolved' THEN coalesce(resolved_at, ?) END WHERE id = ? AND monitoring = 1`,
+		resolved_at = CASE WHEN ? = 'resolved' THEN coalesce(resolved_at, ?) END WHERE id = ?`+cond,
 		string(c.Status), riskString(c.RiskLevel), c.MatchCount, results, kyc.FormatTime(tx.now),
-		kyc.FormatTime(next), kyc.FormatTime(tx.now), string(c.ReviewStatus), string(c.ReviewStatus), kyc.FormatTime(tx.now), c.ID)
+		timeOrNil(next), kyc.FormatTime(tx.now), string(c.ReviewStatus), string(c.ReviewStatus), kyc.FormatTime(tx.now), c.ID)
 	if err != nil {
 		return false, fmt.Errorf("update aml check: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
+		if !monitoredOnly {
+			return false, fmt.Errorf("update aml check %s: no such row", c.ID)
+		}
 		return false, nil
 	}
-	c.LastScreenedAt, c.NextScreenAt, c.UpdatedAt = tx.now, &next, tx.now
+	c.LastScreenedAt, c.NextScreenAt, c.UpdatedAt = tx.now, next, tx.now
 	return true, tx.insertScreening(c.ID, sc)
+}
+
+// FindAMLCheck is Store.FindAMLCheck inside the write transaction.
+func (tx *Tx) FindAMLCheck(orgID string, env kyc.Environment, idParam string) (*kyc.AMLCheck, error) {
+	return findAMLCheck(context.Background(), tx.q, orgID, env, idParam)
 }
 
 func (tx *Tx) insertScreening(checkID string, sc *kyc.Screening) error {

@@ -78,8 +78,3 @@ func (tx *Tx) SetAMLReview(c *kyc.AMLCheck) error {
 	}
 	return nil
 }
-
-// FindAMLCheckTx is FindAMLCheck inside the write transaction.
-func (tx *Tx) FindAMLCheck(orgID string, env kyc.Environment, idParam string) (*kyc.AMLCheck, error) {
-	return findAMLCheck(context.Background(), tx.q, orgID, env, idParam)
-}

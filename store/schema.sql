@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 18
+-- PRAGMA user_version = 20
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -58,10 +58,10 @@ CREATE TABLE aml_match_decisions (
   created_at TEXT NOT NULL
 ) STRICT;
 
-CREATE TABLE aml_screenings (
+CREATE TABLE "aml_screenings" (
   id              TEXT PRIMARY KEY,          -- ams_<ulid>
   check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
-  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update')),
+  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update', 'manual')),
   screened_at     TEXT NOT NULL,
   status          TEXT NOT NULL,
   previous_status TEXT,
@@ -287,7 +287,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, reason_codes TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,

@@ -105,11 +105,10 @@ func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, actor 
 		Status: kyc.KYCLinkGenerated, Decision: kyc.DecisionPending, WorkflowType: wf, CallbackURL: in.CallbackURL,
 		RedirectURL: in.RedirectURL, ExternalRef: in.ExternalRef, Metadata: in.Metadata, PortalExpiresAt: tx.Now().Add(ttl),
 		Locale: in.Locale}
-	token := store.NewSecret(32)
-	if err := tx.CreateKYCRequest(r, hashToken(token)); err != nil {
+	r.PortalToken = store.NewSecret(32)
+	if err := tx.CreateKYCRequest(r, hashToken(r.PortalToken)); err != nil {
 		return nil, err
 	}
-	r.PortalToken = token
 	if err := s.record(tx, r, kyc.EventKYCCreated, string(kyc.EventKYCCreated), nil, actor, nil); err != nil {
 		return nil, err
 	}
@@ -176,7 +175,9 @@ func (s *Service) Cancel(tx *store.Tx, orgID string, env kyc.Environment, id str
 }
 
 // ResendLink issues a new token and expiry (the old link stops working)
-// and sends it again; an expired request is reopened.
+// and sends it again; an expired request is reopened. The new link has not
+// been opened, so PortalOpenedAt is cleared (the timeline keeps the
+// earlier openings).
 func (s *Service) ResendLink(tx *store.Tx, orgID string, env kyc.Environment, id string, actor Actor, ttl time.Duration) (*kyc.KYCRequest, error) {
 	r, err := tx.FindKYCRequest(orgID, env, id)
 	if err != nil {
@@ -188,11 +189,10 @@ func (s *Service) ResendLink(tx *store.Tx, orgID string, env kyc.Environment, id
 	if ttl == 0 {
 		ttl = DefaultPortalTTL
 	}
-	token := store.NewSecret(32)
-	if err := tx.SetPortalToken(r.ID, hashToken(token)); err != nil {
+	r.PortalToken, r.PortalExpiresAt, r.PortalOpenedAt = store.NewSecret(32), tx.Now().Add(ttl), nil
+	if err := tx.SetPortalToken(r, hashToken(r.PortalToken)); err != nil {
 		return nil, err
 	}
-	r.PortalToken, r.PortalExpiresAt = token, tx.Now().Add(ttl)
 	if r.Status != kyc.KYCLinkGenerated {
 		if err := s.move(tx, r, kyc.ActionResendLink, "", actor, nil); err != nil {
 			return nil, err
@@ -264,10 +264,10 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 				return nil, err
 			}
 			reason := "First review (" + string(action) + "), waiting for a second reviewer: " + in.Note
-			if err := s.record(tx, r, "", "kyc.review.first_decision", &r.Status, actor, &reason); err != nil {
+			if err := s.record(tx, r, "", kyc.TimelineFirstReview, &r.Status, actor, &reason); err != nil {
 				return nil, err
 			}
-			return r, sandboxReviewAudit(tx, r, actor, "kyc.review.first_decision", reason)
+			return r, sandboxReviewAudit(tx, r, actor, kyc.TimelineFirstReview, reason)
 		case p.Principal() == in.By || p.Principal().IsZero():
 			// A pending review whose principal cannot be told (none
 			// recorded, none recoverable) is treated as the same one: the
@@ -314,11 +314,7 @@ func (s *Service) move(tx *store.Tx, r *kyc.KYCRequest, action kyc.KYCAction, to
 	if err := tx.SaveKYCRequest(r); err != nil {
 		return err
 	}
-	timelineType := string(t.Event)
-	if action == kyc.ActionOpen {
-		timelineType = kyc.TimelineOpened
-	}
-	return s.record(tx, r, t.Event, timelineType, &from, actor, reason)
+	return s.record(tx, r, t.Event, string(t.Event), &from, actor, reason)
 }
 
 // record writes the timeline entry, the webhook event (when typ is one)
