@@ -53,6 +53,8 @@ func (s *Server) routes() {
 	s.handle("GET /v1/callback-secret", s.handleCallbackSecretGet)
 	s.handle("POST /v1/callback-secret/rotate", s.handleCallbackSecretRotate)
 
+	s.handle("GET /v1/usage", s.handleUsage)
+
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
 	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy,

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 20
+-- PRAGMA user_version = 21
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -360,6 +360,14 @@ CREATE TABLE organizations (
   created_at    TEXT NOT NULL
 , aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1))) STRICT;
 
+CREATE TABLE usage_events (
+  metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
+  resource_id     TEXT NOT NULL,                         -- the KYC request, AML check or screening (history entry) billed
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  occurred_at     TEXT NOT NULL,
+  PRIMARY KEY (metric, resource_id)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE user_tokens (
   token_hash BLOB PRIMARY KEY,
   user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -513,6 +521,8 @@ CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WH
 CREATE INDEX liveness_sessions_request_idx ON liveness_sessions (request_id, id);
 
 CREATE INDEX login_failures_idx ON login_failures (scope, subject, at);
+
+CREATE INDEX usage_events_org_idx ON usage_events (organization_id, occurred_at);
 
 CREATE INDEX user_tokens_user_idx ON user_tokens (user_id);
 

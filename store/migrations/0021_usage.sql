@@ -1,0 +1,12 @@
+-- Usage metering: one row per billable live event, written in the same
+-- transaction as the event. The key (metric, resource_id) makes a retried
+-- job or a replayed request count once: the second insert does nothing.
+CREATE TABLE usage_events (
+  metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
+  resource_id     TEXT NOT NULL,                         -- the KYC request, AML check or screening (history entry) billed
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  occurred_at     TEXT NOT NULL,
+  PRIMARY KEY (metric, resource_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX usage_events_org_idx ON usage_events (organization_id, occurred_at);
