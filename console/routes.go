@@ -87,6 +87,9 @@ func (c *console) table() []route {
 
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
+
+		// Part 2: usage, integrations, settings, audit.
+		{pattern: "GET /console/usage", access: signedIn, perm: kyc.PermRead, h: c.handleUsage},
 	}
 }
 
