@@ -50,6 +50,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/webhook-deliveries", s.handleDeliveryList)
 	s.handle("GET /v1/webhook-deliveries/{id}", s.handleDeliveryGet)
 	s.handle("POST /v1/webhook-deliveries/{id}/replay", s.handleDeliveryReplay)
+	s.handle("POST /v1/webhook-deliveries/replay", s.handleDeliveryReplayBatch)
 	s.handle("GET /v1/callback-secret", s.handleCallbackSecretGet)
 	s.handle("POST /v1/callback-secret/rotate", s.handleCallbackSecretRotate)
 
