@@ -63,7 +63,7 @@ func (s *Server) routes() {
 	// The back office: HTML pages behind a session cookie (console/routes.go
 	// has its route table, each route with the permission it needs).
 	s.mux.Handle("/console/", console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
-		Now: s.now, BaseURL: s.baseURL, TrustForwardedFor: s.trustProxy}))
+		Now: s.now, BaseURL: s.baseURL, TrustForwardedFor: s.trustProxy, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

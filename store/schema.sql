@@ -71,6 +71,13 @@ CREATE TABLE "aml_screenings" (
   detail          TEXT NOT NULL              -- JSON: new/removed matches, list versions
 ) STRICT;
 
+CREATE TABLE api_key_requests (
+  key_id   TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  hour     TEXT NOT NULL,                                -- UTC, "2026-11-24T13"
+  requests INTEGER NOT NULL,
+  PRIMARY KEY (key_id, hour)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE api_keys (
   id              TEXT PRIMARY KEY,          -- the <ulid> part of svc_test_<ulid>.<secret>
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -81,7 +88,7 @@ CREATE TABLE api_keys (
   secret_hash     BLOB NOT NULL,             -- SHA-256 of the secret part
   created_at      TEXT NOT NULL,
   revoked_at      TEXT
-) STRICT;
+, last_used_at TEXT, last_used_ip TEXT) STRICT;
 
 CREATE TABLE applicants (
   id              TEXT PRIMARY KEY,          -- app_<ulid>

@@ -10,3 +10,16 @@ CREATE TABLE usage_events (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX usage_events_org_idx ON usage_events (organization_id, occurred_at);
+
+-- API keys' use, for the console's key list: when and from where a key
+-- was last used, and its requests per hour (kept 48 hours). The server
+-- counts in memory and writes here every few seconds, not per request.
+ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+ALTER TABLE api_keys ADD COLUMN last_used_ip TEXT;
+
+CREATE TABLE api_key_requests (
+  key_id   TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  hour     TEXT NOT NULL,                                -- UTC, "2026-11-24T13"
+  requests INTEGER NOT NULL,
+  PRIMARY KEY (key_id, hour)
+) STRICT, WITHOUT ROWID;
