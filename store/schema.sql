@@ -481,6 +481,8 @@ CREATE INDEX applicants_org_env_id_idx ON applicants (organization_id, environme
 
 CREATE INDEX applicants_org_env_status_id_idx ON applicants (organization_id, environment, status, id);
 
+CREATE INDEX audit_log_org_idx ON audit_log (organization_id, id);
+
 CREATE INDEX audit_log_resource_idx ON audit_log (resource_id, id);
 
 CREATE INDEX console_sessions_expires_idx ON console_sessions (expires_at);

@@ -23,3 +23,6 @@ CREATE TABLE api_key_requests (
   requests INTEGER NOT NULL,
   PRIMARY KEY (key_id, hour)
 ) STRICT, WITHOUT ROWID;
+
+-- The console's audit page lists one organization's rows, newest first.
+CREATE INDEX audit_log_org_idx ON audit_log (organization_id, id);
