@@ -20,6 +20,7 @@ type deliveryPage struct {
 
 type attemptView struct {
 	store.Attempt
+	Number  int      // the attempt's number (the embedded struct takes the name Attempt)
 	Headers []header // sorted, for a stable page
 }
 
@@ -46,7 +47,7 @@ func (c *console) handleDelivery(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	for _, a := range attempts {
-		v := attemptView{Attempt: a}
+		v := attemptView{Attempt: a, Number: a.Attempt}
 		for k, val := range a.RequestHeaders {
 			v.Headers = append(v.Headers, header{k, val})
 		}

@@ -39,6 +39,7 @@ type env struct {
 	users  *users.Service
 	kyc    *verification.Service
 	server *server.Server
+	box    *seal.Box
 }
 
 func newEnv(t *testing.T, setup ...func(*env, *server.Options)) *env {
@@ -67,7 +68,7 @@ func newEnv(t *testing.T, setup ...func(*env, *server.Options)) *env {
 		t.Fatal(err)
 	}
 	mux.Handle("/", api.Handler())
-	e.server = api
+	e.server, e.box = api, box
 	return e
 }
 

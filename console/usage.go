@@ -94,11 +94,12 @@ func (c *console) handleUsage(w http.ResponseWriter, r *http.Request) error {
 // chart lays out one stacked bar per day and a few horizontal ticks.
 func (d *usagePage) chart(u *kyc.Usage) {
 	top := niceCeil(d.Max)
+	const above = 10.0 // room for the top tick's label
 	plotH := chartH - chartBelow
 	slot := (chartW - chartLeft) / float64(len(u.Days))
 	for i := 0; i <= 4; i++ {
 		v := top * i / 4
-		d.Ticks = append(d.Ticks, usageTick{Y: plotH - plotH*float64(v)/float64(top), Label: strconv.Itoa(v)})
+		d.Ticks = append(d.Ticks, usageTick{Y: plotH - (plotH-above)*float64(v)/float64(top), Label: strconv.Itoa(v)})
 	}
 	total := 0
 	for i, day := range u.Days {
@@ -109,7 +110,7 @@ func (d *usagePage) chart(u *kyc.Usage) {
 			if n == 0 {
 				continue
 			}
-			h := plotH * float64(n) / float64(top)
+			h := (plotH - above) * float64(n) / float64(top)
 			y -= h
 			d.Bars = append(d.Bars, usageBar{X: x, Y: y, W: slot * 0.7, H: h, Key: string(m),
 				Title: fmt.Sprintf("%s: %d %s", day.Date, n, usageLabels[m])})
