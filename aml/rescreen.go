@@ -61,7 +61,10 @@ func (s *Service) RecordRescreen(tx *store.Tx, r *Rescreened) (*kyc.AMLCheck, er
 		return nil, err
 	}
 	prev := c.Status
-	sc, added := rescreened(c, r.results, kyc.TriggerManual)
+	sc, added, err := rescreened(tx, c, r.results, kyc.TriggerManual)
+	if err != nil {
+		return nil, err
+	}
 	if err := tx.RecordManualRescreen(c, sc); err != nil {
 		return nil, err
 	}
@@ -74,7 +77,7 @@ func (s *Service) RecordRescreen(tx *store.Tx, r *Rescreened) (*kyc.AMLCheck, er
 		}
 	}
 	if c.MonitoringEnabled && sc.Changed {
-		if err := recordEvent(tx, c, kyc.EventAMLMonitoringAlert, &prev, len(added)); err != nil {
+		if err := recordAlert(tx, c, &prev, len(added), sc.ChangedEntities); err != nil {
 			return nil, err
 		}
 	}

@@ -80,10 +80,15 @@ type AMLCheck struct {
 	MatchCount        int
 	Threshold         float64
 	Results           []ListResult
-	LastScreenedAt    time.Time
-	NextScreenAt      *time.Time
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// ReviewStatus says whether every match has a current decision;
+	// ResolvedAt is when the last one was decided.
+	ReviewStatus   AMLReviewStatus
+	ResolvedAt     *time.Time
+	ConfirmedCount int // matches decided confirmed (set with the decisions)
+	LastScreenedAt time.Time
+	NextScreenAt   *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 	// History is the monitoring history, oldest first, when loaded.
 	History []Screening
 }
@@ -137,6 +142,8 @@ type ListVersionRef struct {
 
 // MatchRecord is one listed entity resembling the screened person.
 type MatchRecord struct {
+	// ID is stable across re-screens (MatchID); decisions refer to it.
+	ID              string         `json:"id"`
 	EntityID        string         `json:"entityId"`
 	ListVersionID   string         `json:"listVersionId"`
 	Source          string         `json:"source"`
@@ -152,6 +159,9 @@ type MatchRecord struct {
 	Reference       *string        `json:"reference"`
 	Reason          *string        `json:"reason"`
 	Features        map[string]any `json:"features"`
+	// Review is the latest decision on the match, attached when the check
+	// is read (ApplyMatchDecisions); never stored with the results.
+	Review *MatchReview `json:"review"`
 }
 
 // Key identifies the entity across re-screens (a new match is one whose
@@ -225,25 +235,30 @@ func (in *AMLCheckInput) Validate(now time.Time) []FieldError {
 
 // AMLCheckFilter selects checks for a list.
 type AMLCheckFilter struct {
-	Status     AMLStatus // "" for all
-	Page, Size int
+	Status       AMLStatus       // "" for all
+	ReviewStatus AMLReviewStatus // "" for all
+	OldestFirst  bool            // the default is newest first
+	Page, Size   int
 }
 
 // Screening is one entry of a check's monitoring history: the first
 // screening and every re-screen.
 type Screening struct {
-	ID             string       `json:"id"`
-	Trigger        string       `json:"trigger"` // initial, daily, list_update, manual
-	ScreenedAt     time.Time    `json:"-"`
-	Status         AMLStatus    `json:"status"`
-	PreviousStatus *AMLStatus   `json:"previousStatus"`
-	RiskLevel      *RiskLevel   `json:"riskLevel"`
-	MatchCount     int          `json:"matchCount"`
-	NewMatches     []string     `json:"newMatches"`     // keys of matches not in the previous screening
-	RemovedMatches []string     `json:"removedMatches"` // keys no longer matched
-	Changed        bool         `json:"changed"`        // status changed or a new match appeared
-	ListVersions   []string     `json:"listVersions"`
-	Results        []ListResult `json:"-"`
+	ID             string     `json:"id"`
+	Trigger        string     `json:"trigger"` // initial, daily, list_update, manual
+	ScreenedAt     time.Time  `json:"-"`
+	Status         AMLStatus  `json:"status"`
+	PreviousStatus *AMLStatus `json:"previousStatus"`
+	RiskLevel      *RiskLevel `json:"riskLevel"`
+	MatchCount     int        `json:"matchCount"`
+	NewMatches     []string   `json:"newMatches"`     // keys of matches not in the previous screening
+	RemovedMatches []string   `json:"removedMatches"` // keys no longer matched
+	Changed        bool       `json:"changed"`        // status changed or a new match appeared
+	// ChangedEntities are decided matches whose listed entity changed in
+	// a later list version: they alert again and need a new decision.
+	ChangedEntities []EntityChange `json:"changedEntities"`
+	ListVersions    []string       `json:"listVersions"`
+	Results         []ListResult   `json:"-"`
 }
 
 // Screening triggers.

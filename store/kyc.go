@@ -89,13 +89,13 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 	// its sealed token has no purpose left and is dropped; the hash stays,
 	// so the portal still tells the applicant what became of the link.
 	keepToken := r.Status == kyc.KYCLinkGenerated
-	_, err = tx.exec(`UPDATE kyc_requests SET document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
+	_, err = tx.exec(`UPDATE kyc_requests SET reason_codes = ?, document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
 		status = ?, decision = ?, decision_reason = ?, risk_score = ?,
 		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
 		submitted_at = ?, decided_at = ?, portal_opened_at = ?,
 		portal_token_sealed = CASE WHEN ? THEN portal_token_sealed END, portal_token_key_id = CASE WHEN ? THEN portal_token_key_id END,
 		updated_at = ? WHERE id = ?`,
-		docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
+		reasonCodes(r.ProcessingResult), docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
 		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),
 		timeOrNil(r.DecidedAt), timeOrNil(r.PortalOpenedAt), keepToken, keepToken, kyc.FormatTime(tx.now), r.ID)
 	if err != nil {
@@ -269,6 +269,7 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 		if err := json.Unmarshal([]byte(screenings.String), &r.Screenings); err != nil {
 			return nil, fmt.Errorf("decode screenings: %w", err)
 		}
+		kyc.AssignMatchIDs(r.Screenings)
 	}
 	r.PortalExpiresAt, r.CreatedAt, r.UpdatedAt = parseTime(expires), parseTime(created), parseTime(updated)
 	r.SubmittedAt, r.DecidedAt, r.PortalOpenedAt = parseTimePtr(submitted), parseTimePtr(decided), parseTimePtr(opened)
@@ -353,4 +354,39 @@ func jsonOrNil[T any](v *T) (any, error) {
 		return nil, fmt.Errorf("encode %T: %w", v, err)
 	}
 	return string(b), nil
+}
+
+// reasonCodes are the codes of a processing result's reasons, space-
+// separated (NULL without reasons), for the review queue.
+func reasonCodes(pr map[string]any) any {
+	var codes []string
+	add := func(code any) {
+		if c, ok := code.(string); ok && c != "" && !strings.ContainsAny(c, " \t") {
+			codes = append(codes, c)
+		}
+	}
+	switch rs := pr["reasons"].(type) {
+	case []any:
+		for _, x := range rs {
+			if m, ok := x.(map[string]any); ok {
+				add(m["code"])
+			}
+		}
+	default:
+		// The engine's own []decision.Reason, before a JSON round trip.
+		b, err := json.Marshal(rs)
+		if err != nil {
+			return nil
+		}
+		var list []struct{ Code string }
+		if json.Unmarshal(b, &list) == nil {
+			for _, r := range list {
+				add(r.Code)
+			}
+		}
+	}
+	if len(codes) == 0 {
+		return nil
+	}
+	return strings.Join(codes, " ")
 }
