@@ -34,6 +34,7 @@ var cliActor = users.Actor{Type: kyc.ActorSystem, ID: "cli"}
 // UsersCreateCmd creates a user.
 type UsersCreateCmd struct {
 	dbFlag
+	masterKeyFlag
 	consoleFlag
 	Org   string `required:"" help:"org_<ulid> the user belongs to."`
 	Email string `required:"" help:"The user's e-mail address (their sign-in name)."`
@@ -44,7 +45,7 @@ type UsersCreateCmd struct {
 // Run creates the user and prints the one-time link; the link is also
 // queued as an e-mail (sent when serve has --smtp-host).
 func (c *UsersCreateCmd) Run(e *env) error {
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}
@@ -121,25 +122,31 @@ func (c *UsersListCmd) Run(e *env) error {
 // UsersDisableCmd disables a user.
 type UsersDisableCmd struct {
 	dbFlag
+	masterKeyFlag
 	Org    string `required:"" help:"org_<ulid>"`
 	UserID string `arg:"" name:"USER_ID" help:"usr_<ulid>"`
 }
 
 // Run disables the user; their sessions end in the same transaction.
-func (c *UsersDisableCmd) Run(e *env) error { return setDisabled(e, c.DB, c.Org, c.UserID, true) }
+func (c *UsersDisableCmd) Run(e *env) error {
+	return setDisabled(e, c.masterKeyFlag, c.DB, c.Org, c.UserID, true)
+}
 
 // UsersEnableCmd enables a user.
 type UsersEnableCmd struct {
 	dbFlag
+	masterKeyFlag
 	Org    string `required:"" help:"org_<ulid>"`
 	UserID string `arg:"" name:"USER_ID" help:"usr_<ulid>"`
 }
 
 // Run enables the user.
-func (c *UsersEnableCmd) Run(e *env) error { return setDisabled(e, c.DB, c.Org, c.UserID, false) }
+func (c *UsersEnableCmd) Run(e *env) error {
+	return setDisabled(e, c.masterKeyFlag, c.DB, c.Org, c.UserID, false)
+}
 
-func setDisabled(e *env, db, org, id string, disabled bool) error {
-	s, err := openStore(e.ctx, db)
+func setDisabled(e *env, key masterKeyFlag, db, org, id string, disabled bool) error {
+	s, err := key.openAudited(e, db)
 	if err != nil {
 		return err
 	}
@@ -159,6 +166,7 @@ func setDisabled(e *env, db, org, id string, disabled bool) error {
 // UsersLinkCmd prints a new set-password link.
 type UsersLinkCmd struct {
 	dbFlag
+	masterKeyFlag
 	consoleFlag
 	Org    string `required:"" help:"org_<ulid>"`
 	UserID string `arg:"" name:"USER_ID" help:"usr_<ulid>"`
@@ -166,7 +174,7 @@ type UsersLinkCmd struct {
 
 // Run issues the link (earlier ones stop working) and prints it.
 func (c *UsersLinkCmd) Run(e *env) error {
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ var linkLine = regexp.MustCompile(`^https://kyc\.example\.com/console/set-passwo
 // e-mail); a duplicate address and a bad role are refused; list shows the
 // user invited; disable and enable work; the last admin cannot be disabled.
 func TestUsersCLI(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	_, out, _ := run(t, "orgs", "create", "--db", db, "--name", "Acme Ltd")
 	org := strings.TrimSpace(out)
 	code, out, errOut := run(t, "users", "create", "--db", db, "--org", org, "--email", "ada@acme.example", "--name", "Ada Admin",
