@@ -234,7 +234,7 @@ func (ix *Index) splitJoined(qt []token) []token {
 	return dedupeTokens(out)
 }
 
-func (ix *Index) known(fold string) bool { return len(ix.byFold[fold]) > 0 }
+func (ix *Index) known(fold string) bool { return ix.byFold.has(hashKey(fold)) }
 
 // partWeight lowers the weight of particles and initials, which say
 // little about who someone is.

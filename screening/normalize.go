@@ -95,36 +95,50 @@ var abjadBlocks = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.
 func normalize(name string) []token {
 	var out []token
 	for _, raw := range splitWords(name) {
-		// Look-alikes are folded before NFKC, which would turn some of
-		// them into other letters (a lunate sigma Ϲ into Σ).
-		folded, mixed := foldConfusables(raw)
-		words := []string{folded} // an ASCII word is already in NFKC
-		if !isASCII(folded) {
-			words = splitWords(norm.NFKC.String(folded))
-		}
-		for _, word := range words {
-			abjad := isAbjad(word)
-			n := len(out)
-			if parts := arabicParts(word); parts != nil {
-				for _, part := range parts {
-					if part != "" {
-						out = appendToken(out, part, abjad)
-					}
-				}
-			} else {
-				ascii := word
-				if !isASCII(word) {
-					ascii = transliterate(word)
-				}
-				for _, part := range splitASCII(ascii) {
+		out = appendWord(out, raw)
+	}
+	return finishTokens(out, name)
+}
+
+// appendWord appends the tokens of one word of a name (as splitWords
+// gives it). What it appends depends only on the word and on whether the
+// token before it is a particle (see appendToken), so BuildIndex caches
+// it per word.
+func appendWord(out []token, raw string) []token {
+	// Look-alikes are folded before NFKC, which would turn some of
+	// them into other letters (a lunate sigma Ϲ into Σ).
+	folded, mixed := foldConfusables(raw)
+	words := []string{folded} // an ASCII word is already in NFKC
+	if !isASCII(folded) {
+		words = splitWords(norm.NFKC.String(folded))
+	}
+	for _, word := range words {
+		abjad := isAbjad(word)
+		n := len(out)
+		if parts := arabicParts(word); parts != nil {
+			for _, part := range parts {
+				if part != "" {
 					out = appendToken(out, part, abjad)
 				}
 			}
-			for i := n; i < len(out); i++ {
-				out[i].mixed = mixed
+		} else {
+			ascii := word
+			if !isASCII(word) {
+				ascii = transliterate(word)
+			}
+			for _, part := range splitASCII(ascii) {
+				out = appendToken(out, part, abjad)
 			}
 		}
+		for i := n; i < len(out); i++ {
+			out[i].mixed = mixed
+		}
 	}
+	return out
+}
+
+// finishTokens completes normalize once every word is appended.
+func finishTokens(out []token, name string) []token {
 	// A name that is only honorifics ("General") keeps them, so it still
 	// has something to match.
 	if len(out) == 0 {
