@@ -32,6 +32,9 @@ type Index struct {
 	bySkel      keyIndex // abjad parts
 	bySkelLatin keyIndex // other parts
 	maxIDF      float32
+	// nameWeight is the summed weight of each name's parts, to rank
+	// candidates by how much of the name a query covers.
+	nameWeight []float32
 
 	accPool sync.Pool
 }
@@ -96,6 +99,14 @@ func BuildIndex(entities []Entity) *Index {
 		ix.idf[v] = float32(math.Log(n / float64(len(ix.postings[v]))))
 	}
 	ix.maxIDF = float32(math.Log(n))
+	ix.nameWeight = make([]float32, len(ix.names))
+	for i := range ix.names {
+		var w float32
+		for _, v := range ix.nameTokens(&ix.names[i]) {
+			w += ix.idf[v] * partWeight(&ix.vocab[v])
+		}
+		ix.nameWeight[i] = max(w, 1e-3)
+	}
 	size := len(ix.names)
 	ix.accPool.New = func() any { return newAccumulator(size) }
 	return ix
@@ -121,6 +132,9 @@ type wordKey struct {
 // a list of millions of distinct words does not hold them all twice.
 const maxCachedWords = 1 << 18
 
+// titleKey prefixes the byText key of a title token.
+const titleKey = "\x01"
+
 // particleSeed is the context "after a particle" for appendWord.
 var particleSeed = []token{makeToken("al", false)}
 
@@ -128,7 +142,7 @@ var particleSeed = []token{makeToken("al", false)}
 // cache when it has them.
 func (b *indexBuilder) tokens(name string) []token {
 	out := b.buf[:0]
-	for _, raw := range splitWords(name) {
+	for _, raw := range splitWords(readingOrder(name)) {
 		k := wordKey{raw, len(out) > 0 && out[len(out)-1].particle}
 		if ids, ok := b.words[k]; ok {
 			for _, id := range ids {
@@ -165,13 +179,17 @@ func (b *indexBuilder) internJoined(text string, abjad bool) int32 {
 }
 
 func (ix *Index) intern(t token) int32 {
-	if id, ok := ix.byText[t.text]; ok {
+	key := t.text
+	if t.title {
+		key = titleKey + key // a title and the same word as a name are two parts
+	}
+	if id, ok := ix.byText[key]; ok {
 		return id
 	}
 	id := int32(len(ix.vocab))
 	ix.vocab = append(ix.vocab, t)
 	ix.postings = append(ix.postings, nil)
-	ix.byText[t.text] = id
+	ix.byText[key] = id
 	ix.byFold.add(hashKey(t.fold), id)
 	if len(t.fold) >= 4 {
 		ix.byDel.addDeletions(t.fold, id)
@@ -250,7 +268,11 @@ func (ix *Index) lookup(q *token) []similar {
 			}
 		}
 	}
-	if id, ok := ix.byText[q.text]; ok {
+	key := q.text
+	if q.title {
+		key = titleKey + key
+	}
+	if id, ok := ix.byText[key]; ok {
 		try([]int32{id})
 	}
 	try(ix.byFold.get(hashKey(q.fold)))
@@ -265,6 +287,32 @@ func (ix *Index) lookup(q *token) []similar {
 			if len(q.fold) >= 5 {
 				try(ix.byDel.get(d))
 			}
+		}
+	}
+	// A letter dropped between two equal ones (DAARAH for DAWARAH)
+	// leaves a double that folding merges: the fold is then two edits
+	// from the listed one, but the letter doubled again is one.
+	if len(q.fold) >= 4 {
+		for i := 0; i < len(q.fold); i++ {
+			if i+1 < len(q.fold) && q.fold[i] == q.fold[i+1] {
+				continue
+			}
+			try(ix.byDel.get(hashDoubled(q.fold, i)))
+		}
+	}
+	// Nothing found: a typo can move a part two edits away once folded
+	// (FAKRHZADEH: kh no longer folds to h; BOORDAI: oo folds to u), so
+	// each one-letter deletion of the letters as written is folded and
+	// looked up. Only for parts the list does not know, so it costs
+	// nothing on the usual path.
+	if len(out) == 0 && len(q.text) >= 4 && !q.abjad {
+		for i := 0; i < len(q.text); i++ {
+			if i > 0 && q.text[i] == q.text[i-1] {
+				continue
+			}
+			d := fold(q.text[:i] + q.text[i+1:])
+			try(ix.byFold.get(hashKey(d)))
+			try(ix.byDel.get(hashKey(d)))
 		}
 	}
 	skels := &ix.bySkel

@@ -48,6 +48,19 @@ func hashWithout(s string, i int) uint64 {
 	return h
 }
 
+// hashDoubled is hashKey(s[:i+1] + s[i:]): s with its i-th letter
+// written twice.
+func hashDoubled(s string, i int) uint64 {
+	h := uint64(fnvOffset)
+	for j := 0; j < len(s); j++ {
+		h = (h ^ uint64(s[j])) * fnvPrime
+		if j == i {
+			h = (h ^ uint64(s[j])) * fnvPrime
+		}
+	}
+	return h
+}
+
 func (k *keyIndex) add(key uint64, id int32) {
 	k.pending = append(k.pending, keyPair{key, id})
 }

@@ -93,13 +93,26 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 	}
 	// Only names sharing enough of the query are ranked; sorting every
 	// touched name would cost more than scoring the best.
+	// They are ranked by an estimate of their name score (how much of the
+	// query and how much of the name the shared parts cover), so that of
+	// the many names sharing one common part (Ahmad, Aleksandr) the short
+	// ones, which a second part with a typo may complete, come first.
 	cands := make([]int32, 0, 64)
 	for _, n := range acc.touched {
 		if acc.score[n] >= 0.3*total {
 			cands = append(cands, n)
 		}
 	}
-	sort.Slice(cands, func(i, j int) bool { return acc.score[cands[i]] > acc.score[cands[j]] })
+	est := func(n int32) float32 {
+		a := acc.score[n]
+		return queryWeight*min(1, a/total) + (1-queryWeight)*min(1, a/ix.nameWeight[n])
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if ei, ej := est(cands[i]), est(cands[j]); ei != ej {
+			return ei > ej
+		}
+		return cands[i] < cands[j]
+	})
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
 	}
@@ -231,17 +244,24 @@ func (ix *Index) splitJoined(qt []token) []token {
 	if out == nil {
 		return qt
 	}
-	return dedupeTokens(out)
+	return out
 }
 
 func (ix *Index) known(fold string) bool { return ix.byFold.has(hashKey(fold)) }
 
-// partWeight lowers the weight of particles and initials, which say
-// little about who someone is.
+// titleWeight is the share of a part's weight a title keeps: it says a
+// little about who someone is (a Haji made the pilgrimage), much less than
+// a name.
+const titleWeight = 0.3
+
+// partWeight lowers the weight of particles, titles and initials, which
+// say little about who someone is.
 func partWeight(t *token) float32 {
 	switch {
 	case t.particle:
 		return 0.1
+	case t.title:
+		return titleWeight
 	case len(t.text) == 1:
 		return 0.3
 	case len(t.text) == 2:
@@ -358,9 +378,20 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 
 	qUsed := make([]float64, len(qt))
 	cUsed := make([]float64, len(ctoks))
-	qTo := make([]string, len(qt))
 	var tokens []TokenPair
-	strong, weak := 0, 0
+	strong, weak, titled := 0, 0, 0
+	count := func(t *token, sim float64, isWeak bool) {
+		switch {
+		case t.particle:
+		case isWeak:
+			weak++
+		case sim < weakPart:
+		case t.title:
+			titled++
+		default:
+			strong++
+		}
+	}
 	for _, p := range pairs {
 		if qUsed[p.qi] > 0 || qUsed[p.qj] > 0 {
 			continue
@@ -385,27 +416,53 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		if p.qj != p.qi {
 			q += " " + qt[p.qj].text
 		}
-		qTo[p.qi] = listed
 		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim), Weak: p.weak})
-		if !qt[p.qi].particle {
-			switch {
-			case p.weak:
-				weak++
-			case p.sim >= weakPart:
-				strong++
-			}
-		}
+		count(&qt[p.qi], p.sim, p.weak)
 	}
 	// A query part left over that closely matches a listed part another
 	// query part took repeats that part: the list wrote the name once
 	// (MATUQ MOHAMMED MATUQ is indexed as Matuq Mohammed) or the customer
-	// twice with a typo. It is covered, not missing.
-	full := strong >= 2
+	// twice with a typo. It is covered, not missing. The same holds for a
+	// listed part repeated (MOHAMED OMAR MOHAMED asked as Mohamed Omar).
 	for i := range qt {
 		if qUsed[i] == 0 && bestAny[i] >= weakPart {
 			qUsed[i] = bestAny[i]
 		}
-		if !qt[i].particle && qUsed[i] < weakPart {
+	}
+	for c, v := range ctoks {
+		if cUsed[c] == 0 {
+			for c2, v2 := range ctoks {
+				if v2 == v && cUsed[c2] > 0 {
+					cUsed[c] = cUsed[c2]
+					break
+				}
+			}
+		}
+	}
+	// A part left over on each side, one typo apart in a way the
+	// similarity of short parts does not show (OAR for OMAR, SAH for
+	// SHAH, HMED for AHMED), is that part misspelt, when a stronger part
+	// anchors the match.
+	if strong > 0 {
+		for i := range qt {
+			if qUsed[i] > 0 || qt[i].particle {
+				continue
+			}
+			for c, v := range ctoks {
+				if ct := &ix.vocab[v]; cUsed[c] == 0 && !ct.particle && nearSpelling(&qt[i], ct) {
+					qUsed[i], cUsed[c] = leftoverSim, leftoverSim
+					tokens = append(tokens, TokenPair{Query: qt[i].text, Listed: ct.text, Similarity: leftoverSim, Weak: true})
+					count(&qt[i], leftoverSim, false)
+					break
+				}
+			}
+		}
+	}
+	// Every part the customer gave was found (titles and particles aside),
+	// two or more of them, one surely a name.
+	full := strong >= 1 && strong+titled >= 2
+	for i := range qt {
+		if !qt[i].particle && !qt[i].title && qUsed[i] < weakPart {
 			full = false
 		}
 	}
@@ -418,21 +475,27 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// Listed parts left unmatched between two matched ones are middle
 	// names the customer did not give (KHALED, Abdulbaqi Mohammed asked
 	// as Khaled Mohammed): they count half. All unmatched listed parts
-	// count less still when every part of the query was found, two or
-	// more of them surely: customers leave out middle names and second family names
-	// (ZULUAGA LINDO, Francisco Javier is Francisco Lindo) far more often
-	// than they add parts.
+	// count half too when every part of the query was found, two or
+	// more of them surely: customers leave out middle names and second
+	// family names (ZULUAGA LINDO, Francisco Javier is Francisco Lindo)
+	// far more often than they add parts. And when the customer gave the
+	// listed name's first and last parts and nothing else, the parts
+	// between are middle names for sure (EL HADI, Mustapha Nasri Ben Abdul
+	// Kader Ait asked as Mustapha Hadi): they count a quarter.
 	first, last := len(ctoks), -1
 	for c := range ctoks {
 		if cUsed[c] > 0 {
 			first, last = min(first, c), max(last, c)
 		}
 	}
+	bounds := full && first < last && first == ix.edge(ctoks, 0, 1) && last == ix.edge(ctoks, len(ctoks)-1, -1)
 	var cw, cs float64
 	for c, v := range ctoks {
 		w := float64(ix.idf[v] * partWeight(&ix.vocab[v]))
 		switch {
 		case cUsed[c] > 0:
+		case bounds:
+			w *= innerWeight
 		case full:
 			w *= omittedWeight
 		case c > first && c < last:
@@ -503,7 +566,34 @@ const weakEvidenceFactor = 0.75
 const (
 	middleWeight  = 0.5
 	omittedWeight = 0.5
+	innerWeight   = 0.25
 )
+
+// leftoverSim is the similarity given to a leftover pair (see scoreName):
+// just enough to count as found, well under an exact part.
+const leftoverSim = weakPart
+
+// edge returns the index of the first part from i on (step 1) or the
+// last from i back (step -1) that is not a particle or a title: the
+// boundary parts of a name.
+func (ix *Index) edge(ids []int32, i, step int) int {
+	for ; i >= 0 && i < len(ids); i += step {
+		if t := &ix.vocab[ids[i]]; !t.particle && !t.title {
+			return i
+		}
+	}
+	return -1
+}
+
+// nearSpelling reports whether two parts are one typo apart as written or
+// folded, or one typo from a variant spelling of the other's canonical
+// form (OAR ~ umar through Omar), the shorter of two letters or more.
+func nearSpelling(q, c *token) bool {
+	if q.abjad != c.abjad || min(len(q.text), len(c.text)) < 2 || max(len(q.text), len(c.text)) < 3 {
+		return false
+	}
+	return oneEdit(q.text, c.text) || oneEdit(q.fold, c.fold) || variantEdit(q, c) > 0
+}
 
 // weakPart is the similarity under which a matched part still counts as
 // unmatched for conflicts (Ali ~ Salim is 0.82).
@@ -515,7 +605,7 @@ const conflictFactor = 0.93
 
 func unmatched(ts []token, used []float64) bool {
 	for i := range ts {
-		if used[i] < weakPart && !ts[i].particle {
+		if used[i] < weakPart && !ts[i].particle && !ts[i].title {
 			return true
 		}
 	}
@@ -525,7 +615,7 @@ func unmatched(ts []token, used []float64) bool {
 func unmatchedVocab(ix *Index, ids []int32, used []float64) bool {
 	for c, v := range ids {
 		t := &ix.vocab[v]
-		if used[c] < weakPart && !t.particle {
+		if used[c] < weakPart && !t.particle && !t.title {
 			return true
 		}
 	}

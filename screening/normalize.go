@@ -33,6 +33,14 @@ type token struct {
 	// mixed marks a part written with letters of more than one script
 	// (see foldConfusables): a sign of look-alike letters.
 	mixed bool
+	// title marks a title that is also worn as a name (Haji, Sheikh,
+	// Sayyid, Mullah, Qari; see titles): it counts with a low weight,
+	// like a particle, but still matches.
+	title bool
+	// canon marks a canonical form of variants (muhammad for Mohammed,
+	// Mohamed…): a typo in one of its spellings is a typo, not another
+	// name (see nearVariant).
+	canon bool
 }
 
 // honorifics are dropped: they are not part of anyone's name and lists and
@@ -44,11 +52,54 @@ var honorifics = setOf(
 	"dr", "doctor", "prof", "professor", "eng", "engr", "ing",
 	"jr", "junior", "sr", "senior", "ii", "iii", "iv",
 	"haji", "hajji", "hadji", "alhaji", "alhaj", "hajj", "mullah", "mulla", "mawlawi", "maulvi", "maulavi", "mawlavi", "molvi",
-	"sheikh", "shaikh", "shaykh", "sheik", "sayyid", "sayed", "syed", "qari", "hafiz", "imam", "amir", "emir",
+	"sheikh", "shaikh", "shaykh", "sheik", "sayyid", "sayed", "syed", "qari", "hafiz", "imam",
 	"general", "gen", "colonel", "col", "major", "maj", "captain", "capt", "lieutenant", "lt", "brigadier", "admiral", "sergeant", "sgt",
 	"president", "minister", "ambassador", "hon", "honorable", "honourable", "rev", "reverend", "father", "saint",
 	"herr", "frau", "senor", "senora", "sra", "monsieur", "prasident", "praesident",
 )
+
+// titles are the honorifics that lists and customers also write as part
+// of a name (HAJI MUHAMMAD ASHRAF, NOORZAI, Haji Kotwal; QARI SAIFULLAH
+// TOKHI, asked as Qari Tokhi): they are kept as title tokens (spelt one
+// way, see titleForms) that match each other with a low weight instead of
+// being dropped, so a customer who gives the title and the family name
+// gave two parts the list has. Amir and Emir are given names far more
+// often than titles and are plain names.
+var titles = map[string]string{
+	"haji": "haji", "hajji": "haji", "hadji": "haji", "alhaji": "haji", "alhaj": "haji", "hajj": "haji",
+	"mullah": "mullah", "mulla": "mullah",
+	"mawlawi": "mawlawi", "maulvi": "mawlawi", "maulavi": "mawlawi", "mawlavi": "mawlawi", "molvi": "mawlawi", "maulawi": "mawlawi",
+	"sheikh": "sheikh", "shaikh": "sheikh", "shaykh": "sheikh", "sheik": "sheikh",
+	"sayyid": "sayyid", "sayed": "sayyid", "syed": "sayyid", "sayyed": "sayyid", "seyed": "sayyid", "seyyed": "sayyid",
+	"qari": "qari", "hafiz": "hafiz", "imam": "imam",
+}
+
+// titleForm returns the title part spells (also through its fold:
+// Маулави → maulavi), or "".
+func titleForm(part string) string {
+	if t, ok := titles[part]; ok {
+		return t
+	}
+	return foldTitles[fold(part)]
+}
+
+var foldTitles = func() map[string]string {
+	m := make(map[string]string, len(titles))
+	for from, to := range titles {
+		m[fold(from)] = to
+	}
+	return m
+}()
+
+// makeTitle is makeToken for a title, spelt as given (not merged into a
+// name variant: Sayyid folds like Said).
+func makeTitle(t string, abjad bool) token {
+	tk := token{text: t, abjad: abjad, title: true, fold: fold(t), skel: skeleton(t)}
+	if p := plainSkeleton(t); p != tk.skel {
+		tk.skel0 = p
+	}
+	return tk
+}
 
 // particles join other name parts; they match with a tenth of a normal
 // token's weight so "Osama bin Laden" vs "Osama Laden" stays close.
@@ -94,10 +145,22 @@ var abjadBlocks = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.
 // particles marked.
 func normalize(name string) []token {
 	var out []token
-	for _, raw := range splitWords(name) {
+	for _, raw := range splitWords(readingOrder(name)) {
 		out = appendWord(out, raw)
 	}
 	return finishTokens(out, name)
+}
+
+// readingOrder turns "LAST, First Middle" (OFAC, many national lists)
+// into "First Middle LAST", the order customers give and the other lists
+// use: which listed parts lie between the first and the last matters when
+// a customer leaves out middle names (see scoreName).
+func readingOrder(name string) string {
+	last, first, ok := strings.Cut(name, ",")
+	if !ok || strings.Contains(first, ",") || strings.TrimSpace(last) == "" || strings.TrimSpace(first) == "" {
+		return name
+	}
+	return first + " " + last
 }
 
 // appendWord appends the tokens of one word of a name (as splitWords
@@ -146,7 +209,7 @@ func finishTokens(out []token, name string) []token {
 			out = append(out, makeToken(part, false))
 		}
 	}
-	return dedupeTokens(mergeAbdAllah(out))
+	return mergeAbdAllah(out)
 }
 
 // mergeAbdAllah writes Abd Allah (عبد الله) as the one name Abdallah, the
@@ -162,38 +225,22 @@ func mergeAbdAllah(ts []token) []token {
 	return ts
 }
 
-// dedupeTokens drops repeated parts: "Shoigu Shoigu Sergey" is Sergey
-// Shoigu, and a repeated Mohamed adds nothing to identify anyone.
-func dedupeTokens(ts []token) []token {
-	out := ts[:0]
-	for i, t := range ts {
-		dup := false
-		for _, o := range ts[:i] {
-			if o.text == t.text {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 func appendToken(out []token, part string, abjad bool) []token {
 	// The honorifics are Latin spellings: a transliterated abjad word
 	// that happens to spell one (عمر is "mr") is a name.
 	// After an article a title is a family name (El Sayed, Al-Sheikh).
 	afterArticle := len(out) > 0 && out[len(out)-1].particle
 	if !abjad {
-		if !afterArticle && (honorifics[part] || foldHonorifics[fold(part)]) {
-			return out
-		}
-		if p := fuzzyCanonical(part); p != "" {
-			part = p
-		} else if !afterArticle {
-			return out // a misspelt honorific
+		// A misspelt variant, Abd compound or title is that spelling
+		// (MOHMAMED, ADBUL, MALUAWI).
+		part = fuzzyCanonical(part)
+		if !afterArticle {
+			if t := titleForm(part); t != "" {
+				return append(out, makeTitle(t, abjad))
+			}
+			if honorifics[part] || foldHonorifics[fold(part)] {
+				return out
+			}
 		}
 	}
 	if v, ok := foldVariants[fold(part)]; ok {
@@ -251,6 +298,19 @@ func splitCompound(part string) (string, []string, bool) {
 			return "", nil, false
 		}
 	}
+	// An ending with one typo (ISAMUDDNI, SAIFULLAHH, GULBUDIDN) is that
+	// ending: only the five-letter endings, and only when the stem left
+	// is a known length of name (three letters or more).
+	for _, c := range compoundEnds {
+		if len(c.end) < 5 {
+			continue
+		}
+		for _, n := range [...]int{len(c.end), len(c.end) + 1, len(c.end) - 1} {
+			if stem := len(part) - n; stem >= 3 && oneEdit(part[stem:], c.end) {
+				return part[:stem], c.tail, true
+			}
+		}
+	}
 	return "", nil, false
 }
 
@@ -262,7 +322,7 @@ func makeToken(text string, abjad bool) token {
 		// Мохамед → mokhamed → mohamed) is that variant.
 		text = v
 	}
-	t := token{text: text, abjad: abjad, particle: particles[text]}
+	t := token{text: text, abjad: abjad, particle: particles[text], canon: len(spellings[text]) > 0}
 	t.fold = fold(text)
 	t.skel = skeleton(text)
 	if strings.ContainsAny(text, "hgzj") { // else the two skeletons are equal
@@ -281,6 +341,18 @@ var foldVariants, canonical = func() (map[string]string, map[string]bool) {
 		m[fold(from)], m[fold(to)], c[to] = to, to, true
 	}
 	return m, c
+}()
+
+// spellings lists the variant spellings of each canonical form (the
+// keys of variants that map to it, other than itself).
+var spellings = func() map[string][]string {
+	m := map[string][]string{}
+	for from, to := range variants {
+		if from != to {
+			m[to] = append(m[to], from)
+		}
+	}
+	return m
 }()
 
 // foldHonorifics catches transliterations of honorifics (Маулави →
@@ -535,15 +607,16 @@ func setOf(words ...string) map[string]bool {
 // fuzzyCanonical gives a part one adjacent transposition or one letter
 // away from a known variant spelling (variants), a joined Abd compound or
 // an honorific of five or more letters that spelling, so that ADBUL is
-// Abdul, MOHMAMED Mohammed and AFIZ (Hafiz) a title; an honorific gives
-// "". Only parts of five letters or more are corrected (four for a
-// dropped letter of an honorific): shorter ones are too often other names.
+// Abdul, MOHMAMED Mohammed and MALUAWI (Maulawi) a title. Only parts of
+// five letters or more are corrected (four for a dropped letter of an Abd
+// prefix): shorter ones are too often other names (SAED is a name, not
+// Sayed with a letter dropped).
 func fuzzyCanonical(part string) string {
 	if len(part) < 4 || fuzzyTarget(part) {
 		return part
 	}
-	if h, ok := honorificByDeletion[part]; ok && len(h) >= 5 {
-		return ""
+	if h, ok := honorificByDeletion[part]; ok && len(part) >= 5 {
+		return h
 	}
 	if len(part) < 5 {
 		if v, ok := variantByDeletion[part]; ok && strings.HasPrefix(v, "abd") {
@@ -552,9 +625,6 @@ func fuzzyCanonical(part string) string {
 		return part
 	}
 	if t, ok := transposedFrom[part]; ok {
-		if honorifics[t] {
-			return ""
-		}
 		return t
 	}
 	// The Abd prefixes with two of their first five letters swapped.

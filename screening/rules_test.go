@@ -131,7 +131,7 @@ func TestArabicToLatin(t *testing.T) {
 	for _, tk := range normalize("عبدالحليم بن القادر") {
 		got = append(got, tk.text)
 	}
-	if strings.Join(got, " ") != "abd al hlym bin qdr" {
+	if strings.Join(got, " ") != "abd al hlym bin al qdr" {
 		t.Errorf("normalize(عبدالحليم بن القادر) = %v", got)
 	}
 }
