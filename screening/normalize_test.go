@@ -16,7 +16,7 @@ func TestNormalize(t *testing.T) {
 		{"Абдаллах", "abdallah"},
 		{"O'Brien", "obrien"},
 		{"Shoigu Shoigu Sergey", "shoigu shoigu sergei"}, // repeats kept: MOHAMED OMAR MOHAMED
-		{"MOHAMMED, Haji", "haji muhammad"},             // reading order; a title worn as a name is kept
+		{"MOHAMMED, Haji", "haji muhammad"},              // reading order; a title worn as a name is kept
 		{"SHEIKH, Qari Muhammad", "qari muhammad sheikh"},
 		{"Dr. Maulvi Hajji Sayed Omar", "mawlawi haji sayyid umar"},
 		{"General", "general"}, // only a title: kept
