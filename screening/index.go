@@ -96,7 +96,7 @@ func BuildIndex(entities []Entity) *Index {
 	n := float64(len(ix.names)) + 1
 	ix.idf = make([]float32, len(ix.vocab))
 	for v := range ix.vocab {
-		ix.idf[v] = float32(math.Log(n / float64(len(ix.postings[v]))))
+		ix.idf[v] = float32(math.Log(n / float64(max(1, len(ix.postings[v])))))
 	}
 	ix.maxIDF = float32(math.Log(n))
 	ix.nameWeight = make([]float32, len(ix.names))
@@ -259,7 +259,9 @@ func (ix *Index) lookup(q *token) []similar {
 	seen := seenBuf[:0]
 	try := func(ids []int32) {
 		for _, v := range ids {
-			if slices.Contains(seen, v) {
+			// A part with no names is one the word cache interned and
+			// normalisation then merged away (Abd + Allah).
+			if slices.Contains(seen, v) || len(ix.postings[v]) == 0 {
 				continue
 			}
 			seen = append(seen, v)
@@ -287,6 +289,22 @@ func (ix *Index) lookup(q *token) []similar {
 			if len(q.fold) >= 5 {
 				try(ix.byDel.get(d))
 			}
+		}
+	}
+	// A spelling of a common name with a typo (MIHAMMED) finds the
+	// canonical form the list holds (muhammad), which no spelling of the
+	// list shows.
+	if len(q.fold) >= 3 && !q.abjad {
+		tryCanon := func(h uint64) {
+			for _, c := range nearCanonical.get(h) {
+				if id, ok := ix.byText[canonicalForms[c]]; ok {
+					try([]int32{id})
+				}
+			}
+		}
+		tryCanon(hashKey(q.fold))
+		for i := 0; i < len(q.fold); i++ {
+			tryCanon(hashWithout(q.fold, i))
 		}
 	}
 	// A letter dropped between two equal ones (DAARAH for DAWARAH)
@@ -327,6 +345,31 @@ func (ix *Index) lookup(q *token) []similar {
 	}
 	return out
 }
+
+// canonicalForms are the canonical forms of variants; nearCanonical maps
+// the fold of each of their spellings, and each one-deletion of it, to
+// the canonical form's index there.
+var canonicalForms, nearCanonical = func() ([]string, *keyIndex) {
+	var forms []string
+	for c := range spellings {
+		if _, isTitle := titles[c]; !isTitle {
+			forms = append(forms, c)
+		}
+	}
+	slices.Sort(forms)
+	k := &keyIndex{}
+	for i, c := range forms {
+		for _, sp := range append([]string{c}, spellings[c]...) {
+			f := fold(sp)
+			k.add(hashKey(f), int32(i))
+			if len(f) >= 4 {
+				k.addDeletions(f, int32(i))
+			}
+		}
+	}
+	k.freeze()
+	return forms, k
+}()
 
 // accumulator collects candidate names for one query; it is reused
 // through a pool because a dense array is much faster than a map for

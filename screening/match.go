@@ -396,6 +396,11 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		if qUsed[p.qi] > 0 || qUsed[p.qj] > 0 {
 			continue
 		}
+		// Short parts one typo apart (SBA and SABA, AIZ and AZIZ) get
+		// little from Jaro–Winkler: they count as a leftover pair would.
+		if p.sim < leftoverSim && p.qi == p.qj && p.c >= 0 && nearSpelling(&qt[p.qi], &ix.vocab[ctoks[p.c]]) {
+			p.sim, p.weak = leftoverSim, true
+		}
 		var listed string
 		if p.c < 0 {
 			c := -p.c - 1
@@ -452,7 +457,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 				if ct := &ix.vocab[v]; cUsed[c] == 0 && !ct.particle && nearSpelling(&qt[i], ct) {
 					qUsed[i], cUsed[c] = leftoverSim, leftoverSim
 					tokens = append(tokens, TokenPair{Query: qt[i].text, Listed: ct.text, Similarity: leftoverSim, Weak: true})
-					count(&qt[i], leftoverSim, false)
+					count(&qt[i], leftoverSim, true)
 					break
 				}
 			}
@@ -460,7 +465,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	}
 	// Every part the customer gave was found (titles and particles aside),
 	// two or more of them, one surely a name.
-	full := strong >= 1 && strong+titled >= 2
+	full := strong >= 1 && strong+titled+weak >= 2
 	for i := range qt {
 		if !qt[i].particle && !qt[i].title && qUsed[i] < weakPart {
 			full = false

@@ -1,6 +1,7 @@
 package screening
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -86,7 +87,11 @@ func titleForm(part string) string {
 var foldTitles = func() map[string]string {
 	m := make(map[string]string, len(titles))
 	for from, to := range titles {
-		m[fold(from)] = to
+		// A fold shared with a name is not a title: Sayyid folds like
+		// Said.
+		if f := fold(from); foldVariants[f] == "" {
+			m[f] = to
+		}
 	}
 	return m
 }()
@@ -94,7 +99,7 @@ var foldTitles = func() map[string]string {
 // makeTitle is makeToken for a title, spelt as given (not merged into a
 // name variant: Sayyid folds like Said).
 func makeTitle(t string, abjad bool) token {
-	tk := token{text: t, abjad: abjad, title: true, fold: fold(t), skel: skeleton(t)}
+	tk := token{text: t, abjad: abjad, title: true, canon: true, fold: fold(t), skel: skeleton(t)}
 	if p := plainSkeleton(t); p != tk.skel {
 		tk.skel0 = p
 	}
@@ -231,8 +236,8 @@ func appendToken(out []token, part string, abjad bool) []token {
 	// After an article a title is a family name (El Sayed, Al-Sheikh).
 	afterArticle := len(out) > 0 && out[len(out)-1].particle
 	if !abjad {
-		// A misspelt variant, Abd compound or title is that spelling
-		// (MOHMAMED, ADBUL, MALUAWI).
+		// A misspelt Abd prefix or honorific is that spelling (ADBUL,
+		// GENREAL).
 		part = fuzzyCanonical(part)
 		if !afterArticle {
 			if t := titleForm(part); t != "" {
@@ -248,12 +253,16 @@ func appendToken(out []token, part string, abjad bool) []token {
 	}
 	// Joined Arabic compounds split the way lists usually write them, so
 	// Abdulrahman ~ Abd al-Rahman and Abubakar ~ Abu Bakar.
-	for _, p := range [...]string{"abdul", "abdel", "abdal", "abdol", "abdoul", "abdur", "abdu", "abd"} {
-		if len(part) > len(p)+3 && strings.HasPrefix(part, p) {
-			if canonical[part] {
+	// The longest prefix is taken, and the rest must be a name of two
+	// letters or more that is not what is left of Allah (ABDULAH is a
+	// misspelt Abdullah, one name).
+	for _, p := range [...]string{"abdoul", "abdul", "abdel", "abdal", "abdol", "abdur", "abdu", "abd"} {
+		if strings.HasPrefix(part, p) {
+			rest := part[len(p):]
+			if canonical[part] || len(rest) < 2 || strings.Contains("allah", rest) || strings.Contains("ullah", rest) {
 				break // abdullah & co. are one name
 			}
-			return append(out, makeToken("abd", abjad), makeToken(part[len(p):], abjad))
+			return append(out, makeToken("abd", abjad), makeToken(rest, abjad))
 		}
 	}
 	switch part {
@@ -299,14 +308,15 @@ func splitCompound(part string) (string, []string, bool) {
 		}
 	}
 	// An ending with one typo (ISAMUDDNI, SAIFULLAHH, GULBUDIDN) is that
-	// ending: only the five-letter endings, and only when the stem left
-	// is a known length of name (three letters or more).
+	// ending: only the five-letter endings, with their first letter, a
+	// letter swapped, changed or added (not dropped: VESELIN is not
+	// Ves al-Din), and a stem of three letters or more.
 	for _, c := range compoundEnds {
 		if len(c.end) < 5 {
 			continue
 		}
-		for _, n := range [...]int{len(c.end), len(c.end) + 1, len(c.end) - 1} {
-			if stem := len(part) - n; stem >= 3 && oneEdit(part[stem:], c.end) {
+		for _, n := range [...]int{len(c.end), len(c.end) + 1} {
+			if stem := len(part) - n; stem >= 3 && part[stem] == c.end[0] && oneEdit(part[stem:], c.end) {
 				return part[:stem], c.tail, true
 			}
 		}
@@ -347,10 +357,16 @@ var foldVariants, canonical = func() (map[string]string, map[string]bool) {
 // keys of variants that map to it, other than itself).
 var spellings = func() map[string][]string {
 	m := map[string][]string{}
-	for from, to := range variants {
-		if from != to {
-			m[to] = append(m[to], from)
+	for _, table := range []map[string]string{variants, titles} {
+		for from, to := range table {
+			if from != to {
+				m[to] = append(m[to], from)
+			}
 		}
+	}
+	for to, froms := range m {
+		slices.Sort(froms)
+		m[to] = froms
 	}
 	return m
 }()
@@ -360,7 +376,11 @@ var spellings = func() map[string][]string {
 var foldHonorifics = func() map[string]bool {
 	m := make(map[string]bool, len(honorifics))
 	for h := range honorifics {
-		m[fold(h)] = true
+		// A fold shared with a name is not an honorific: Sayyid folds
+		// like Said and Saeed.
+		if f := fold(h); foldVariants[f] == "" {
+			m[f] = true
+		}
 	}
 	return m
 }()
@@ -604,13 +624,15 @@ func setOf(words ...string) map[string]bool {
 	return m
 }
 
-// fuzzyCanonical gives a part one adjacent transposition or one letter
-// away from a known variant spelling (variants), a joined Abd compound or
-// an honorific of five or more letters that spelling, so that ADBUL is
-// Abdul, MOHMAMED Mohammed and MALUAWI (Maulawi) a title. Only parts of
-// five letters or more are corrected (four for a dropped letter of an Abd
-// prefix): shorter ones are too often other names (SAED is a name, not
-// Sayed with a letter dropped).
+// fuzzyCanonical corrects a part one typo away from an Abd prefix or an
+// honorific that is dropped (not a title: see titles), so that ADBUL is
+// Abdul and GENREAL a title to drop: an adjacent transposition in the
+// first five letters or a letter doubled there (ABBDULLAHI) for the Abd
+// prefixes, a dropped letter keeping "bd" (ABDL, BDUL; not ADEL or ABEL,
+// which are names), and one transposition or dropped letter in an
+// honorific of six letters or more. Other misspelt names are left as they
+// are: a typo in a spelling of a common name (MIHAMMED) is matched as a
+// near match of that spelling (see variantEdit), never made exact.
 func fuzzyCanonical(part string) string {
 	if len(part) < 4 || fuzzyTarget(part) {
 		return part
@@ -618,30 +640,30 @@ func fuzzyCanonical(part string) string {
 	if h, ok := honorificByDeletion[part]; ok && len(part) >= 5 {
 		return h
 	}
-	if len(part) < 5 {
-		if v, ok := variantByDeletion[part]; ok && strings.HasPrefix(v, "abd") {
-			return v
-		}
-		return part
-	}
 	if t, ok := transposedFrom[part]; ok {
 		return t
 	}
-	// The Abd prefixes with two of their first five letters swapped.
+	if v, ok := variantByDeletion[part]; ok {
+		return v
+	}
 	if len(part) <= 32 {
 		var buf [32]byte
 		b := buf[:len(part)]
 		copy(b, part)
-		for i := 0; i < 4; i++ {
+		for i := 0; i < 4 && i+1 < len(b); i++ {
 			b[i], b[i+1] = b[i+1], b[i]
 			if abdPrefixed(b) {
 				return string(b)
 			}
 			b[i], b[i+1] = b[i+1], b[i]
 		}
-	}
-	if v, ok := variantByDeletion[part]; ok {
-		return v
+		for i := 0; i < 4 && i+1 < len(part); i++ {
+			if part[i] == part[i+1] {
+				if d := part[:i] + part[i+1:]; abdPrefixed([]byte(d)) {
+					return d
+				}
+			}
+		}
 	}
 	return part
 }
@@ -650,13 +672,13 @@ func abdPrefixed(b []byte) bool {
 	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a') && (b[4] == 'l' || b[4] == 'r')
 }
 
-// transposedFrom maps each variant spelling, canonical form and honorific
-// of five or more letters with two adjacent letters swapped back to it.
+// transposedFrom maps each honorific of five or more letters that is
+// dropped (not a title) with two adjacent letters swapped back to it.
 var transposedFrom = func() map[string]string {
 	m := map[string]string{}
-	add := func(w string) {
-		if len(w) < 5 {
-			return
+	for w := range honorifics {
+		if len(w) < 5 || titles[w] != "" {
+			continue
 		}
 		b := []byte(w)
 		for i := 0; i+1 < len(b); i++ {
@@ -669,12 +691,6 @@ var transposedFrom = func() map[string]string {
 			}
 			b[i], b[i+1] = b[i+1], b[i]
 		}
-	}
-	for w := range variants {
-		add(w)
-	}
-	for w := range honorifics {
-		add(w)
 	}
 	return m
 }()
@@ -692,30 +708,21 @@ func fuzzyTarget(t string) bool {
 	return false
 }
 
-// variantByDeletion maps each variant spelling of six or more letters with
-// one letter dropped back to the spelling; honorificByDeletion does the
-// same for honorifics.
+// variantByDeletion maps the Abd prefixes with a letter dropped back to
+// them (ABDL, BDUL for Abdul), when the "bd" is left (ADEL, ABEL and ABUL
+// are names); honorificByDeletion maps the honorifics that are dropped
+// (not titles) with one letter dropped back to them.
 var variantByDeletion, honorificByDeletion = func() (map[string]string, map[string]string) {
 	v, h := map[string]string{}, map[string]string{}
-	for from := range variants {
-		if len(from) >= 6 {
-			for _, d := range deletions(from) {
-				if variants[d] == "" && !canonical[d] {
-					v[d] = from
-				}
-			}
-		}
-	}
-	// A letter dropped from the Abd prefixes (ADUL, ABDL for Abdul).
 	for _, from := range []string{"abdul", "abdel", "abdur", "abdal"} {
 		for _, d := range deletions(from) {
-			if !particles[d] && !honorifics[d] && d != "abd" {
+			if strings.Contains(d, "bd") && !particles[d] && !honorifics[d] && d != "abd" {
 				v[d] = from
 			}
 		}
 	}
 	for w := range honorifics {
-		if len(w) >= 5 {
+		if len(w) >= 5 && titles[w] == "" {
 			for _, d := range deletions(w) {
 				h[d] = w
 			}

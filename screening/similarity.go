@@ -140,6 +140,11 @@ func variantEdit(q, c *token) int {
 		if oneEdit(a.text, sp) {
 			return min(len(a.text), len(sp))
 		}
+		// Folded too: AKHED is a dropped letter from Akhmed, which only
+		// its fold (ahmed) shares with the spellings of ahmad.
+		if f := fold(sp); oneEdit(a.fold, f) {
+			return min(len(a.fold), len(f))
+		}
 	}
 	return 0
 }
