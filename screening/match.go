@@ -1,6 +1,7 @@
 package screening
 
 import (
+	"math"
 	"sort"
 	"strings"
 )
@@ -367,7 +368,23 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 		}
 	}
-	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].sim > pairs[b].sim })
+	// The most similar pairs first; of equally similar ones, those at
+	// about the same place in both names (ABD LALAH … ABDEL RAHMAN: the
+	// second Abd is the listed Abd, the first starts the misspelt
+	// Abdallah).
+	place := func(p *pair) float64 {
+		c := p.c
+		if c < 0 {
+			c = -c - 1
+		}
+		return math.Abs(float64(p.qi)/float64(len(qt)) - float64(c)/float64(len(ctoks)))
+	}
+	sort.SliceStable(pairs, func(a, b int) bool {
+		if pairs[a].sim != pairs[b].sim {
+			return pairs[a].sim > pairs[b].sim
+		}
+		return place(&pairs[a]) < place(&pairs[b])
+	})
 	// The best single-part similarity of each query part, for repeats.
 	bestAny := make([]float64, len(qt))
 	for _, p := range pairs {
@@ -378,6 +395,16 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 
 	qUsed := make([]float64, len(qt))
 	cUsed := make([]float64, len(ctoks))
+	// qWeight is each query part's weight: its unit's, except for a part
+	// matched as a misspelling of a listed part, which weighs what that
+	// part does (a part the list does not know weighs like a rare one).
+	qWeight := make([]float32, len(qt))
+	for i := range qt {
+		qWeight[i] = units[i].weight
+	}
+	asListed := func(i, c int) {
+		qWeight[i] = ix.idf[ctoks[c]] * partWeight(&qt[i])
+	}
 	var tokens []TokenPair
 	strong, weak, titled := 0, 0, 0
 	count := func(t *token, sim float64, isWeak bool) {
@@ -398,8 +425,9 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		}
 		// Short parts one typo apart (SBA and SABA, AIZ and AZIZ) get
 		// little from Jaro–Winkler: they count as a leftover pair would.
-		if p.sim < leftoverSim && p.qi == p.qj && p.c >= 0 && nearSpelling(&qt[p.qi], &ix.vocab[ctoks[p.c]]) {
+		if p.sim < leftoverSim && p.qi == p.qj && p.c >= 0 && cUsed[p.c] == 0 && nearSpelling(&qt[p.qi], &ix.vocab[ctoks[p.c]]) {
 			p.sim, p.weak = leftoverSim, true
+			asListed(p.qi, p.c)
 		}
 		var listed string
 		if p.c < 0 {
@@ -456,6 +484,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			for c, v := range ctoks {
 				if ct := &ix.vocab[v]; cUsed[c] == 0 && !ct.particle && nearSpelling(&qt[i], ct) {
 					qUsed[i], cUsed[c] = leftoverSim, leftoverSim
+					asListed(i, c)
 					tokens = append(tokens, TokenPair{Query: qt[i].text, Listed: ct.text, Similarity: leftoverSim, Weak: true})
 					count(&qt[i], leftoverSim, true)
 					break
@@ -473,7 +502,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	}
 	var qw, qs float64
 	for i := range qt {
-		w := float64(units[i].weight)
+		w := float64(qWeight[i])
 		qw += w
 		qs += w * credit(qUsed[i])
 	}
@@ -574,9 +603,9 @@ const (
 	innerWeight   = 0.25
 )
 
-// leftoverSim is the similarity given to a leftover pair (see scoreName):
-// just enough to count as found, well under an exact part.
-const leftoverSim = weakPart
+// leftoverSim is the similarity given to a leftover pair (see scoreName),
+// as to a four-letter part with one typo: found, well under an exact part.
+const leftoverSim = 0.88
 
 // edge returns the index of the first part from i on (step 1) or the
 // last from i back (step -1) that is not a particle or a title: the

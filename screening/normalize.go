@@ -364,6 +364,9 @@ var spellings = func() map[string][]string {
 			}
 		}
 	}
+	// Abd is written with its vowel and the article's letter joined
+	// (see appendToken); ABUL and ADUL are Abdul with a letter dropped.
+	m["abd"] = []string{"abdal", "abdel", "abdol", "abdoul", "abdu", "abdul", "abdur"}
 	for to, froms := range m {
 		slices.Sort(froms)
 		m[to] = froms
