@@ -204,7 +204,9 @@ func (ix *Index) queryUnits(qt []token) []unit {
 		add(t, false)
 	}
 	for i := 0; i+1 < len(qt); i++ {
-		add(makeToken(qt[i].text+qt[i+1].text, qt[i].abjad), true)
+		j := makeToken(qt[i].text+qt[i+1].text, qt[i].abjad)
+		j.han = qt[i].han || qt[i+1].han
+		add(j, true)
 	}
 	return units
 }

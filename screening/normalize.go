@@ -34,6 +34,10 @@ type token struct {
 	// mixed marks a part written with letters of more than one script
 	// (see foldConfusables): a sign of look-alike letters.
 	mixed bool
+	// han marks a syllable written in Chinese, Japanese or Korean
+	// script: a different syllable is a different character, so it
+	// matches only when it is spelt the same (成 Cheng is not 陈 Chen).
+	han bool
 	// title marks a title that is also worn as a name (Haji, Sheikh,
 	// Sayyid, Mullah, Qari; see titles): it counts with a low weight,
 	// like a particle, but still matches.
@@ -198,8 +202,9 @@ func appendWord(out []token, raw string) []token {
 				out = appendToken(out, part, abjad)
 			}
 		}
+		han := isHan(word)
 		for i := n; i < len(out); i++ {
-			out[i].mixed = mixed
+			out[i].mixed, out[i].han = mixed, han
 		}
 	}
 	return out
@@ -458,6 +463,18 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// hanScripts write names in syllables: Chinese, Japanese, Korean.
+var hanScripts = []*unicode.RangeTable{unicode.Han, unicode.Hangul, unicode.Hiragana, unicode.Katakana}
+
+func isHan(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf && unicode.In(r, hanScripts...) {
+			return true
+		}
+	}
+	return false
 }
 
 func isAbjad(s string) bool {

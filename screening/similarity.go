@@ -73,6 +73,9 @@ func tokenSim(q, c *token) float64 {
 	if q.text == c.text || q.fold == c.fold {
 		return 1
 	}
+	if q.han || c.han {
+		return 0 // a syllable of another character
+	}
 	// An initial matches a name with that first letter, never fully.
 	if len(q.text) == 1 || len(c.text) == 1 {
 		if q.text[0] == c.text[0] {
