@@ -318,19 +318,30 @@ func (ix *Index) lookup(q *token) []similar {
 			try(ix.byDel.get(hashDoubled(q.fold, i)))
 		}
 	}
-	// Nothing found: a typo can move a part two edits away once folded
-	// (FAKRHZADEH: kh no longer folds to h; BOORDAI: oo folds to u), so
-	// each one-letter deletion of the letters as written is folded and
-	// looked up. Only for parts the list does not know, so it costs
-	// nothing on the usual path.
-	if len(out) == 0 && len(q.text) >= 4 && !q.abjad {
-		for i := 0; i < len(q.text); i++ {
+	// Nothing close found: a typo can move a part two edits away once
+	// folded (FAKRHZADEH: kh no longer folds to h; BOORDAI: oo folds to
+	// u; AAL for SAAL folds to al), so the letters as written and each
+	// one-letter deletion of them, as written and folded, are looked up.
+	// Only for parts the list does not know closely, so it costs nothing
+	// on the usual path.
+	best := float32(0)
+	for _, s := range out {
+		best = max(best, s.sim)
+	}
+	if best < 0.9 && len(q.text) >= 3 && !q.abjad && !q.han {
+		if q.text != q.fold {
+			try(ix.byFold.get(hashKey(q.text)))
+			try(ix.byDel.get(hashKey(q.text)))
+		}
+		for i := 0; i < len(q.text) && len(q.text) >= 4; i++ {
 			if i > 0 && q.text[i] == q.text[i-1] {
 				continue
 			}
-			d := fold(q.text[:i] + q.text[i+1:])
-			try(ix.byFold.get(hashKey(d)))
-			try(ix.byDel.get(hashKey(d)))
+			raw := q.text[:i] + q.text[i+1:]
+			for _, d := range [2]string{raw, fold(raw)} {
+				try(ix.byFold.get(hashKey(d)))
+				try(ix.byDel.get(hashKey(d)))
+			}
 		}
 	}
 	skels := &ix.bySkel

@@ -217,7 +217,7 @@ func (ix *Index) queryUnits(qt []token) []unit {
 func (ix *Index) splitJoined(qt []token) []token {
 	var out []token
 	for i, t := range qt {
-		if len(t.text) < 6 || t.abjad || ix.known(t.fold) {
+		if len(t.text) < 6 || t.abjad || ix.known(t.fold) || ix.nearlyKnown(&t) {
 			if out != nil {
 				out = append(out, t)
 			}
@@ -251,6 +251,17 @@ func (ix *Index) splitJoined(qt []token) []token {
 }
 
 func (ix *Index) known(fold string) bool { return ix.byFold.has(hashKey(fold)) }
+
+// nearlyKnown: the list has a part one typo from t (a misspelt name is not
+// two names written together: HASHIMOOT is Hashimoto, not Hashim + Oot).
+func (ix *Index) nearlyKnown(t *token) bool {
+	for _, s := range ix.lookup(t) {
+		if s.sim >= 0.9 {
+			return true
+		}
+	}
+	return false
+}
 
 // titleWeight is the share of a part's weight a title keeps: it says a
 // little about who someone is (a Haji made the pilgrimage), much less than
@@ -290,7 +301,7 @@ func (ix *Index) gather(units []unit, acc *accumulator) {
 			continue
 		}
 		for _, s := range u.similar {
-			w := u.weight * s.sim
+			w := ix.simWeight(u, s)
 			for _, n := range ix.postings[s.vocab] {
 				acc.add(n, w)
 			}
@@ -299,12 +310,20 @@ func (ix *Index) gather(units []unit, acc *accumulator) {
 	}
 }
 
+// simWeight is what a similar part adds to the names holding it: the
+// query part's weight, but no more than the similar part's own (a rare
+// query part that folds like the particle Al must not give every name
+// with an Al the weight of a rare name), times the similarity.
+func (ix *Index) simWeight(u *unit, s similar) float32 {
+	return min(u.weight, ix.idf[s.vocab]*partWeight(&ix.vocab[s.vocab])) * s.sim
+}
+
 // confirm adds a common part's weight only to names already found,
 // walking whichever is shorter: the part's postings or the found names.
 func (ix *Index) confirm(u *unit, acc *accumulator) {
 	if u.volume < 3*len(acc.touched) {
 		for _, s := range u.similar {
-			w := u.weight * s.sim
+			w := ix.simWeight(u, s)
 			for _, n := range ix.postings[s.vocab] {
 				if acc.score[n] != 0 {
 					acc.score[n] += w
@@ -317,7 +336,7 @@ func (ix *Index) confirm(u *unit, acc *accumulator) {
 		for _, v := range ix.nameTokens(&ix.names[n]) {
 			for _, s := range u.similar {
 				if s.vocab == v {
-					acc.score[n] += u.weight * s.sim
+					acc.score[n] += ix.simWeight(u, s)
 				}
 			}
 		}

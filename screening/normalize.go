@@ -666,6 +666,13 @@ func fuzzyCanonical(part string) string {
 	if v, ok := variantByDeletion[part]; ok {
 		return v
 	}
+	// The first letter dropped: no Latin name starts with "bd" (BDULHAI,
+	// BDOLLAHI).
+	if strings.HasPrefix(part, "bd") && len(part) >= 5 {
+		if a := "a" + part; abdPrefixed([]byte(a)) {
+			return a
+		}
+	}
 	if len(part) <= 32 {
 		var buf [32]byte
 		b := buf[:len(part)]
@@ -689,7 +696,7 @@ func fuzzyCanonical(part string) string {
 }
 
 func abdPrefixed(b []byte) bool {
-	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a') && (b[4] == 'l' || b[4] == 'r')
+	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a' || b[3] == 'o') && (b[4] == 'l' || b[4] == 'r')
 }
 
 // transposedFrom maps each honorific of five or more letters that is
