@@ -424,7 +424,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		qWeight[i] = units[i].weight
 	}
 	asListed := func(i, c int) {
-		qWeight[i] = ix.idf[ctoks[c]] * partWeight(&qt[i])
+		qWeight[i] = ix.idf[ctoks[c]] * partWeight(&ix.vocab[ctoks[c]])
 	}
 	var tokens []TokenPair
 	strong, weak, titled := 0, 0, 0
@@ -477,20 +477,11 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// query part took repeats that part: the list wrote the name once
 	// (MATUQ MOHAMMED MATUQ is indexed as Matuq Mohammed) or the customer
 	// twice with a typo. It is covered, not missing. The same holds for a
-	// listed part repeated (MOHAMED OMAR MOHAMED asked as Mohamed Omar).
+	// listed part repeated (MOHAMED OMAR MOHAMED asked as Mohamed Omar),
+	// below.
 	for i := range qt {
 		if qUsed[i] == 0 && bestAny[i] >= weakPart {
 			qUsed[i] = bestAny[i]
-		}
-	}
-	for c, v := range ctoks {
-		if cUsed[c] == 0 {
-			for c2, v2 := range ctoks {
-				if v2 == v && cUsed[c2] > 0 {
-					cUsed[c] = cUsed[c2]
-					break
-				}
-			}
 		}
 	}
 	// A part left over on each side, one typo apart in a way the
@@ -503,11 +494,23 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 				continue
 			}
 			for c, v := range ctoks {
-				if ct := &ix.vocab[v]; cUsed[c] == 0 && !ct.particle && nearSpelling(&qt[i], ct) {
+				ct := &ix.vocab[v]
+				if cUsed[c] == 0 && (!ct.particle || len(qt[i].text) >= 3) && nearSpelling(&qt[i], ct) {
 					qUsed[i], cUsed[c] = leftoverSim, leftoverSim
 					asListed(i, c)
 					tokens = append(tokens, TokenPair{Query: qt[i].text, Listed: ct.text, Similarity: leftoverSim, Weak: true})
 					count(&qt[i], leftoverSim, true)
+					break
+				}
+			}
+		}
+	}
+	// (After the leftover pairs: NOEL MAA MATA has a MATA for each.)
+	for c, v := range ctoks {
+		if cUsed[c] == 0 {
+			for c2, v2 := range ctoks {
+				if v2 == v && cUsed[c2] > 0 {
+					cUsed[c] = cUsed[c2]
 					break
 				}
 			}
@@ -626,7 +629,7 @@ const (
 
 // leftoverSim is the similarity given to a leftover pair (see scoreName),
 // as to a four-letter part with one typo: found, well under an exact part.
-const leftoverSim = 0.88
+const leftoverSim = 0.9
 
 // edge returns the index of the first part from i on (step 1) or the
 // last from i back (step -1) that is not a particle or a title: the
