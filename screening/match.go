@@ -427,30 +427,20 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		qWeight[i] = ix.idf[ctoks[c]] * partWeight(&ix.vocab[ctoks[c]])
 	}
 	var tokens []TokenPair
-	strong, weak, titled := 0, 0, 0
-	count := func(t *token, sim float64, isWeak bool) {
-		switch {
-		case t.particle:
-		case isWeak:
-			weak++
-		case sim < weakPart:
-		case t.title:
-			titled++
-		default:
-			strong++
-		}
+	type accepted struct {
+		qi, c   int // c: the listed part of a single-part pair, else -1
+		sim     float64
+		weak    bool
+		upgrade bool // see below
 	}
+	var took []accepted
+	anchored := false // an exact or nearly exact name part was found
 	for _, p := range pairs {
 		if qUsed[p.qi] > 0 || qUsed[p.qj] > 0 {
 			continue
 		}
-		// Short parts one typo apart (SBA and SABA, AIZ and AZIZ) get
-		// little from Jaro–Winkler: they count as a leftover pair would.
-		if p.sim < leftoverSim && p.qi == p.qj && p.c >= 0 && cUsed[p.c] == 0 && nearSpelling(&qt[p.qi], &ix.vocab[ctoks[p.c]]) {
-			p.sim, p.weak = leftoverSim, true
-			asListed(p.qi, p.c)
-		}
 		var listed string
+		a := accepted{qi: p.qi, c: -1, sim: p.sim, weak: p.weak}
 		if p.c < 0 {
 			c := -p.c - 1
 			if cUsed[c] > 0 || cUsed[c+1] > 0 {
@@ -464,6 +454,11 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 			cUsed[p.c] = p.sim
 			listed = ix.vocab[ctoks[p.c]].text
+			a.c = p.c
+			// Short parts one typo apart (SBA and SABA, AIZ and AZIZ)
+			// get little from Jaro–Winkler: they count as a leftover
+			// pair would, when an exact part anchors the match.
+			a.upgrade = p.qi == p.qj && p.sim < leftoverSim && nearSpelling(&qt[p.qi], &ix.vocab[ctoks[p.c]])
 		}
 		qUsed[p.qi], qUsed[p.qj] = p.sim, p.sim
 		q := qt[p.qi].text
@@ -471,7 +466,34 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			q += " " + qt[p.qj].text
 		}
 		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim), Weak: p.weak})
-		count(&qt[p.qi], p.sim, p.weak)
+		took = append(took, a)
+		if t := &qt[p.qi]; p.sim >= 0.95 && !p.weak && !t.particle && !t.title {
+			anchored = true
+		}
+	}
+	for k, a := range took {
+		if a.upgrade && anchored {
+			took[k].sim, took[k].weak = leftoverSim, true
+			qUsed[a.qi], cUsed[a.c] = leftoverSim, leftoverSim
+			asListed(a.qi, a.c)
+			tokens[k].Similarity, tokens[k].Weak = leftoverSim, true
+		}
+	}
+	strong, weak, titled := 0, 0, 0
+	count := func(t *token, sim float64, isWeak bool) {
+		switch {
+		case t.particle:
+		case isWeak:
+			weak++
+		case sim < weakPart:
+		case t.title:
+			titled++
+		default:
+			strong++
+		}
+	}
+	for _, a := range took {
+		count(&qt[a.qi], a.sim, a.weak)
 	}
 	// A query part left over that closely matches a listed part another
 	// query part took repeats that part: the list wrote the name once
@@ -486,9 +508,9 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	}
 	// A part left over on each side, one typo apart in a way the
 	// similarity of short parts does not show (OAR for OMAR, SAH for
-	// SHAH, HMED for AHMED), is that part misspelt, when a stronger part
+	// SHAH, HMED for AHMED), is that part misspelt, when an exact part
 	// anchors the match.
-	if strong > 0 {
+	if anchored {
 		for i := range qt {
 			if qUsed[i] > 0 || qt[i].particle {
 				continue

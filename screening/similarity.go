@@ -115,10 +115,10 @@ func tokenSim(q, c *token) float64 {
 			// canonical form (MIHAMMED for Mohammed, now muhammad) is
 			// a typo too.
 			s = 0.93
-		case s < 0.9 && (len(q.text) >= 4 && len(c.text) >= 4 && oneEdit(q.text, c.text) || ve == 4):
+		case s < 0.88 && (len(q.text) >= 4 && len(c.text) >= 4 && oneEdit(q.text, c.text) || ve == 4):
 			// Four letters with one typo (IYDA for IYAD): still a near
 			// match, with less certainty.
-			s = 0.9
+			s = 0.88
 		case s < 0.86 && len(q.text) == 3 && len(c.text) == 3 && transposed(q.text, c.text):
 			// Three letters with two swapped (SKO for SOK): the same
 			// letters, just barely a match.
