@@ -15,12 +15,14 @@ func BenchmarkSearchRealLists(b *testing.B) {
 		{Name: "Mohammed Hassan Ali"},
 	}
 	b.ResetTimer()
+	cpu := startCPU(b)
 	for i := 0; b.Loop(); i++ {
 		q := qs[i%len(qs)]
 		for _, ix := range []*Index{un, ofac, pep} {
 			ix.Search(q, DefaultThreshold, MaxMatches)
 		}
 	}
+	cpu.stop()
 }
 
 func BenchmarkNormalize(b *testing.B) {
@@ -53,9 +55,11 @@ func BenchmarkBuildIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu := startCPU(b)
 	for b.Loop() {
 		BuildIndex(unE)
 		BuildIndex(ofE)
 		BuildIndex(pepE)
 	}
+	cpu.stop()
 }

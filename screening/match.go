@@ -672,6 +672,12 @@ func nearSpelling(q, c *token) bool {
 	if q.abjad != c.abjad || min(len(q.text), len(c.text)) < 2 || max(len(q.text), len(c.text)) < 3 {
 		return false
 	}
+	// A syllable written in Chinese, Japanese or Korean script is a
+	// character: one letter more in its romanisation is another one (成
+	// Cheng is not 陈 Chen), as in tokenSim.
+	if q.han || c.han {
+		return false
+	}
 	return oneEdit(q.text, c.text) || oneEdit(q.fold, c.fold) || variantEdit(q, c) > 0
 }
 

@@ -103,14 +103,16 @@ func tokenSim(q, c *token) float64 {
 	// The letters as written are tried too, since folding can move a typo
 	// (YOONG folds to yung, YONG to iong).
 	if s < 0.93 {
+		if len(q.fold) >= 5 && len(c.fold) >= 5 && oneEdit(q.fold, c.fold) ||
+			len(q.text) >= 5 && len(c.text) >= 5 && oneEdit(q.text, c.text) {
+			return 0.93
+		}
 		ve := 0
 		if q.canon != c.canon {
 			ve = variantEdit(q, c)
 		}
 		switch {
-		case len(q.fold) >= 5 && len(c.fold) >= 5 && oneEdit(q.fold, c.fold),
-			len(q.text) >= 5 && len(c.text) >= 5 && oneEdit(q.text, c.text),
-			ve >= 5:
+		case ve >= 5:
 			// A typo in a spelling that normalisation merged into a
 			// canonical form (MIHAMMED for Mohammed, now muhammad) is
 			// a typo too.
@@ -139,13 +141,14 @@ func variantEdit(q, c *token) int {
 	if !b.canon || a.canon {
 		return 0
 	}
-	for _, sp := range spellings[b.text] {
+	folds := spellingFolds[b.text]
+	for i, sp := range spellings[b.text] {
 		if oneEdit(a.text, sp) {
 			return min(len(a.text), len(sp))
 		}
 		// Folded too: AKHED is a dropped letter from Akhmed, which only
 		// its fold (ahmed) shares with the spellings of ahmad.
-		if f := fold(sp); oneEdit(a.fold, f) {
+		if f := folds[i]; oneEdit(a.fold, f) {
 			return min(len(a.fold), len(f))
 		}
 	}
