@@ -1,6 +1,7 @@
 package screening
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -62,5 +63,43 @@ func TestKeyIndex(t *testing.T) {
 	k.freeze()
 	if !k.has(hashKey("zz")) || !k.has(hashKey("abc")) {
 		t.Error("second freeze lost keys")
+	}
+}
+
+// TestKeyIndexBuckets: the bucket table finds every key added, with all
+// its ids, and nothing for keys not added, at sizes around the bucket
+// boundaries and with keys at both ends of the hash range.
+func TestKeyIndexBuckets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 3, 4, 5, 17, 1000, 50000} {
+		var k keyIndex
+		want := map[uint64][]int32{}
+		for i := range n {
+			key := rng.Uint64()
+			switch i % 50 {
+			case 0:
+				key = 0
+			case 1:
+				key = ^uint64(0)
+			}
+			want[key] = append(want[key], int32(i))
+			k.add(key, int32(i))
+			if i%7 == 0 { // a second id under the same key
+				want[key] = append(want[key], int32(i+n))
+				k.add(key, int32(i+n))
+			}
+		}
+		k.freeze()
+		for key, ids := range want {
+			slices.Sort(ids)
+			if got := k.get(key); !slices.Equal(got, ids) {
+				t.Fatalf("n=%d: get(%x) = %v, want %v", n, key, got, ids)
+			}
+		}
+		for range 1000 {
+			if key := rng.Uint64(); want[key] == nil && k.has(key) {
+				t.Fatalf("n=%d: has(%x) for a key never added", n, key)
+			}
+		}
 	}
 }

@@ -14,6 +14,11 @@ import (
 type keyIndex struct {
 	keys []uint64 // sorted
 	ids  []int32  // ids[i] belongs to keys[i]
+	// starts[b] is the first i with keys[i]>>shift >= b: a lookup
+	// searches only its bucket of a few keys instead of binary-searching
+	// millions, most of whose steps miss the CPU caches.
+	starts []uint32
+	shift  uint
 	// pending collects pairs until freeze.
 	pending []keyPair
 }
@@ -101,22 +106,55 @@ func (k *keyIndex) freeze() {
 		k.keys[i], k.ids[i] = p.key, p.id
 	}
 	k.pending = nil
+	k.buildStarts()
+}
+
+// keysPerBucket is the mean bucket size of starts: about one uint32 of
+// table per four keys.
+const keysPerBucket = 4
+
+func (k *keyIndex) buildStarts() {
+	bits := uint(1)
+	for len(k.keys)>>bits > keysPerBucket && bits < 32 {
+		bits++
+	}
+	k.shift = 64 - bits
+	k.starts = make([]uint32, 1<<bits+1)
+	i := 0
+	for b := range k.starts {
+		for i < len(k.keys) && k.keys[i]>>k.shift < uint64(b) {
+			i++
+		}
+		k.starts[b] = uint32(i)
+	}
+}
+
+// bucket returns the part of keys where key would be.
+func (k *keyIndex) bucket(key uint64) (lo, hi int) {
+	if k.starts == nil {
+		return 0, 0
+	}
+	b := key >> k.shift
+	return int(k.starts[b]), int(k.starts[b+1])
 }
 
 // get returns the ids stored under key (shared: do not modify).
 func (k *keyIndex) get(key uint64) []int32 {
-	i, found := slices.BinarySearch(k.keys, key)
-	if !found {
-		return nil
+	lo, hi := k.bucket(key)
+	i := lo
+	for i < hi && k.keys[i] < key {
+		i++
 	}
-	j := i + 1
-	for j < len(k.keys) && k.keys[j] == key {
+	j := i
+	for j < hi && k.keys[j] == key {
 		j++
+	}
+	if i == j {
+		return nil
 	}
 	return k.ids[i:j]
 }
 
 func (k *keyIndex) has(key uint64) bool {
-	_, found := slices.BinarySearch(k.keys, key)
-	return found
+	return len(k.get(key)) > 0
 }
