@@ -118,13 +118,14 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 		cands = cands[:maxCandidates]
 	}
 	best := map[int32]Match{}
+	memo := simMemo{}
 	for _, n := range cands {
 		in := &ix.names[n]
 		ent := &ix.entities[in.entity]
 		if !schemaAllowed(ent.Schema, q.Schemas) {
 			continue
 		}
-		f := ix.scoreName(qt, units, in)
+		f := ix.scoreName(qt, units, in, memo)
 		f.MixedScript = mixed
 		f.DOB, f.DOBFactor = compareDOB(q.DOB, ent.DOBs)
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
@@ -347,7 +348,7 @@ func (ix *Index) confirm(u *unit, acc *accumulator) {
 // similar pairs first, each part used once. A query join (two adjacent
 // parts written together) may stand for one listed part, and a listed
 // part may stand for two joined query parts.
-func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
+func (ix *Index) scoreName(qt []token, units []unit, in *indexedName, memo simMemo) Features {
 	ctoks := ix.nameTokens(in)
 	type pair struct {
 		qi, qj int // query parts covered (qj = qi for a single part)
@@ -359,12 +360,12 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	for c, v := range ctoks {
 		ct := &ix.vocab[v]
 		for i := range qt {
-			if s := tokenSim(&qt[i], ct); s >= minTokenSim {
+			if s := memo.sim(i, v, &qt[i], ct); s >= minTokenSim {
 				pairs = append(pairs, pair{i, i, c, s, weakAlignment(&qt[i], ct, false)})
 			}
 		}
 		for i := 0; i+1 < len(qt); i++ {
-			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
+			if s := memo.sim(len(qt)+i, v, &units[len(qt)+i].tok, ct); s >= minTokenSim {
 				pairs = append(pairs, pair{i, i + 1, c, s, weakAlignment(&units[len(qt)+i].tok, ct, true)})
 			}
 		}
@@ -649,6 +650,25 @@ const (
 	innerWeight   = 0.25
 )
 
+// simMemo keeps tokenSim of a query unit and a vocabulary part for one
+// search: the candidates of a query share parts (every name with Ahmad,
+// every Mohammed), and comparing a part with a common name's dozens of
+// spellings (variantEdit) costs more than a map lookup.
+type simMemo map[uint64]float64
+
+func (m simMemo) sim(unit int, v int32, q, c *token) float64 {
+	if m == nil {
+		return tokenSim(q, c)
+	}
+	k := uint64(unit)<<32 | uint64(uint32(v))
+	if s, ok := m[k]; ok {
+		return s
+	}
+	s := tokenSim(q, c)
+	m[k] = s
+	return s
+}
+
 // leftoverSim is the similarity given to a leftover pair (see scoreName),
 // as to a four-letter part with one typo: found, well under an exact part.
 const leftoverSim = 0.9
@@ -672,7 +692,7 @@ func nearSpelling(q, c *token) bool {
 	if q.abjad != c.abjad || min(len(q.text), len(c.text)) < 2 || max(len(q.text), len(c.text)) < 3 {
 		return false
 	}
-	// A syllable written in Chinese, Japanese or Korean script is a
+	// A syllable written in Chinese characters or Korean Hangul is a
 	// character: one letter more in its romanisation is another one (成
 	// Cheng is not 陈 Chen), as in tokenSim.
 	if q.han || c.han {

@@ -34,8 +34,8 @@ type token struct {
 	// mixed marks a part written with letters of more than one script
 	// (see foldConfusables): a sign of look-alike letters.
 	mixed bool
-	// han marks a syllable written in Chinese, Japanese or Korean
-	// script: a different syllable is a different character, so it
+	// han marks a syllable written in Chinese characters or Korean
+	// Hangul: a different syllable is a different character, so it
 	// matches only when it is spelt the same (成 Cheng is not 陈 Chen).
 	han bool
 	// title marks a title that is also worn as a name (Haji, Sheikh,
@@ -480,8 +480,11 @@ func isASCII(s string) bool {
 	return true
 }
 
-// hanScripts write names in syllables: Chinese, Japanese, Korean.
-var hanScripts = []*unicode.RangeTable{unicode.Han, unicode.Hangul, unicode.Hiragana, unicode.Katakana}
+// hanScripts write names in syllables that are each a character of the
+// name: Chinese (and Japanese kanji), Korean. Kana are left out: they
+// transcribe sounds, mostly of foreign names (バラク Baraku is Barack), and
+// match as any phonetic script does.
+var hanScripts = []*unicode.RangeTable{unicode.Han, unicode.Hangul}
 
 func isHan(s string) bool {
 	for _, r := range s {

@@ -68,7 +68,7 @@ func TestMisspeltPartNotSplit(t *testing.T) {
 // way Jaro–Winkler does not reward in short parts (OAR/OMAR, SAH/SHAH,
 // HMED/AHMED, SBA/SABA, AIZ/AZIZ), counts 0.9 when an exact part anchors
 // the match; without the anchor it does not (Salvi Redi is not Rudi
-// Saliwa), and never between Chinese, Japanese or Korean syllables (成 is
+// Saliwa), and never between Chinese or Korean syllables (成 is
 // Cheng, 陈 Chen: two characters).
 func TestLeftoverPairs(t *testing.T) {
 	for _, c := range [][2]string{
@@ -92,6 +92,8 @@ func TestLeftoverPairs(t *testing.T) {
 	wantScore(t, "Salvi Redi", "Rudi Saliwa", 0, DefaultThreshold-0.01)
 	wantScore(t, "成 龙", "陈 龙", 0, DefaultThreshold-0.01)
 	wantScore(t, "陈 龙", "陈龙", 1, 1)
+	// Kana transcribe sounds: a foreign name in katakana is that name.
+	wantScore(t, "Barack Obama", "バラク・オバマ", DefaultThreshold, 1)
 }
 
 // TestLookupTwoEditsAfterFolding: a typo can move a part two edits from
