@@ -55,6 +55,9 @@ type scored struct {
 	pos   bool
 	score float64
 	note  string
+	// ambiguous: a perturbed query holding one name of the person by
+	// construction (nameperturb.Ambiguous).
+	ambiguous string
 }
 
 type set struct {
@@ -366,7 +369,11 @@ func report(s set, threshold float64, verbose bool) {
 		sort.Slice(s.items, func(i, j int) bool { return s.items[i].score > s.items[j].score })
 		for _, it := range s.items {
 			if it.pos && it.score < threshold {
-				fmt.Printf("   MISS %.3f %s (%s)\n", it.score, it.label, it.note)
+				extra := ""
+				if it.ambiguous != "" {
+					extra = "; one name only: " + it.ambiguous
+				}
+				fmt.Printf("   MISS %.3f %s (%s%s)\n", it.score, it.label, it.note, extra)
 			}
 			if !it.pos && it.score >= threshold {
 				fmt.Printf("   FALSE %.3f %s ~ %s\n", it.score, it.label, it.note)
