@@ -118,3 +118,27 @@ func (g *Gate) waitError(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// Run runs fn, a decode of an already stored image (width × height
+// pixels) and work on its pixels, inside the gate, as Process runs an
+// upload's: the portal reads a document photo's MRZ this way. It returns
+// an *Error with code EBusy when no room came free within the wait.
+func (g *Gate) Run(ctx context.Context, width, height int, fn func() error) error {
+	// A decoded image in RGBA and the reader's gray copies.
+	cost := min(int64(width)*int64(height)*6, g.memory)
+	wctx, cancel := context.WithTimeout(ctx, g.wait)
+	defer cancel()
+	if err := g.slots.Acquire(wctx, 1); err != nil {
+		return g.waitError(ctx, err)
+	}
+	defer g.slots.Release(1)
+	if err := g.mem.Acquire(wctx, cost); err != nil {
+		return g.waitError(ctx, err)
+	}
+	err := fn()
+	g.mem.Release(cost)
+	if cost >= collectAfter {
+		runtime.GC() // as in Process: keep the peak near what the gate admits
+	}
+	return err
+}

@@ -18,6 +18,7 @@ type OrgsCallbackSecretCmd struct {
 type OrgsCallbackSecretRotateCmd struct {
 	dbFlag
 	secretsFlag
+	masterKeyFlag
 	Org          string `required:"" env:"KYCD_ORG" help:"Organization id (org_<ulid>)."`
 	Env          string `required:"" enum:"sandbox,live" env:"KYCD_ENV" help:"Environment whose callback secret to rotate."`
 	OverlapHours int    `name:"overlap-hours" default:"24" help:"Hours the previous secret stays valid (0 to 168); it also signs then only with --dual-sign."`
@@ -29,11 +30,14 @@ func (c *OrgsCallbackSecretRotateCmd) Run(e *env) error {
 	if c.OverlapHours < 0 || c.OverlapHours > 168 {
 		return fmt.Errorf("--overlap-hours must be from 0 to 168")
 	}
+	if err := existingDB(c.DB); err != nil {
+		return err // before a secrets key file is made for a database that is not there
+	}
 	box, err := c.secretsBox(c.DB, e)
 	if err != nil {
 		return err
 	}
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ import (
 // organization's callback secret per environment; it is printed once, and
 // the server signs callback deliveries with the newest one.
 func TestOrgsCallbackSecretRotate(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	_, out, _ := run(t, "orgs", "create", "--db", db, "--name", "Acme")
 	org := strings.TrimSpace(out)
 	code, first, errOut := run(t, "orgs", "callback-secret", "rotate", "--db", db, "--org", org, "--env", "sandbox")
@@ -67,10 +66,7 @@ func TestOrgsCallbackSecretRotate(t *testing.T) {
 		got <- r.Header.Get("X-Svc-Signature")
 	}))
 	defer rc.Close()
-	s, err = store.Open(t.Context(), db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = openDBWithKey(t, db) // the event's delivery is written by the store, which now needs the key
 	defer s.Close()
 	err = s.InTx(t.Context(), func(tx *store.Tx) error {
 		ev := tx.NewEvent(org, kyc.Sandbox, kyc.EventKYCApproved, "kyc_x")

@@ -21,6 +21,7 @@ type CLI struct {
 	Serve     ServeCmd     `cmd:"" help:"Run the HTTP API."`
 	Orgs      OrgsCmd      `cmd:"" help:"Manage organizations."`
 	Keys      KeysCmd      `cmd:"" help:"Create, list and revoke API keys."`
+	Users     UsersCmd     `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
 	Lists     ListsCmd     `cmd:"" help:"Import, list and update the AML watch lists."`
 	Webhooks  WebhooksCmd  `cmd:"" help:"Webhook tools."`
 	Audit     AuditCmd     `cmd:"" help:"Verify and export the hash-chained audit log."`
@@ -32,7 +33,7 @@ type CLI struct {
 
 // dbFlag is the database flag of every command that opens the file.
 type dbFlag struct {
-	DB string `name:"db" required:"" env:"KYCD_DB" type:"path" help:"SQLite database file (created if missing)."`
+	DB string `name:"db" required:"" env:"KYCD_DB" type:"path" help:"SQLite database file (serve creates it if missing; every other command needs it to exist)."`
 }
 
 // env carries what commands need besides their flags.
@@ -81,6 +82,11 @@ func Main(ctx context.Context, version string, args []string, stdout, stderr io.
 		return 2
 	}
 	e := &env{ctx: ctx, version: version, stdout: stdout, stderr: stderr}
+	if kctx.Command() != "serve" {
+		// What a command changes (keys, settings, lists…) is audited as
+		// this operator's doing. serve's jobs act as the system.
+		e.ctx = store.WithActor(ctx, operatorPrincipal())
+	}
 	if err := kctx.Run(e); err != nil {
 		fmt.Fprintln(stderr, "kycd:", userMessage(err))
 		return 1
@@ -104,10 +110,43 @@ func buildVersion() string {
 	return "dev"
 }
 
-// openStore opens the database for a short CLI command: no background
-// checkpointer, SQLite checkpoints on commit as usual.
+// cliOptions are the store options of a short CLI command: no background
+// checkpointer (SQLite checkpoints on commit as usual), and a database
+// that must exist: a mistyped --db fails instead of leaving an empty file.
+func cliOptions() store.Options {
+	return store.Options{CheckpointEvery: -1, Logger: slog.New(slog.DiscardHandler), MustExist: true}
+}
+
+// openStore opens an existing database without its master key: enough to
+// read it (lists of keys, organizations, endpoints, list versions).
 func openStore(ctx context.Context, path string) (*store.Store, error) {
-	return store.Open(ctx, path, store.Options{CheckpointEvery: -1, Logger: slog.New(slog.DiscardHandler)})
+	return cliOpenError(path, func() (*store.Store, error) { return store.Open(ctx, path, cliOptions()) })
+}
+
+// openAudited opens an existing database with its master key, for the
+// commands whose changes are written to the audit log: its rows are keyed
+// with a MAC the master key unlocks. The key is found as serve finds it;
+// a database that has none yet gets one, as on serve's first start.
+func (f masterKeyFlag) openAudited(e *env, path string) (*store.Store, error) {
+	return cliOpenError(path, func() (*store.Store, error) {
+		st, _, err := f.open(e, path, cliOptions(), true)
+		return st, err
+	})
+}
+
+// cliOpenError says what to do about a missing database.
+func cliOpenError(path string, open func() (*store.Store, error)) (*store.Store, error) {
+	st, err := open()
+	if errors.Is(err, store.ErrNoDatabase) {
+		return nil, fmt.Errorf("no database at %s: check --db (kycd serve --db %s creates a new one)", path, path)
+	}
+	return st, err
+}
+
+// operatorPrincipal is who runs this command, for the audit log:
+// operator cli:<user name>.
+func operatorPrincipal() kyc.Principal {
+	return kyc.Principal{Type: kyc.ActorOperator, ID: operator()}
 }
 
 // VersionCmd prints the version.

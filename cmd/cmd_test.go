@@ -3,6 +3,8 @@ package cmd_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"kycd/cmd"
+	"kycd/seal"
+	"kycd/store"
 	"kycd/webhook"
 )
 
@@ -42,7 +46,7 @@ var (
 )
 
 func TestCLI(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	code, out, errOut := run(t, "orgs", "create", "--db", db, "--name", "Acme Ltd", "--email", "kyc@acme.example")
 	if code != 0 || !orgLine.MatchString(out) {
 		t.Fatalf("orgs create: %d %q %q", code, out, errOut)
@@ -92,6 +96,10 @@ func TestCLI(t *testing.T) {
 		{[]string{"keys", "create", "--org", org, "--env", "sandbox", "--tier", "pro"}, 1, "live keys only"},
 		{[]string{"keys", "create", "--org", org, "--env", "staging"}, 2, "staging"},
 		{[]string{"keys", "create", "--org", org, "--env", "live", "--rpm=-5"}, 1, "0 (unlimited) or more"},
+		// The limit is capped (issue #9): 2000000000 crashed the server and
+		// 99999999999999 made every request of the key a 500.
+		{[]string{"keys", "create", "--org", org, "--env", "live", "--rpm", "2000000000"}, 1, "above the maximum of 1000000"},
+		{[]string{"keys", "create", "--org", org, "--env", "live", "--rpm", "99999999999999"}, 1, "use --rpm 0 for no limit"},
 		{[]string{"keys", "revoke", "01JCXW6Y0Q4H3T2V5N7M8K9P0R"}, 1, "not found"},
 		{[]string{"keys", "revoke", "nonsense"}, 1, "not a key id"},
 		{[]string{"orgs", "create", "--name", " "}, 1, "must not be empty"},
@@ -126,5 +134,95 @@ func TestWebhooksVerify(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "webhooks", "verify", "--secret", "whsec_test", "--header", header, "--body-file", f); code != 1 || !strings.Contains(errOut, "in the past") {
 		t.Fatalf("old delivery: %d %q", code, errOut)
+	}
+}
+
+// newDB makes a database as serve's first start does, without serving:
+// the schema, a data key, and the master key in <db>.master-key, which
+// the CLI commands find there. It returns the database's path.
+func newDB(t *testing.T) string {
+	t.Helper()
+	return initDB(t, filepath.Join(t.TempDir(), "kyc.db"))
+}
+
+// initDB is newDB at a path of the caller's choosing.
+func initDB(t *testing.T, path string) string {
+	t.Helper()
+	key := make([]byte, seal.KeySize)
+	_, _ = rand.Read(key)
+	if err := os.WriteFile(path+".master-key", []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), path, withKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// openDBWithKey opens a database made by newDB (or serve) with the key in
+// <db>.master-key.
+func openDBWithKey(t *testing.T, path string) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), path, withKey(readKeyFile(t, path+".master-key")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestCommandsRefuseMissingDatabase: every command but serve fails on a
+// database file that does not exist, saying so, and creates nothing: no
+// empty database (issue #9: kycd orgs list --db typo.db made one), no key
+// file beside it.
+func TestCommandsRefuseMissingDatabase(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.db")
+	list := writeFile(t, "list.csv", "name\nIvan Petrov\n")
+	key := filepath.Join(dir, "new.key")
+	if err := os.WriteFile(key, []byte(strings.Repeat("ab", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const org, ulid = "org_01JCXW6Y0Q4H3T2V5N7M8K9P0R", "01JCXW6Y0Q4H3T2V5N7M8K9P0R"
+	for _, args := range [][]string{
+		{"orgs", "list"},
+		{"orgs", "create", "--name", "Acme"},
+		{"orgs", "update", org, "--four-eyes", "on"},
+		{"keys", "list"},
+		{"keys", "create", "--org", org, "--env", "sandbox"},
+		{"keys", "revoke", ulid},
+		{"lists", "list"},
+		{"lists", "import", "--source", "s", "--kind", "sanctions", "--format", "csv", list},
+		{"lists", "update", "--ofac-base-url", "http://127.0.0.1:1", "--un-url", "http://127.0.0.1:1/un.xml"},
+		{"webhooks", "list"},
+		{"webhooks", "add", "--org", org, "--env", "sandbox", "--url", "http://93.184.216.34/h"},
+		{"orgs", "callback-secret", "rotate", "--org", org, "--env", "live"},
+		{"webhooks", "disable", "we_" + ulid},
+		{"webhooks", "enable", "we_" + ulid},
+		{"webhooks", "test", "we_" + ulid},
+		{"audit", "verify"},
+		{"audit", "export"},
+		{"master-key", "rotate", "--new-key-file", key},
+		{"backup", "--out", filepath.Join(dir, "backup.db")},
+		{"users", "create", "--org", org, "--email", "ada@acme.example", "--role", "admin"},
+		{"users", "list", "--org", org},
+		{"users", "disable", "--org", org, "usr_" + ulid},
+		{"users", "enable", "--org", org, "usr_" + ulid},
+		{"users", "link", "--org", org, "usr_" + ulid},
+	} {
+		code, _, errOut := run(t, append(args, "--db", typo)...)
+		if code != 1 || !strings.Contains(errOut, "no database at "+typo) && !strings.Contains(errOut, "no such file") {
+			t.Errorf("%v: exit %d, %q; want 1 and no database", args, code, errOut)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if n := e.Name(); n != "new.key" {
+				t.Errorf("%v left %s behind", args, n)
+				os.RemoveAll(filepath.Join(dir, n))
+			}
+		}
 	}
 }

@@ -27,6 +27,7 @@ type OrgsCmd struct {
 // OrgsCreateCmd creates an organization.
 type OrgsCreateCmd struct {
 	dbFlag
+	masterKeyFlag
 	Name  string `required:"" env:"KYCD_ORG_NAME" help:"Organization name."`
 	Email string `env:"KYCD_ORG_EMAIL" help:"Compliance contact e-mail (receives operational notices)."`
 }
@@ -36,7 +37,7 @@ func (c *OrgsCreateCmd) Run(e *env) error {
 	if strings.TrimSpace(c.Name) == "" {
 		return fmt.Errorf("--name must not be empty")
 	}
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}
@@ -87,6 +88,7 @@ func thresholdText(t *float64) string {
 // OrgsUpdateCmd changes an organization's settings.
 type OrgsUpdateCmd struct {
 	dbFlag
+	masterKeyFlag
 	OrgID        string `arg:"" name:"ORG_ID" help:"org_<ulid>"`
 	AMLThreshold string `name:"aml-threshold" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
 	Policy       string `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
@@ -133,7 +135,7 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 			return err
 		}
 	}
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}
@@ -206,10 +208,11 @@ type KeysCmd struct {
 // KeysCreateCmd creates an API key.
 type KeysCreateCmd struct {
 	dbFlag
+	masterKeyFlag
 	Org  string `required:"" env:"KYCD_ORG" help:"Organization id (org_<ulid>)."`
 	Env  string `required:"" enum:"sandbox,live" env:"KYCD_ENV" help:"Environment the key is bound to: sandbox or live."`
 	Tier string `enum:"free,starter,pro" default:"free" env:"KYCD_TIER" help:"Tier of a live key: free (60/min), starter (300/min), pro (1000/min). Sandbox keys get 60/min."`
-	RPM  *int   `name:"rpm" env:"KYCD_RPM" help:"Override the per-minute request limit (0 = unlimited), for on-prem operators."`
+	RPM  *int   `name:"rpm" env:"KYCD_RPM" help:"Override the per-minute request limit, 1 to 1000000 (0 = unlimited), for on-prem operators."`
 	Name string `env:"KYCD_KEY_NAME" help:"A label, e.g. the service that uses the key."`
 }
 
@@ -218,7 +221,11 @@ func (c *KeysCreateCmd) Run(e *env) error {
 	if c.Env == string(kyc.Sandbox) && c.Tier != string(kyc.TierFree) {
 		return fmt.Errorf("--tier applies to live keys only; sandbox keys are limited to 60 requests per minute (use --rpm to override)")
 	}
-	s, err := openStore(e.ctx, c.DB)
+	if c.RPM != nil && *c.RPM > kyc.MaxRPM {
+		return fmt.Errorf("--rpm %d is above the maximum of %d requests per minute (about 16,700 a second, more than one kycd serves); use --rpm 0 for no limit",
+			*c.RPM, kyc.MaxRPM)
+	}
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}
@@ -273,6 +280,7 @@ func (c *KeysListCmd) Run(e *env) error {
 // KeysRevokeCmd revokes a key.
 type KeysRevokeCmd struct {
 	dbFlag
+	masterKeyFlag
 	KeyID string `arg:"" name:"KEY_ID" help:"The key's id (the <ulid> part; a svc_test_/svc_live_ prefix or a whole key is accepted too)."`
 }
 
@@ -284,7 +292,7 @@ func (c *KeysRevokeCmd) Run(e *env) error {
 	if !kyc.ValidULID(id) {
 		return fmt.Errorf("%q is not a key id: give the <ulid> part of svc_test_<ulid>.<secret>", id)
 	}
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ type ListsCmd struct {
 // ListsImportCmd imports one list from local files.
 type ListsImportCmd struct {
 	dbFlag
+	masterKeyFlag
 	Source   string   `required:"" env:"KYCD_LIST_SOURCE" help:"Your name for the list, e.g. ofac-sdn or vendor-pep; importing again under the same name replaces its active version."`
 	Kind     string   `required:"" enum:"sanctions,pep,adverse_media" env:"KYCD_LIST_KIND" help:"What the list is for: sanctions, pep or adverse_media."`
 	Format   string   `required:"" enum:"ofac-csv,un-xml,ftm,senzing,csv" env:"KYCD_LIST_FORMAT" help:"File format: ofac-csv (sdn.csv [alt.csv] [add.csv], or the cons_*.csv trio), un-xml (UN consolidated XML), ftm or senzing (OpenSanctions JSON lines), csv (in-house CSV with a header row: name,aliases,dob,country,kind,reference,reason,schema)."`
@@ -38,7 +39,7 @@ func (c *ListsImportCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}
@@ -148,6 +149,7 @@ func (f listURLFlags) sources(only []string) ([]aml.RemoteSource, error) {
 // ListsUpdateCmd downloads and imports the official lists.
 type ListsUpdateCmd struct {
 	dbFlag
+	masterKeyFlag
 	Sources []string `name:"source" enum:"ofac-sdn,ofac-consolidated,un,opensanctions-sanctions,opensanctions-peps,opensanctions-crime,opensanctions-debarment" env:"KYCD_LIST_SOURCES" placeholder:"NAME" help:"Only this list: ofac-sdn, ofac-consolidated, un, or opensanctions-sanctions, -peps, -crime, -debarment (repeat or separate with commas; default the three official lists and the --opensanctions datasets)."`
 	listURLFlags
 }
@@ -159,7 +161,7 @@ func (c *ListsUpdateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}

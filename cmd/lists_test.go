@@ -38,7 +38,7 @@ const vendorCSV = "name,aliases,dob,country,reference,reason\n" +
 var importedLine = regexp.MustCompile(`^imported (lsv_[0-9A-Z]{26}): source vendor, kind pep, 2 entities, 3 names in \d+(\.\d+)?m?s\n$`)
 
 func TestListsImport(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	csv := writeFile(t, "vendor.csv", vendorCSV)
 	code, out, errOut := run(t, "lists", "import", "--db", db, "--source", "vendor", "--kind", "pep", "--format", "csv", csv)
 	m := importedLine.FindStringSubmatch(out)
@@ -64,7 +64,7 @@ func TestListsImport(t *testing.T) {
 	if code, out, _ = run(t, "lists", "list", "--db", db, "--all"); code != 0 || !regexp.MustCompile(first+`\s.*\sno\n`).MatchString(out) || !strings.Contains(out, second) {
 		t.Fatalf("lists list --all: %d\n%s", code, out)
 	}
-	if code, out, errOut = run(t, "lists", "list", "--db", filepath.Join(t.TempDir(), "empty.db")); code != 0 || !strings.Contains(errOut, "kycd lists update") {
+	if code, out, errOut = run(t, "lists", "list", "--db", newDB(t)); code != 0 || !strings.Contains(errOut, "kycd lists update") {
 		t.Fatalf("lists list on a new database: %d %q %q", code, out, errOut)
 	}
 
@@ -101,7 +101,7 @@ func TestListsImport(t *testing.T) {
 // TestListsImportUN imports the real UN consolidated list.
 func TestListsImportUN(t *testing.T) {
 	file := sharedData(t, "lists/un_consolidated_2026-02-27.xml")
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	code, out, errOut := run(t, "lists", "import", "--db", db, "--source", "un", "--kind", "sanctions", "--format", "un-xml", file)
 	m := regexp.MustCompile(`^imported lsv_\S+: source un, kind sanctions, (\d+) entities, (\d+) names in `).FindStringSubmatch(out)
 	if code != 0 || m == nil {
@@ -142,7 +142,7 @@ func TestListsUpdate(t *testing.T) {
 		w.Write([]byte(body))
 	}))
 	defer srv.Close()
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	args := []string{"lists", "update", "--db", db, "--ofac-base-url", srv.URL + "/ofac", "--un-url", srv.URL + "/un.xml"}
 
 	code, out, errOut := run(t, args...)
@@ -223,7 +223,7 @@ func TestListsFlagsInStep(t *testing.T) {
 }
 
 func TestOrgsUpdate(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	_, out, _ := run(t, "orgs", "create", "--db", db, "--name", "Acme")
 	org := strings.TrimSpace(out)
 	if code, out, _ := run(t, "orgs", "list", "--db", db); code != 0 || !strings.Contains(out, "AML THRESHOLD") || !strings.Contains(out, "default (0.82)") {
@@ -268,7 +268,7 @@ func TestOrgsUpdate(t *testing.T) {
 }
 
 func TestOrgsUpdatePolicy(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	_, out, _ := run(t, "orgs", "create", "--db", db, "--name", "Acme")
 	org := strings.TrimSpace(out)
 	good := writeFile(t, "policy.json", `{"version":"acme-1","minimumAge":21}`)

@@ -75,7 +75,7 @@ func (f masterKeyFlag) open(e *env, db string, opts store.Options, create bool) 
 			return nil, fmt.Errorf("database %s is encrypted at rest and no master key was given: pass --master-key-file or set KYCD_MASTER_KEY (the default file %s does not exist); kycd does not run without it",
 				db, db+".master-key")
 		case !hasKeys && !create:
-			return nil, fmt.Errorf("database %s has no data key yet (kycd serve makes one on its first start), so there is no master key to rotate", db)
+			return nil, fmt.Errorf("database %s has no data key yet (kycd serve makes one on its first start), so there is no master key to use", db)
 		case mk == nil:
 			var created bool
 			if mk, created, err = createMasterKeyFile(db + ".master-key"); err != nil || !created {
@@ -87,6 +87,9 @@ func (f masterKeyFlag) open(e *env, db string, opts store.Options, create bool) 
 		}
 		if err != nil {
 			return nil, err
+		}
+		if mk.path != "" {
+			warnIfShared(e, mk.path, "master key file")
 		}
 		return seal.New(mk.key)
 	}
@@ -122,6 +125,17 @@ func (f masterKeyFlag) openEncrypted(e *env, db string, opts store.Options) (*st
 		return nil, fmt.Errorf("encrypt data stored before encryption at rest (resumes at the next start): %w", err)
 	}
 	return st, nil
+}
+
+// warnIfShared warns when other users of the machine can read a file that
+// must stay private (a key file, the database).
+func warnIfShared(e *env, path, what string) {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "kycd: warning: the %s %s is mode %04o: other users of this machine can read it; run: chmod 600 %s\n",
+		what, path, fi.Mode().Perm(), path)
 }
 
 // parseMasterKey decodes a 32-byte key written in hex or base64.
@@ -193,14 +207,14 @@ type MasterKeyRotateCmd struct {
 // Run re-wraps the data keys in one transaction and says what to do next.
 // A server already running keeps working: its data key did not change.
 func (c *MasterKeyRotateCmd) Run(e *env) error {
-	if _, err := os.Stat(c.DB); err != nil {
-		return fmt.Errorf("database: %w", err) // rather than create an empty one
+	if err := existingDB(c.DB); err != nil {
+		return err
 	}
 	newKey, err := readMasterKeyFile(c.NewKeyFile)
 	if err != nil {
 		return fmt.Errorf("new key: %w", err)
 	}
-	st, cur, err := c.open(e, c.DB, store.Options{CheckpointEvery: -1, Logger: slog.New(slog.DiscardHandler)}, false)
+	st, cur, err := c.open(e, c.DB, cliOptions(), false)
 	if err != nil {
 		return err
 	}

@@ -186,7 +186,7 @@ func TestMasterKey(t *testing.T) {
 		{[]string{"--master-key-file", filepath.Join(dir, "missing.key"), "--new-key-file", newFile}, "no such file"},
 		{[]string{"--new-key-file", newFile}, "no master key was given"},
 		{[]string{"--master-key-file", newFile, "--new-key-file", filepath.Join(dir, "kyc.db")}, "new key"},
-		{[]string{"--db", filepath.Join(dir, "nonexistent.db"), "--master-key-file", newFile, "--new-key-file", wrong}, "no such file"},
+		{[]string{"--db", filepath.Join(dir, "nonexistent.db"), "--master-key-file", newFile, "--new-key-file", wrong}, "no database at"},
 	} {
 		code, _, errOut := run(t, append([]string{"master-key", "rotate", "--db", db}, tt.args...)...)
 		if code != 1 || !strings.Contains(errOut, tt.wantErr) {
@@ -201,10 +201,12 @@ func TestMasterKey(t *testing.T) {
 		t.Errorf("rotate with a wrong key: %d %q", code, errOut)
 	}
 
-	// A database serve never opened has no data key to rotate.
+	// A database no kycd with a master key opened has no data key to rotate.
 	fresh := filepath.Join(dir, "fresh.db")
-	if code, _, errOut := run(t, "orgs", "create", "--db", fresh, "--name", "Acme"); code != 0 {
-		t.Fatal(errOut)
+	if st, err := store.Open(t.Context(), fresh, store.Options{CheckpointEvery: -1}); err != nil {
+		t.Fatal(err)
+	} else {
+		st.Close()
 	}
 	if code, _, errOut := run(t, "master-key", "rotate", "--db", fresh, "--master-key-file", newFile, "--new-key-file", wrong); code != 1 || !strings.Contains(errOut, "no data key yet") {
 		t.Errorf("rotate a database without a data key: %d %q", code, errOut)

@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 // organization screens (sanctions always), 'default' resets it, and
 // orgs list shows it.
 func TestOrgsAMLKinds(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	_, out, _ := run(t, "orgs", "create", "--db", db, "--name", "Acme")
 	org := strings.TrimSpace(out)
 	if _, out, _ := run(t, "orgs", "list", "--db", db); !strings.Contains(out, "AML KINDS") || !strings.Contains(out, "default (sanctions + every kind with a list)") {

@@ -178,7 +178,7 @@ func checkServes(t *testing.T, db, key string, ids []string) {
 // serves with the same API key.
 func TestReplicateKill9ThenRestore(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	replica := "file://" + filepath.Join(dir, "replica")
 	key := newKey(t, db)
 	const interval = 250 * time.Millisecond
@@ -222,6 +222,11 @@ func TestReplicateKill9ThenRestore(t *testing.T) {
 		t.Fatalf("restore: %d %q %q", code, out, errOut)
 	}
 	t.Logf("%d + %d writes; restore took %v: %s", len(acked), len(late), time.Since(start), out)
+	if fi, err := os.Stat(restored); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("restored file mode %v, want 0600", fi.Mode().Perm())
+	}
 
 	orig, got := openDB(t, db), openDB(t, restored)
 	if s := integrity(t, got); s != "ok" {
@@ -268,7 +273,7 @@ func TestReplicateKill9ThenRestore(t *testing.T) {
 // started, and serves.
 func TestBackupWhileServing(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	key := newKey(t, db)
 	p := startServe(t, db)
 	w := startWriters(p.addr, key)
@@ -317,7 +322,7 @@ func TestReplicateSFTP(t *testing.T) {
 	sftpURL := "sftp://kycd@" + addr + "/replica"
 	badURL := "file://" + blocker + "/replica"
 
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	key := newKey(t, db)
 	t.Setenv("KYCD_REPLICATE", sftpURL+","+badURL)
 	t.Setenv("KYCD_SFTP_PASSWORD", "s3cret-pw")
@@ -387,7 +392,7 @@ func TestReplicateS3(t *testing.T) {
 	s3Flags := []string{"--s3-endpoint", s3srv.URL, "--s3-force-path-style", "--s3-access-key-id", "AKIAFAKE"}
 
 	dir := t.TempDir()
-	db := filepath.Join(dir, "kyc.db")
+	db := initDB(t, filepath.Join(dir, "kyc.db"))
 	key := newKey(t, db)
 	url := "s3://kycd-backups/prod/kyc"
 	p := startServe(t, db, append([]string{"--replicate", url, "--replicate-sync-interval", "200ms"}, s3Flags...)...)

@@ -33,6 +33,7 @@ func (f secretsFlag) secrets(db string, e *env) (*seal.Box, []byte, error) {
 	if created {
 		fmt.Fprintf(e.stderr, "kycd: created %s, the key that encrypts webhook secrets in the database. Back it up apart from the database: without it the secrets cannot be read.\n", path)
 	}
+	warnIfShared(e, path, "secrets key file")
 	box, err := seal.New(key)
 	if err != nil {
 		return nil, nil, err

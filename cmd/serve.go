@@ -87,6 +87,9 @@ func (c *ServeCmd) Run(e *env) error {
 		return err
 	}
 	rep.PauseWith(st.Pause)
+	for _, f := range []string{c.DB, c.DB + "-wal", c.DB + "-shm"} {
+		warnIfShared(e, f, "database file") // a new one is made 0600; an older one may not be
+	}
 	defer func() {
 		if err := st.Close(); err != nil {
 			log.Error("close database", "err", err)
@@ -138,6 +141,9 @@ func (c *ServeCmd) Run(e *env) error {
 	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter,
 		OnAttempt: srv.ObserveWebhookAttempt}).Register(runner)
 	m.Register(runner, st)
+	if err := m.Resume(e.ctx, st); err != nil {
+		return fmt.Errorf("e-mail outbox: %w", err)
+	}
 	amlSvc.RegisterJobs(runner)
 	kycSvc.RegisterJobs(runner)
 	if c.UpdateLists {
@@ -155,6 +161,7 @@ func (c *ServeCmd) Run(e *env) error {
 		}
 	}
 	go amlSvc.WatchLists(e.ctx, listPollPeriod)
+	go keepAuditHeadSigned(e.ctx, st, log)
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- runner.Start(e.ctx) }()
 
@@ -181,6 +188,25 @@ func (c *ServeCmd) Run(e *env) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// keepAuditHeadSigned re-signs the audit log's head at start and every
+// store.AuditHeadRefresh, so that its time shows the server was running.
+// A log that no longer matches its head is not re-signed: that is logged,
+// every time, until an operator looks (kycd audit verify).
+func keepAuditHeadSigned(ctx context.Context, st *store.Store, log *slog.Logger) {
+	t := time.NewTicker(store.AuditHeadRefresh)
+	defer t.Stop()
+	for {
+		if err := st.RefreshAuditHead(ctx); err != nil && ctx.Err() == nil {
+			log.Error("audit log: the signed head was not refreshed; run kycd audit verify", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // listPollPeriod is how soon a list imported by the CLI reaches a running
@@ -229,7 +255,7 @@ func (c *ServeCmd) urls(bound string) (base, portal string, err error) {
 func bootstrap(e *env, st *store.Store) error {
 	var org *kyc.Organization
 	var token string
-	err := st.InTx(e.ctx, func(tx *store.Tx) error {
+	err := st.InTx(store.WithActor(e.ctx, operatorPrincipal()), func(tx *store.Tx) error {
 		n, err := tx.CountOrganizations()
 		if err != nil || n > 0 {
 			return err

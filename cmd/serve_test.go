@@ -211,7 +211,7 @@ func TestServe(t *testing.T) {
 // TestKill9KeepsAcknowledgedWrites: every applicant whose 201 reached the
 // client is in the file after the process is killed without warning.
 func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	code, out, _ := run(t, "orgs", "create", "--db", db, "--name", "k9")
 	org := strings.TrimSpace(out)
 	code2, out2, _ := run(t, "keys", "create", "--db", db, "--org", org, "--env", "sandbox", "--rpm", "0")
@@ -299,7 +299,7 @@ func countApplicants(t *testing.T, db string) int {
 // TestServeRefusesNewerDatabase: a file from a newer kycd is refused with
 // a message that says so, and no key is printed.
 func TestServeRefusesNewerDatabase(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "kyc.db")
+	db := newDB(t)
 	if code, _, _ := run(t, "orgs", "create", "--db", db, "--name", "x"); code != 0 {
 		t.Fatal("setup")
 	}

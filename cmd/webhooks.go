@@ -50,6 +50,7 @@ func (c *WebhooksVerifyCmd) Run(e *env) error {
 type WebhooksAddCmd struct {
 	dbFlag
 	secretsFlag
+	masterKeyFlag
 	Org         string   `required:"" env:"KYCD_ORG" help:"Organization id."`
 	Env         string   `required:"" enum:"sandbox,live" env:"KYCD_ENV" help:"Environment whose events it receives."`
 	URL         string   `name:"url" required:"" help:"Receiver URL (https in live; a public address unless --allow-private-webhooks)."`
@@ -73,11 +74,14 @@ func (c *WebhooksAddCmd) Run(e *env) error {
 	if err := webhook.CheckTarget(e.ctx, c.URL, kyc.Environment(c.Env), c.AllowPrivateWebhooks); err != nil {
 		return fmt.Errorf("--url: %w", err)
 	}
+	if err := existingDB(c.DB); err != nil {
+		return err // before a secrets key file is made for a database that is not there
+	}
 	box, err := c.secretsBox(c.DB, e)
 	if err != nil {
 		return err
 	}
-	s, err := openStore(e.ctx, c.DB)
+	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
 	}
@@ -132,12 +136,13 @@ func (c *WebhooksListCmd) Run(e *env) error {
 // on one.
 type endpointRef struct {
 	dbFlag
+	masterKeyFlag
 	ID string `arg:"" name:"ENDPOINT_ID" help:"we_<ulid>"`
 }
 
 // open opens the database and finds the endpoint; the caller closes s.
 func (c *endpointRef) open(e *env) (s *store.Store, ep *kyc.WebhookEndpoint, err error) {
-	if s, err = openStore(e.ctx, c.DB); err != nil {
+	if s, err = c.openAudited(e, c.DB); err != nil {
 		return nil, nil, err
 	}
 	if ep, err = s.FindWebhookEndpointByID(e.ctx, c.ID); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"kycd/face"
 	"kycd/kyc"
+	"kycd/mrz/ocr"
 	"kycd/store"
 )
 
@@ -62,11 +63,8 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	docIdx, selfieIdx := faceCaptures(in.Captures)
 	var wg sync.WaitGroup
 	for i, c := range in.Captures {
-		wg.Go(func() { work[i] = e.imageWork(c, i == docIdx, i == selfieIdx) })
+		wg.Go(func() { work[i] = e.imageWork(c, i == docIdx, i == selfieIdx, now) })
 	}
-
-	docSig, parsed := DocumentDataSignal(r.DocumentData, a, pol.MinimumAge, now)
-	signals = append(signals, docSig, DataConsistency(a, r.DocumentData, parsed))
 
 	results, err := e.Screen(ctx, r.OrganizationID, r.Environment, a.FirstName, a.LastName, a.DOB, a.Country)
 	if err != nil {
@@ -103,14 +101,41 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 		ipCount = max(ipCount, n)
 	}
 	signals = append(signals, CaptureIntegrity(in.Captures, ipCount, pol.MaxRequestsPerIP))
-	signals = append(signals, CountryRisk(pol, countriesOf(a, r.DocumentData, parsed)))
 
 	wg.Wait()
+	// What the document says is what the server read from its images.
+	var reads []DocumentRead
+	var docs []kyc.Capture
+	var docLooks []*imageLook
+	var selfie *kyc.Capture
+	var selfieLook *imageLook
+	var selfieFace *imageFace
+	for i, c := range in.Captures {
+		switch c.Kind {
+		case "document":
+			docs, docLooks = append(docs, c), append(docLooks, work[i].look)
+			if work[i].look != nil {
+				reads = append(reads, DocumentRead{CaptureID: c.ID, Result: work[i].look.read})
+			}
+		case "selfie":
+			if selfie == nil {
+				selfie, selfieLook, selfieFace = &in.Captures[i], work[i].look, work[i].face
+			}
+		}
+	}
+	docSig, parsed := DocumentDataSignal(r.DocumentData, reads, a, pol.MinimumAge, now)
+	signals = append([]Signal{docSig, DataConsistency(a, r.DocumentData, parsed, pol)}, signals...)
+	signals = append(signals, CountryRisk(pol, countriesOf(a, r.DocumentData, parsed)))
 	for _, w := range work {
 		signals = append(signals, w.signals...)
 	}
 	faceSignals, faces := e.faceSignals(in, docIdx, selfieIdx, work, otherFaces)
 	signals = append(signals, faceSignals...)
+	if e.ImageSignals != nil {
+		signals = append(signals, SelfieNotDocument(selfie, selfieLook, selfieFace, docs, docLooks))
+	} else {
+		signals = append(signals, notRun(SigSelfieDocument, "Image signals are not configured."))
+	}
 	res := apply(pol, signals)
 	res.Screenings, res.Faces = results, faces
 	if r.Environment == kyc.Sandbox {
@@ -124,7 +149,9 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 // imageWork is what the engine computes from one capture's image.
 type imageWork struct {
 	signals []Signal
-	face    *imageFace // the document front's or the selfie's, for face_match
+	face    *imageFace  // the document front's or the selfie's, for face_match
+	look    *imageLook  // documents and selfies: the MRZ read, the hash
+	img     image.Image // the selfie, for the passive liveness models
 }
 
 // faceCaptures returns the indexes of the captures face_match compares:
@@ -145,7 +172,7 @@ func faceCaptures(caps []kyc.Capture) (doc, selfie int) {
 // imageWork decodes one capture and runs the per-image signals, and for
 // the document front (doc) or the selfie (selfie) finds and describes
 // its face at the same time.
-func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool) imageWork {
+func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWork {
 	if e.ImageSignals == nil {
 		return imageWork{signals: []Signal{notRunImage(SigImageQuality, c, "Image signals are not configured.")}}
 	}
@@ -156,11 +183,27 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool) imageWork {
 		return imageWork{signals: []Signal{notRunImage(SigImageQuality, c, "The stored image could not be decoded: "+err.Error())}}
 	}
 	var w imageWork
+	if selfie {
+		w.img = img
+	}
 	var wg sync.WaitGroup
 	if doc || selfie {
 		wg.Go(func() {
 			f := findFace(img, doc)
 			w.face = &f
+		})
+	}
+	if c.Kind == "document" || c.Kind == "selfie" {
+		wg.Go(func() {
+			l := &imageLook{hash: dHash(img), pixels: img.Bounds().Dx() * img.Bounds().Dy()}
+			if r, err := ocr.Read(img, now); err == nil {
+				l.read = r
+			} else {
+				// The embedded model failed to load: a broken build.
+				// Read nothing rather than guess; the signals say so.
+				l.read = &ocr.Result{Status: ocr.StatusUnreadable, Hint: ocr.HintUnclear, Failing: []string{err.Error()}}
+			}
+			w.look = l
 		})
 	}
 	w.signals = e.ImageSignals(c, img)
@@ -172,17 +215,24 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool) imageWork {
 // (face_match) and with the faces of the organization's other applicants
 // (duplicate_face), and returns the descriptors to store.
 func (e *Auto) faceSignals(in Input, docIdx, selfieIdx int, work []imageWork, others []store.FaceDescriptor) ([]Signal, []store.FaceDescriptor) {
+	var selfieCap *kyc.Capture
+	if selfieIdx >= 0 {
+		selfieCap = &in.Captures[selfieIdx]
+	}
+	live := SelfieLiveness(selfieCap, in.LivenessSessions)
 	if e.ImageSignals == nil {
 		return []Signal{notRun(SigFaceMatch, "Image signals are not configured."),
-			notRun(SigDuplicateFace, "Image signals are not configured.")}, nil
+			notRun(SigDuplicateFace, "Image signals are not configured."), live,
+			notRun(SigPassiveLiveness, "Image signals are not configured.")}, nil
 	}
 	var doc, selfie kyc.Capture
 	var docFace, selfieFace *imageFace
+	var selfieImg image.Image
 	if docIdx >= 0 {
 		doc, docFace = in.Captures[docIdx], work[docIdx].face
 	}
 	if selfieIdx >= 0 {
-		selfie, selfieFace = in.Captures[selfieIdx], work[selfieIdx].face
+		selfie, selfieFace, selfieImg = in.Captures[selfieIdx], work[selfieIdx].face, work[selfieIdx].img
 	}
 	var faces []store.FaceDescriptor
 	var selfieDesc *face.Descriptor
@@ -202,7 +252,8 @@ func (e *Auto) faceSignals(in Input, docIdx, selfieIdx int, work []imageWork, ot
 			selfieDesc = &x.f.face.Descriptor
 		}
 	}
-	return []Signal{faceMatch(doc, selfie, docFace, selfieFace), DuplicateFace(selfieDesc, others)}, faces
+	return []Signal{faceMatch(doc, selfie, docFace, selfieFace), DuplicateFace(selfieDesc, others), live,
+		PassiveLiveness(selfieCap, selfieImg, selfieFace)}, faces
 }
 
 func notRunImage(name string, c kyc.Capture, why string) Signal {

@@ -19,11 +19,17 @@ import (
 // TestAutoFaceMatch: the engine compares the document front with the
 // selfie (real photos), records face_match, sends a mismatch to review
 // and returns both descriptors for the processing job to store; the same
-// input gives the same processing result.
+// input gives the same processing result. The clock is set to 2011, when
+// the specimen passport was valid, so that its expiry is not the reason.
+//
+// The document is the holder's specimen identity card. No selfie of her
+// exists: the "same person" selfie is a photo of her specimen passport, which face_match passes but
+// selfie_not_document flags, so the request is not approved (the issue's
+// case: someone else's papers photographed as the selfie).
 func TestAutoFaceMatch(t *testing.T) {
 	st := storetest.Open(t)
 	org := storetest.MustOrg(t, st, "acme", nil)
-	engine := &decision.Auto{Store: st, Now: func() time.Time { return time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC) },
+	engine := &decision.Auto{Store: st, Now: func() time.Time { return time.Date(2011, 6, 1, 0, 0, 0, 0, time.UTC) },
 		ImageSignals: decision.ImageSignals,
 		Screen: func(context.Context, string, kyc.Environment, string, string, *string, *string) ([]kyc.ListResult, error) {
 			return nil, nil
@@ -37,16 +43,20 @@ func TestAutoFaceMatch(t *testing.T) {
 	}
 	front, passport := "front", "passport"
 	dob := "1974-08-12"
+	session := "lvs_1"
 	input := func(selfie string) decision.Input {
 		return decision.Input{
+			LivenessSessions: []kyc.LivenessSession{{ID: session, RequestID: "kyc_1", Status: kyc.LivenessPassed,
+				Challenge: []string{"turn_left", "look_up"}, Verdict: json.RawMessage(`{"passed":true,"checks":[]}`)}},
 			Request: &kyc.KYCRequest{ID: "kyc_1", OrganizationID: org.ID, Environment: kyc.Live, ApplicantID: "app_1",
-				DocumentData: &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "SE", DocumentNumber: "L898902C3", ExpiryDate: "2031-04-15",
+				DocumentData: &kyc.DocumentData{DocumentType: "id_card", IssuingCountry: "SE", DocumentNumber: "D23145890", ExpiryDate: "2031-04-15",
 					MRZ: erikssonMRZ("310415")}},
 			Applicant: &kyc.Applicant{ID: "app_1", FirstName: "Anna Maria", LastName: "Eriksson", DOB: &dob},
 			Captures: []kyc.Capture{
-				{ID: "cap_doc", Kind: "document", Side: &front, DocumentType: &passport, Data: load("doc_td3_uto_icao_specimen.jpg"),
-					SHA256: "a", SourceSHA256: "a", Method: "camera", IP: "192.0.2.1"},
-				{ID: "cap_selfie", Kind: "selfie", Data: load(selfie), SHA256: "b", SourceSHA256: "b", Method: "camera", IP: "192.0.2.1"},
+				{ID: "cap_doc", Kind: "document", Side: &front, DocumentType: &passport, Data: load("doc_td2_uto_icao_specimen.jpg"),
+					SHA256: "a", SourceSHA256: "a", Method: kyc.MethodUpload, IP: "192.0.2.1"},
+				{ID: "cap_selfie", Kind: "selfie", Data: load(selfie), SHA256: "b", SourceSHA256: "b", Method: kyc.MethodCameraChallenge,
+					SessionID: &session, IP: "192.0.2.1"},
 			},
 		}
 	}
@@ -54,10 +64,11 @@ func TestAutoFaceMatch(t *testing.T) {
 		name, selfie string
 		outcome      decision.Outcome
 		status       decision.Status
+		first        string // first reason
 	}{
-		// The specimen's travel document shows the same person.
-		{"same person", "doc_td2_uto_icao_specimen.jpg", decision.Approve, decision.Pass},
-		{"someone else", "face_eileencollins_01.png", decision.Review, decision.Fail},
+		// The specimen's passport page shows the same person.
+		{"same person, but a document as the selfie", "doc_td3_uto_icao_specimen.jpg", decision.Review, decision.Pass, decision.CodeSelfieIsDocument},
+		{"someone else", "face_eileencollins_01.png", decision.Review, decision.Fail, decision.CodeFaceMismatch},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := engine.Decide(t.Context(), input(c.selfie))
@@ -78,8 +89,8 @@ func TestAutoFaceMatch(t *testing.T) {
 				t.Fatalf("outcome %s, face_match %s (%s); want %s, %s; reasons %v", res.Outcome, fm.Status, fm.Detail,
 					c.outcome, c.status, res.Processing["reasons"])
 			}
-			if c.status == decision.Fail && res.Processing["reasons"].([]decision.Reason)[0].Code != decision.CodeFaceMismatch {
-				t.Errorf("reasons %v, want %s first", res.Processing["reasons"], decision.CodeFaceMismatch)
+			if res.Processing["reasons"].([]decision.Reason)[0].Code != c.first {
+				t.Errorf("reasons %v, want %s first", res.Processing["reasons"], c.first)
 			}
 			if d, s := fm.Data["document"].(map[string]any), fm.Data["selfie"].(map[string]any); d["captureId"] != "cap_doc" || s["captureId"] != "cap_selfie" {
 				t.Errorf("face_match sides %v, %v", d, s)

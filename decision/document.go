@@ -7,9 +7,10 @@ import (
 
 	"kycd/kyc"
 	"kycd/mrz"
+	"kycd/mrz/ocr"
 )
 
-// MRZData is what the decision uses from a parsed MRZ.
+// MRZData is what the decision uses from the MRZ read off the document.
 type MRZData struct {
 	Format         string `json:"format"`
 	DocumentCode   string `json:"documentCode"`
@@ -19,42 +20,90 @@ type MRZData struct {
 	DocumentNumber string `json:"documentNumber"`
 	Nationality    string `json:"nationality"`
 	NationalityISO string `json:"nationalityIso"`
+	IssuingISO     string `json:"issuingStateIso"`
 	BirthDate      string `json:"birthDate"`
 	Sex            string `json:"sex"`
 	ExpiryDate     string `json:"expiryDate"`
 	Valid          bool   `json:"checkDigitsValid"`
+	// Truncated: the name field is full, so the issuer may have cut the
+	// name short.
+	Truncated bool `json:"nameTruncated"`
+}
+
+// DocumentRead is what the engine read from one document capture: the
+// MRZ (ocr.Read), or why it could not.
+type DocumentRead struct {
+	CaptureID string
+	Result    *ocr.Result
 }
 
 // mrzDocuments are the document types that carry an MRZ (ICAO 9303);
 // driving licences mostly do not.
 var mrzDocuments = map[string]bool{"passport": true, "id_card": true, "residence_permit": true}
 
-// DocumentDataSignal checks the document details the applicant confirmed:
-// the MRZ (parsed, every check digit verified), the expiry date, and the
-// minimum age from the date of birth (the MRZ's, else the applicant's).
-// It returns the parsed MRZ for the consistency signal (nil without one).
-func DocumentDataSignal(doc *kyc.DocumentData, a *kyc.Applicant, minAge int, now time.Time) (Signal, *MRZData) {
-	if doc == nil {
-		return notRun(SigDocumentData, "The applicant did not confirm the document details."), nil
+// bestRead is the read the decision uses: a zone read with confidence
+// (valid or not) before one that could not be read; nil when no capture
+// showed a zone read with confidence.
+func bestRead(reads []DocumentRead) *DocumentRead {
+	var best *DocumentRead
+	for i := range reads {
+		r := &reads[i]
+		if r.Result == nil || (r.Result.Status != ocr.StatusRead && r.Result.Status != ocr.StatusInvalid) {
+			continue
+		}
+		if best == nil || (best.Result.Status == ocr.StatusInvalid && r.Result.Status == ocr.StatusRead) {
+			best = r
+		}
+	}
+	return best
+}
+
+// DocumentDataSignal checks what the document says, as the server read it
+// from the document images: the MRZ, every check digit verified, the
+// expiry date and the minimum age (from the MRZ's date of birth, else the
+// applicant's). The details the applicant typed are evidence, never the
+// source: when no image's MRZ could be read, the signal says so with
+// DOCUMENT_NOT_READ (a reviewer must decide), and typed details can only
+// add findings (a typed expiry date in the past), never clear them. It
+// returns the MRZ for the consistency signal (nil when none was read).
+func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Applicant, minAge int, now time.Time) (Signal, *MRZData) {
+	if typed == nil && len(reads) == 0 {
+		return notRun(SigDocumentData, "No document was submitted."), nil
 	}
 	s := newSignal(SigDocumentData)
-	s.Data["documentType"], s.Data["issuingCountry"] = doc.DocumentType, doc.IssuingCountry
-	var parsed *MRZData
-	expiry, dob := doc.ExpiryDate, ""
+	var summary []map[string]any
+	for _, r := range reads {
+		m := map[string]any{"captureId": r.CaptureID, "status": "not_run"}
+		if r.Result != nil {
+			m["status"], m["hint"] = r.Result.Status, r.Result.Hint
+		}
+		summary = append(summary, m)
+	}
+	s.Data["reads"] = summary
+	if typed != nil {
+		s.Data["documentType"], s.Data["issuingCountry"] = typed.DocumentType, typed.IssuingCountry
+	}
+	dob := ""
 	if a.DOB != nil {
 		dob = *a.DOB
 	}
+	expiry := ""
+	var parsed *MRZData
+	best := bestRead(reads)
 	switch {
-	case strings.TrimSpace(doc.MRZ) != "":
-		d, err := mrz.Parse(doc.MRZ, now)
-		if err != nil {
-			s.add(Fail, 0, CodeMRZInvalid, "The machine-readable zone could not be read: "+err.Error())
-			break
-		}
+	case best != nil && best.Result.Document == nil:
+		s.Data["source"] = "document_image"
+		s.Data["captureId"] = best.CaptureID
+		s.add(Fail, 0, CodeMRZInvalid, "The machine-readable zone on the document does not follow ICAO 9303: "+strings.Join(best.Result.Failing, "; "))
+	case best != nil:
+		d := best.Result.Document
+		s.Data["source"] = "document_image"
+		s.Data["captureId"] = best.CaptureID
+		s.Data["readConfidence"] = round3(best.Result.MinConfidence)
 		parsed = &MRZData{Format: string(d.Format), DocumentCode: d.DocumentCode, IssuingState: d.IssuingState,
 			Surname: d.Surname, GivenNames: d.GivenNames, DocumentNumber: d.DocumentNumber, Nationality: d.Nationality,
-			BirthDate: d.BirthDate, Sex: d.Sex, ExpiryDate: d.ExpiryDate, Valid: d.Valid}
-		parsed.NationalityISO = mrz.Alpha2(d.Nationality)
+			NationalityISO: mrz.Alpha2(d.Nationality), IssuingISO: mrz.Alpha2(d.IssuingState),
+			BirthDate: d.BirthDate, Sex: d.Sex, ExpiryDate: d.ExpiryDate, Valid: d.Valid, Truncated: d.TruncatedName()}
 		// processingResult is stored in clear (document details are
 		// encrypted at rest), so the number it records is masked.
 		shown := *parsed
@@ -70,16 +119,35 @@ func DocumentDataSignal(doc *kyc.DocumentData, a *kyc.Applicant, minAge int, now
 		}
 		s.Data["checkDigits"] = checks
 		if len(failed) > 0 {
-			s.add(Fail, 0, CodeMRZChecksumFailed, "MRZ check digits do not verify: "+strings.Join(failed, ", ")+".")
+			s.add(Fail, 0, CodeMRZChecksumFailed, "The check digits of the document's machine-readable zone do not verify: "+strings.Join(failed, ", ")+".")
 		}
-		if d.ExpiryDate != "" {
-			expiry = d.ExpiryDate
+		expiry = d.ExpiryDate
+		if expiry == "" {
+			s.add(Warn, 0.5, CodeDocumentNotRead, "The document's machine-readable zone gives no expiry date (a French identity card of 1994–2021): a reviewer must check it.")
 		}
 		if len(d.BirthDate) == 10 {
 			dob = d.BirthDate
 		}
-	case mrzDocuments[doc.DocumentType]:
-		s.add(Warn, 0.8, CodeMRZMissing, "No machine-readable zone was given, so the document's check digits could not be verified.")
+	default:
+		s.Data["source"] = "typed"
+		why := "no document image shows a machine-readable zone"
+		var hints []string
+		for _, r := range reads {
+			if r.Result != nil && r.Result.Status == ocr.StatusUnreadable {
+				hints = append(hints, string(r.Result.Hint))
+			}
+		}
+		if len(hints) > 0 {
+			why = "the machine-readable zone could not be read with confidence (" + strings.Join(hints, ", ") + ")"
+		}
+		if typed != nil && !mrzDocuments[typed.DocumentType] {
+			why = "a " + strings.ReplaceAll(typed.DocumentType, "_", " ") + " has no machine-readable zone"
+		}
+		s.add(Warn, 0.3, CodeDocumentNotRead, "Document data not read from the document: "+why+". The details the applicant typed are recorded, not verified.")
+		if typed != nil {
+			// Typed details may only add a finding, never clear one.
+			expiry = typed.ExpiryDate
+		}
 	}
 	s.Data["expiryDate"], s.Data["dateOfBirth"] = expiry, dob
 	if t, ok := kyc.ParseDate(expiry); ok && t.Before(now.UTC().Truncate(24*time.Hour)) {
@@ -93,10 +161,7 @@ func DocumentDataSignal(doc *kyc.DocumentData, a *kyc.Applicant, minAge int, now
 		}
 	}
 	if len(s.Findings) == 0 {
-		s.Detail = "The document is valid and its check digits verify."
-		if parsed == nil {
-			s.Detail = "The document is valid (no MRZ to verify)."
-		}
+		s.Detail = "The document's machine-readable zone was read from its image; it is valid and its check digits verify."
 	} else {
 		s.Detail = s.Findings[0].Message
 	}

@@ -16,6 +16,9 @@ type Input struct {
 	Applicant *kyc.Applicant
 	// Captures are the submitted images with their data loaded.
 	Captures []kyc.Capture
+	// LivenessSessions are the request's selfie capture sessions (their
+	// verdicts; frames without image data).
+	LivenessSessions []kyc.LivenessSession
 }
 
 // Outcome is the engine's recommendation.

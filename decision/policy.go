@@ -43,6 +43,10 @@ type Policy struct {
 	SanctionsRejectScore float64 `json:"sanctionsRejectScore"`
 	// MaxRequestsPerIP in 24 hours before MANY_ATTEMPTS_FROM_IP.
 	MaxRequestsPerIP int `json:"maxRequestsPerIp"`
+	// MatchCountry compares the nationality and issuing state read from the
+	// document with the applicant's country (NATIONALITY_MISMATCH when
+	// neither is it).
+	MatchCountry bool `json:"matchCountry"`
 	// HighRiskCountries are ISO alpha-2 codes (HIGH_RISK_COUNTRY).
 	HighRiskCountries []string `json:"highRiskCountries"`
 	// Actions per reason code; Weights are the risk points of warn codes.
@@ -67,10 +71,10 @@ var AllCodes = []string{
 	CodeImageTooSmall, CodeImageBlurry, CodeImageGlare, CodeImageDark, CodeDocumentNotFilling,
 	CodeFaceNotDetected, CodeMultipleFaces, CodeMRZMissing, CodeMRZInvalid, CodeMRZChecksumFailed,
 	CodeDocumentExpired, CodeUnderAge, CodeNameMismatch, CodeDOBMismatch, CodeNationalityMismatch,
-	CodeDocumentNumberDiffer, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
+	CodeDocumentNumberDiffer, CodeDataPartiallyCompared, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
-	CodeDuplicateFace,
+	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument, CodeSelfieNotLive, CodeSpoofScore,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
@@ -78,22 +82,27 @@ var AllCodes = []string{
 func DefaultPolicy() *Policy {
 	return &Policy{
 		Version: "default-2026-11", MinimumAge: 18, ApproveConfidence: 0.7, ReviewRiskScore: 40,
-		SanctionsRejectScore: 0.97, MaxRequestsPerIP: 5, HighRiskCountries: append([]string(nil), fatfCountries...),
+		SanctionsRejectScore: 0.97, MaxRequestsPerIP: 5, MatchCountry: true, HighRiskCountries: append([]string(nil), fatfCountries...),
 		Actions: map[string]Action{
 			CodeDocumentExpired: ActReject, CodeUnderAge: ActReject, CodeMRZChecksumFailed: ActReject,
 			CodeSameImageReused: ActReject,
 			CodeSanctionsMatch:  ActReview, CodePEPMatch: ActReview, CodeAdverseMediaMatch: ActReview, CodeScreeningFailed: ActReview,
 			CodeFaceNotDetected: ActReview, CodeMultipleFaces: ActReview, CodeMRZInvalid: ActReview,
-			CodeNameMismatch: ActReview, CodeDOBMismatch: ActReview, CodeDocumentNumberDiffer: ActReview,
+			// The document's holder is not the applicant: rejected (a
+			// policy can send these to review instead).
+			CodeNameMismatch: ActReject, CodeDOBMismatch: ActReject, CodeDocumentNumberDiffer: ActReview,
+			// What the server could not verify is never approved.
+			CodeDocumentNotRead: ActReview, CodeSelfieIsDocument: ActReview,
 			CodeDuplicateDocument: ActReview, CodeDuplicateImage: ActReview, CodeDuplicateApplicant: ActReview,
 			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
+			CodeSelfieNotLive: ActReview, CodeSpoofScore: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
-			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn,
+			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn, CodeDataPartiallyCompared: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,
 		},
 		Weights: map[string]float64{
 			CodeImageTooSmall: 15, CodeImageBlurry: 15, CodeImageGlare: 10, CodeImageDark: 10, CodeDocumentNotFilling: 5,
-			CodeMRZMissing: 10, CodeNationalityMismatch: 15, CodeUploadedNotCaptured: 10, CodeManyAttemptsFromIP: 20,
+			CodeMRZMissing: 10, CodeNationalityMismatch: 15, CodeDataPartiallyCompared: 10, CodeUploadedNotCaptured: 10, CodeManyAttemptsFromIP: 20,
 			CodeHighRiskCountry: 30,
 		},
 	}

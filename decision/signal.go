@@ -50,18 +50,27 @@ const (
 	CodeDOBMismatch          = "DOB_MISMATCH"
 	CodeNationalityMismatch  = "NATIONALITY_MISMATCH"
 	CodeDocumentNumberDiffer = "DOCUMENT_NUMBER_MISMATCH"
-	CodeSanctionsMatch       = "SANCTIONS_MATCH"
-	CodePEPMatch             = "PEP_MATCH"
-	CodeAdverseMediaMatch    = "ADVERSE_MEDIA_MATCH"
-	CodeScreeningFailed      = "SCREENING_FAILED"
-	CodeDuplicateDocument    = "DUPLICATE_DOCUMENT"
-	CodeDuplicateImage       = "DUPLICATE_IMAGE"
-	CodeDuplicateApplicant   = "DUPLICATE_APPLICANT"
-	CodeUploadedNotCaptured  = "UPLOADED_NOT_CAPTURED"
-	CodeEditingSoftware      = "EDITING_SOFTWARE"
-	CodeSameImageReused      = "SAME_IMAGE_REUSED"
-	CodeManyAttemptsFromIP   = "MANY_ATTEMPTS_FROM_IP"
-	CodeHighRiskCountry      = "HIGH_RISK_COUNTRY"
-	CodeFaceMismatch         = "FACE_MISMATCH"
-	CodeDuplicateFace        = "DUPLICATE_FACE"
+	// CodeDataPartiallyCompared: data_consistency compared the document
+	// with the applicant, but not the date of birth as well as the name.
+	CodeDataPartiallyCompared = "DATA_PARTIALLY_COMPARED"
+	CodeSanctionsMatch        = "SANCTIONS_MATCH"
+	CodePEPMatch              = "PEP_MATCH"
+	CodeAdverseMediaMatch     = "ADVERSE_MEDIA_MATCH"
+	CodeScreeningFailed       = "SCREENING_FAILED"
+	CodeDuplicateDocument     = "DUPLICATE_DOCUMENT"
+	CodeDuplicateImage        = "DUPLICATE_IMAGE"
+	CodeDuplicateApplicant    = "DUPLICATE_APPLICANT"
+	CodeUploadedNotCaptured   = "UPLOADED_NOT_CAPTURED"
+	CodeEditingSoftware       = "EDITING_SOFTWARE"
+	CodeSameImageReused       = "SAME_IMAGE_REUSED"
+	CodeManyAttemptsFromIP    = "MANY_ATTEMPTS_FROM_IP"
+	CodeHighRiskCountry       = "HIGH_RISK_COUNTRY"
+	CodeFaceMismatch          = "FACE_MISMATCH"
+	CodeDuplicateFace         = "DUPLICATE_FACE"
+	// CodeDocumentNotRead: the document's data was not read from its
+	// image (no MRZ, or none read with confidence): only typed details.
+	CodeDocumentNotRead = "DOCUMENT_NOT_READ"
+	// CodeSelfieIsDocument: the selfie is a picture of a document, or the
+	// document capture itself, not a live person's face.
+	CodeSelfieIsDocument = "SELFIE_IS_DOCUMENT"
 )

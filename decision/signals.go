@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"kycd/kyc"
-	"kycd/screening"
 	"kycd/store"
 )
 
@@ -43,49 +42,6 @@ func (s *Signal) add(status Status, score float64, code, msg string) {
 	if score < s.Score {
 		s.Score = score
 	}
-}
-
-// NameMatchThreshold is the name similarity (screening.CompareNames) from
-// which the document's name and the applicant's are the same person's.
-const NameMatchThreshold = 0.82
-
-// DataConsistency compares what the document says (the MRZ when given,
-// else the confirmed data) with the applicant record: name, date of
-// birth, nationality, and the confirmed document number against the MRZ.
-func DataConsistency(a *kyc.Applicant, doc *kyc.DocumentData, parsed *MRZData) Signal {
-	s := newSignal(SigDataConsistency)
-	if parsed == nil {
-		if doc == nil {
-			return notRun(SigDataConsistency, "No document data to compare: the applicant did not confirm the document details.")
-		}
-		s.Detail = "Only the confirmed document number was available; names and dates need the MRZ."
-		s.Data["source"] = "confirmed"
-		return s
-	}
-	s.Data["source"] = "mrz"
-	docName := strings.TrimSpace(parsed.GivenNames + " " + parsed.Surname)
-	appName := a.FirstName + " " + a.LastName
-	sim := screening.CompareNames(appName, docName)
-	s.Data["nameSimilarity"], s.Data["documentName"], s.Data["applicantName"] = round3(sim), docName, appName
-	if sim < NameMatchThreshold {
-		s.add(Fail, sim, CodeNameMismatch, fmt.Sprintf("The name on the document (%s) does not match the applicant (%s): similarity %.2f.", docName, appName, sim))
-	}
-	if a.DOB != nil && parsed.BirthDate != "" && *a.DOB != parsed.BirthDate {
-		s.add(Fail, 0, CodeDOBMismatch, fmt.Sprintf("The date of birth on the document (%s) is not the applicant's (%s).", parsed.BirthDate, *a.DOB))
-	}
-	if a.Country != nil && parsed.NationalityISO != "" && *a.Country != parsed.NationalityISO {
-		s.add(Warn, 0.7, CodeNationalityMismatch, fmt.Sprintf("The document's nationality (%s) differs from the applicant's country (%s).", parsed.NationalityISO, *a.Country))
-	}
-	if doc != nil && parsed.DocumentNumber != "" &&
-		kyc.NormalizeDocumentNumber(doc.DocumentNumber) != kyc.NormalizeDocumentNumber(parsed.DocumentNumber) {
-		s.add(Fail, 0, CodeDocumentNumberDiffer, "The document number typed does not match the one in the MRZ.")
-	}
-	if len(s.Findings) == 0 {
-		s.Detail = "Name, date of birth and nationality on the document match the applicant."
-	} else {
-		s.Detail = s.Findings[0].Message
-	}
-	return s
 }
 
 // AMLScreening turns the applicant's screening results into a signal: a
@@ -157,14 +113,20 @@ func Duplicates(dups []store.Duplicate) Signal {
 	return s
 }
 
-// CaptureIntegrity looks at how the images were made: uploaded files
-// instead of the camera, editing software in the original metadata, one
-// image used for two captures, and many requests from one address.
+// CaptureIntegrity looks at how the images were made: files the page says
+// were chosen from the device instead of taken with the camera, editing
+// software in the original metadata, one image used for two captures,
+// and many requests from one address.
+//
+// The page's word is only believed against the applicant: "upload" is
+// counted, "camera" proves nothing (a script can say it); whether the
+// selfie is a live camera capture is selfie_liveness's question, decided
+// from the server's own liveness session.
 func CaptureIntegrity(caps []kyc.Capture, requestsFromIP, maxPerIP int) Signal {
 	s := newSignal(SigCaptureIntegrity)
 	uploads, bySource := 0, map[string]string{}
 	for _, c := range caps {
-		if c.Method == "upload" {
+		if clientMethod(c) == kyc.MethodUpload {
 			uploads++
 		}
 		if sw, _ := c.Meta["software"].(string); sw != "" && editingSoftware(sw) {
@@ -183,11 +145,24 @@ func CaptureIntegrity(caps []kyc.Capture, requestsFromIP, maxPerIP int) Signal {
 		s.add(Warn, 0.5, CodeManyAttemptsFromIP, fmt.Sprintf("%d verifications received images from this address in 24 hours.", requestsFromIP))
 	}
 	if len(s.Findings) == 0 {
-		s.Detail = "Camera captures, no editing software, no reused image."
+		s.Detail = "No image was chosen from files, no editing software, no reused image."
 	} else {
 		s.Detail = s.Findings[0].Message
 	}
 	return s
+}
+
+// clientMethod is what the applicant's page said about how an image was
+// made (camera or upload). A camera_challenge selfie was taken with the
+// camera; older captures without the claim stored have it as Method.
+func clientMethod(c kyc.Capture) string {
+	if c.Method == kyc.MethodCameraChallenge {
+		return "camera"
+	}
+	if m, ok := c.Meta["clientMethod"].(string); ok {
+		return m
+	}
+	return c.Method
 }
 
 func captureLabel(c kyc.Capture) string {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"kycd/kyc"
+	"kycd/mrz"
+	"kycd/mrz/ocr"
 	"kycd/store"
 )
 
@@ -25,62 +27,153 @@ var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 // passport L898902C3 expiring 2012-04-15.
 const specimenTD3 = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10"
 
+// readOf is what the reader returns for a photo whose MRZ is text.
+func readOf(t *testing.T, text string) *ocr.Result {
+	d, err := mrz.Parse(text, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ocr.Result{Status: ocr.StatusRead, Document: d, Lines: d.Lines, MinConfidence: 0.99}
+	if !d.Valid {
+		r.Status = ocr.StatusInvalid
+	}
+	return r
+}
+
 func TestDocumentDataSignal(t *testing.T) {
 	anna := &kyc.Applicant{FirstName: "Anna Maria", LastName: "Eriksson", DOB: ptr("1974-08-12")}
+	passport := &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "L898902C3", ExpiryDate: "2031-04-15"}
+	read := func(r *ocr.Result) []DocumentRead { return []DocumentRead{{CaptureID: "cap_1", Result: r}} }
+	unreadable := read(&ocr.Result{Status: ocr.StatusUnreadable, Hint: ocr.HintGlare})
+	bad := strings.Replace(specimenTD3, "L898902C36", "L898902C37", 1)
 	for _, tt := range []struct {
 		name  string
 		doc   *kyc.DocumentData
+		reads []DocumentRead
 		a     *kyc.Applicant
+		now   time.Time
 		want  string
 		state Status
 	}{
-		{"no data", nil, anna, "", NotRun},
-		{"valid, no MRZ on a driving licence", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"}, anna, "", Pass},
-		{"passport without MRZ", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "X1", ExpiryDate: "2030-01-01"}, anna, CodeMRZMissing, Warn},
-		{"expired", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2026-11-21"}, anna, CodeDocumentExpired, Fail},
-		{"specimen MRZ: expiry from the MRZ", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "L898902C3", ExpiryDate: "2030-01-01", MRZ: specimenTD3}, anna, CodeDocumentExpired, Fail},
-		{"bad check digit", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "L898902C3", ExpiryDate: "2030-01-01",
-			MRZ: strings.Replace(specimenTD3, "L898902C36", "L898902C37", 1)}, anna, CodeMRZChecksumFailed + "," + CodeDocumentExpired, Fail},
-		{"not an MRZ", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "X", ExpiryDate: "2030-01-01", MRZ: "HELLO"}, anna, CodeMRZInvalid, Fail},
-		{"under age", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"},
-			&kyc.Applicant{FirstName: "Kid", LastName: "Young", DOB: ptr("2009-11-23")}, CodeUnderAge, Fail},
-		{"eighteen today", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"},
-			&kyc.Applicant{FirstName: "Kid", LastName: "Young", DOB: ptr("2008-11-22")}, "", Pass},
+		{"nothing submitted", nil, nil, anna, now, "", NotRun},
+		{"driving licence: typed only", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"}, nil, anna, now, CodeDocumentNotRead, Warn},
+		{"passport whose MRZ could not be read", passport, unreadable, anna, now, CodeDocumentNotRead, Warn},
+		{"typed expiry in the past still counts", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "X1", ExpiryDate: "2026-11-21"}, unreadable, anna, now,
+			CodeDocumentNotRead + "," + CodeDocumentExpired, Fail},
+		// The case: typed "expires 2031", the image says 2012.
+		{"expiry from the image, not the typed one", passport, read(readOf(t, specimenTD3)), anna, now, CodeDocumentExpired, Fail},
+		{"bad check digit", passport, read(readOf(t, bad)), anna, now, CodeMRZChecksumFailed + "," + CodeDocumentExpired, Fail},
+		{"zone that breaks the grammar", passport, read(&ocr.Result{Status: ocr.StatusInvalid, Failing: []string{"format: line 2"}}), anna, now, CodeMRZInvalid, Fail},
+		{"valid while it was valid", passport, read(readOf(t, specimenTD3)), anna, time.Date(2011, 6, 1, 0, 0, 0, 0, time.UTC), "", Pass},
+		{"under age by the document's date of birth", passport, read(readOf(t, specimenTD3)), &kyc.Applicant{FirstName: "A", LastName: "E"},
+			time.Date(1990, 6, 1, 0, 0, 0, 0, time.UTC), CodeUnderAge, Fail},
 	} {
-		s, parsed := DocumentDataSignal(tt.doc, tt.a, 18, now)
+		s, parsed := DocumentDataSignal(tt.doc, tt.reads, tt.a, 18, tt.now)
 		if codes(s) != tt.want || s.Status != tt.state {
 			t.Errorf("%s: %s %q, want %s %q (%s)", tt.name, s.Status, codes(s), tt.state, tt.want, s.Detail)
 		}
-		if tt.doc != nil && tt.doc.MRZ == specimenTD3 && (parsed == nil || parsed.Surname != "ERIKSSON" || parsed.BirthDate != "1974-08-12" || !parsed.Valid) {
-			t.Errorf("%s: parsed %+v", tt.name, parsed)
+		if tt.want == CodeDocumentExpired && (parsed == nil || parsed.Surname != "ERIKSSON" || parsed.BirthDate != "1974-08-12" || !parsed.Valid || s.Data["source"] != "document_image") {
+			t.Errorf("%s: parsed %+v, data %v", tt.name, parsed, s.Data)
 		}
 	}
 }
 
 func TestDataConsistency(t *testing.T) {
-	mrz := &MRZData{Surname: "ERIKSSON", GivenNames: "ANNA MARIA", BirthDate: "1974-08-12", NationalityISO: "SE", DocumentNumber: "L898902C3"}
+	mrzData := &MRZData{Surname: "ERIKSSON", GivenNames: "ANNA MARIA", BirthDate: "1974-08-12", Nationality: "SWE", NationalityISO: "SE", IssuingState: "SWE", IssuingISO: "SE", DocumentNumber: "L898902C3"}
 	doc := &kyc.DocumentData{DocumentNumber: "l898902c3"}
+	p := DefaultPolicy()
 	for _, tt := range []struct {
 		name string
 		a    *kyc.Applicant
+		d    *MRZData
 		want string
 	}{
-		{"same person", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}, ""},
-		{"diacritics and order", &kyc.Applicant{FirstName: "Ánna Maria", LastName: "Ériksson"}, ""},
-		{"Cyrillic record", &kyc.Applicant{FirstName: "Анна", LastName: "Эрикссон"}, ""},
-		{"another name", &kyc.Applicant{FirstName: "Peter", LastName: "Jansson"}, CodeNameMismatch},
-		{"another birthday", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1975-08-12")}, CodeDOBMismatch},
-		{"another country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("NO")}, CodeNationalityMismatch},
+		{"same person", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}, mrzData, ""},
+		{"diacritics and order", &kyc.Applicant{FirstName: "Ánna Maria", LastName: "Ériksson", DOB: ptr("1974-08-12")}, mrzData, ""},
+		{"Cyrillic record", &kyc.Applicant{FirstName: "Анна", LastName: "Эрикссон", DOB: ptr("1974-08-12")}, mrzData, ""},
+		// The name alone: the date of birth was not compared (no pass).
+		{"no date of birth on the record", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, mrzData, CodeDataPartiallyCompared},
+		// ICAO transliteration: Müller is MUELLER in the zone, Peña PENA.
+		{"umlaut as AE", &kyc.Applicant{FirstName: "Jürgen", LastName: "Müller", DOB: ptr("1974-08-12")}, &MRZData{Surname: "MUELLER", GivenNames: "JUERGEN", BirthDate: "1974-08-12"}, ""},
+		{"umlaut dropped", &kyc.Applicant{FirstName: "Jürgen", LastName: "Müller", DOB: ptr("1974-08-12")}, &MRZData{Surname: "MULLER", GivenNames: "JURGEN", BirthDate: "1974-08-12"}, ""},
+		{"slashed o", &kyc.Applicant{FirstName: "Søren", LastName: "Ødegård", DOB: ptr("1974-08-12")}, &MRZData{Surname: "OEDEGAARD", GivenNames: "SOEREN", BirthDate: "1974-08-12"}, ""},
+		{"eñe", &kyc.Applicant{FirstName: "Iñigo", LastName: "Peña", DOB: ptr("1974-08-12")}, &MRZData{Surname: "PENA", GivenNames: "INIGO", BirthDate: "1974-08-12"}, ""},
+		{"name cut to fit the zone", &kyc.Applicant{FirstName: "Jodie Pippa Alexandra", LastName: "United Kingdom Twenty Six", DOB: ptr("1974-08-12")},
+			&MRZData{Surname: "UNITED KINGDOM TWENTY SIX", GivenNames: "JODIE PIPPA A", Truncated: true, BirthDate: "1974-08-12"}, ""},
+		{"another name", &kyc.Applicant{FirstName: "Bob", LastName: "Smith", DOB: ptr("1974-08-12")}, mrzData, CodeNameMismatch},
+		{"another birthday", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1975-08-12")}, mrzData, CodeDOBMismatch},
+		{"another country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("NO")}, mrzData, CodeNationalityMismatch},
 	} {
-		if s := DataConsistency(tt.a, doc, mrz); codes(s) != tt.want {
-			t.Errorf("%s: %q, want %q (%v)", tt.name, codes(s), tt.want, s.Data["nameSimilarity"])
+		s := DataConsistency(tt.a, doc, tt.d, p)
+		if codes(s) != tt.want {
+			t.Errorf("%s: %q, want %q (%v)", tt.name, codes(s), tt.want, s.Data["comparisons"])
 		}
 	}
-	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, &kyc.DocumentData{DocumentNumber: "X123"}, mrz); codes(s) != CodeDocumentNumberDiffer {
+	// Each part is reported, also what was not compared.
+	s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, nil, mrzData, p)
+	cmp := s.Data["comparisons"].([]Comparison)
+	if len(cmp) != 3 || cmp[0].Result != Match || cmp[1].Field != "dateOfBirth" || cmp[1].Result != NotCompared || cmp[2].Result != NotCompared {
+		t.Errorf("comparisons: %+v", cmp)
+	}
+	off := DefaultPolicy()
+	off.MatchCountry = false
+	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("NO")}, nil, mrzData, off); codes(s) != "" {
+		t.Errorf("country not compared by policy: %q", codes(s))
+	}
+	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12")}, &kyc.DocumentData{DocumentNumber: "X123"}, mrzData, p); codes(s) != CodeDocumentNumberDiffer {
 		t.Errorf("typed number differs from the MRZ: %q", codes(s))
 	}
-	if s := DataConsistency(&kyc.Applicant{}, nil, nil); s.Status != NotRun {
-		t.Errorf("nothing to compare: %s", s.Status)
+	if s := DataConsistency(&kyc.Applicant{}, doc, nil, p); s.Status != NotRun {
+		t.Errorf("nothing read from the document: %s", s.Status)
+	}
+}
+
+// TestDataConsistencyHonest: the signal passes only on a real comparison
+// of the name and the date of birth with what was read from the document;
+// with nothing read it is not_run (it used to pass with score 1 when only
+// the typed document number was there), and when the date of birth could
+// not be compared it warns DATA_PARTIALLY_COMPARED instead of passing.
+func TestDataConsistencyHonest(t *testing.T) {
+	p := DefaultPolicy()
+	read := &MRZData{Surname: "ERIKSSON", GivenNames: "ANNA MARIA", BirthDate: "1974-08-12", Nationality: "SWE", NationalityISO: "SE", DocumentNumber: "L898902C3"}
+	full := &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}
+	typed := &kyc.DocumentData{DocumentType: "driving_licence", IssuingCountry: "SE", DocumentNumber: "L898902C3", ExpiryDate: "2031-01-01"}
+	noDOB := &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("SE")}
+	partDOB := *read
+	partDOB.BirthDate = ""
+	for _, tt := range []struct {
+		name   string
+		a      *kyc.Applicant
+		doc    *kyc.DocumentData
+		mrz    *MRZData
+		status Status
+		dob    string // the dateOfBirth comparison's result ("" when not_run)
+	}{
+		{"typed details only, nothing read", full, typed, nil, NotRun, ""},
+		{"nothing confirmed, nothing read", full, nil, nil, NotRun, ""},
+		{"record without a date of birth", noDOB, typed, read, Warn, NotCompared},
+		{"document without a full date of birth", full, typed, &partDOB, Warn, NotCompared},
+		{"name and date of birth", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12")}, nil, read, Pass, Match},
+		{"everything", full, typed, read, Pass, Match},
+	} {
+		s := DataConsistency(tt.a, tt.doc, tt.mrz, p)
+		dob := ""
+		if cmp, ok := s.Data["comparisons"].([]Comparison); ok {
+			for _, c := range cmp {
+				if c.Field == "dateOfBirth" {
+					dob = c.Result
+				}
+			}
+		}
+		if s.Status != tt.status || dob != tt.dob {
+			t.Errorf("%s: %s, dateOfBirth %q (%s); want %s, %q", tt.name, s.Status, dob, s.Detail, tt.status, tt.dob)
+		}
+		if s.Status == Pass && s.Score != 1 || s.Status == NotRun && s.Score != 0 || s.Status == Warn && s.Score >= 1 {
+			t.Errorf("%s: %s with score %v", tt.name, s.Status, s.Score)
+		}
+		if s.Status == Warn && codes(s) != CodeDataPartiallyCompared {
+			t.Errorf("%s: warn with codes %q", tt.name, codes(s))
+		}
 	}
 }
 
@@ -129,7 +222,7 @@ func TestDuplicatesCaptureIntegrityCountryRisk(t *testing.T) {
 // TestDocumentNumberMasked: processingResult is stored in clear, so the
 // document number in the document_data signal is masked.
 func TestDocumentNumberMasked(t *testing.T) {
-	s, parsed := DocumentDataSignal(&kyc.DocumentData{DocumentType: "passport", DocumentNumber: "L898902C3", ExpiryDate: "2030-01-01", MRZ: specimenTD3},
+	s, parsed := DocumentDataSignal(nil, []DocumentRead{{CaptureID: "cap_1", Result: readOf(t, specimenTD3)}},
 		&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, 18, now)
 	if got := s.Data["mrz"].(MRZData).DocumentNumber; got != "*****02C3" || parsed.DocumentNumber != "L898902C3" {
 		t.Errorf("stored %q, parsed %q", got, parsed.DocumentNumber)

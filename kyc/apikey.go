@@ -29,6 +29,11 @@ const (
 // carry 256 bits, well above the 128 the design requires.
 const SecretLen = 43
 
+// MaxRPM is the highest per-minute limit a key may be given (--rpm):
+// about 16,700 requests a second, more than one kycd serves. Above it,
+// use 0 (unlimited).
+const MaxRPM = 1_000_000
+
 // APIKey is a stored API key. The secret itself is never stored, only its
 // SHA-256, which is enough for a high-entropy random secret.
 type APIKey struct {

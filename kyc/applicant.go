@@ -88,12 +88,10 @@ func (in *ApplicantInput) Validate(create bool, now time.Time, prefix string) []
 			if create {
 				add(field, "is required")
 			}
-		case strings.TrimSpace(*v) == "":
-			add(field, "must not be empty")
-		case utf8.RuneCountInString(*v) > MaxNameLen:
-			add(field, "must be at most %d characters", MaxNameLen)
-		case !printable(*v):
-			add(field, "must not contain control characters")
+		default:
+			if msg := NameProblem(*v); msg != "" {
+				add(field, "%s", msg)
+			}
 		}
 	}
 	name("firstName", in.FirstName)

@@ -114,8 +114,21 @@ func (m *Mailer) SendEmail(ctx context.Context, e *store.Email, logo []byte) err
 	return c.DialAndSendWithContext(ctx, msg)
 }
 
+// MaxAge is how long an e-mail may wait in the outbox: one that could not
+// be sent within it (no SMTP configured, a relay that refuses it) is given
+// up, with a log line, its body emptied, counted in kycd_email_outbox
+// {state="expired"}. A week is a portal link's default lifetime: a link
+// e-mailed later would mostly be dead.
+const MaxAge = 7 * 24 * time.Hour
+
+// noSMTPWait is how often a message waiting for SMTP to be configured is
+// looked at again (to expire it in time); a restart with SMTP sends it at
+// once (Resume).
+const noSMTPWait = time.Hour
+
 // Register adds the email.send kind: up to 8 attempts, backing off from
-// 30 s to an hour.
+// 30 s to an hour. Without SMTP a message waits, without using up
+// attempts, until a server with SMTP sends it or it reaches MaxAge.
 func (m *Mailer) Register(r *jobs.Runner, st *store.Store) {
 	r.Register(jobs.Kind{Name: store.KindEmailSend, MaxAttempts: 8, Backoff: jobs.Exponential(30*time.Second, time.Hour),
 		Timeout: time.Minute, Run: func(ctx context.Context, j store.Job) error {
@@ -124,12 +137,17 @@ func (m *Mailer) Register(r *jobs.Runner, st *store.Store) {
 				return jobs.Permanent(err)
 			}
 			e, err := st.FindEmail(ctx, p.ID)
-			if err != nil || e.SentAt != nil {
+			if err != nil || e.SentAt != nil || e.ExpiredAt != nil {
 				return err
 			}
+			now := st.Now()
+			if age := now.Sub(e.CreatedAt); age > MaxAge {
+				return m.expire(ctx, st, e, age)
+			}
 			if m.cfg.Host == "" {
-				m.log.Warn("no SMTP configured: the e-mail stays in the outbox table", "email_id", e.ID, "to", e.To, "subject", e.Subject)
-				return nil
+				m.log.Warn("no SMTP configured: the e-mail waits in the outbox until a server with --smtp-host sends it, or expires",
+					"email_id", e.ID, "subject", e.Subject, "expires_at", e.CreatedAt.Add(MaxAge).UTC().Format(time.RFC3339))
+				return jobs.Defer(now.Add(noSMTPWait))
 			}
 			var logo []byte
 			if e.LogoSHA256 != "" {
@@ -143,6 +161,59 @@ func (m *Mailer) Register(r *jobs.Runner, st *store.Store) {
 			if err := st.InTx(context.WithoutCancel(ctx), func(tx *store.Tx) error { return tx.MarkEmail(e.ID, sendErr) }); err != nil {
 				return err
 			}
+			if sendErr != nil && j.Attempt >= j.MaxAttempts {
+				// The last attempt: nothing will send it, so say so now.
+				return m.expire(ctx, st, e, now.Sub(e.CreatedAt))
+			}
 			return sendErr
 		}})
+}
+
+func (m *Mailer) expire(ctx context.Context, st *store.Store, e *store.Email, age time.Duration) error {
+	var expired bool
+	err := st.InTx(context.WithoutCancel(ctx), func(tx *store.Tx) (err error) {
+		expired, err = tx.ExpireEmail(e.ID)
+		return err
+	})
+	if err == nil && expired {
+		m.log.Warn("e-mail expired unsent: given up and its body deleted", "email_id", e.ID, "subject", e.Subject,
+			"age", age.Round(time.Minute).String(), "smtp_configured", m.cfg.Host != "")
+	}
+	return err
+}
+
+// Resume runs at serve's start. With SMTP configured, every message still
+// waiting in the outbox (queued while no SMTP was configured, or by an
+// older kycd whose send job gave up without SMTP) is made due now; without
+// it, the log says how many wait.
+func (m *Mailer) Resume(ctx context.Context, st *store.Store) error {
+	ids, queued, err := st.UnsentEmails(ctx)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	if m.cfg.Host == "" {
+		m.log.Warn("e-mails wait in the outbox for SMTP: start kycd with --smtp-host to send them (each expires a week after it was queued)",
+			"count", len(ids))
+		return nil
+	}
+	err = st.InTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.MakeJobsDue(store.KindEmailSend); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if queued[id] {
+				continue
+			}
+			payload, _ := json.Marshal(store.EmailJob{ID: id})
+			if _, err := tx.EnqueueJob(store.NewJob{Kind: store.KindEmailSend, Payload: payload, MaxAttempts: 8,
+				DedupeKey: fmt.Sprintf("%s/%d/resume", store.KindEmailSend, id)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		m.log.Info("sending the e-mails that waited in the outbox", "count", len(ids))
+	}
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"kycd/branding"
 	"kycd/jobs"
@@ -146,6 +147,89 @@ func TestNoSMTPKeepsOutbox(t *testing.T) {
 	}
 	if _, err := mailer.New(mailer.Config{Host: "smtp.example", TLS: "maybe", From: "x@y.example"}, nil); err == nil {
 		t.Error("a bad --smtp-tls was accepted")
+	}
+}
+
+// TestOutboxWaitsForSMTP: an e-mail queued while no SMTP is configured is
+// sent by the first server started with SMTP (issue #9: its job finished
+// without sending and nothing ever sent it), and its body is then gone.
+func TestOutboxWaitsForSMTP(t *testing.T) {
+	st, clock := storetest.Open(t), &storetest.Clock{}
+	st.Now = clock.Now
+	org := storetest.MustOrg(t, st, "later", nil)
+	noSMTP, _ := mailer.New(mailer.Config{}, nil)
+	r := jobs.New(jobs.Options{Store: st, Now: clock.Now})
+	noSMTP.Register(r, st)
+	if err := st.InTx(t.Context(), func(tx *store.Tx) error {
+		return tx.QueueEmail(org.ID, "ada@example.com", "Verify your identity", "Open https://kyc.example/portal/secret-token\n")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(2 * time.Hour)
+	if _, err := r.RunOnce(t.Context()); err != nil { // still waiting, no attempt used up
+		t.Fatal(err)
+	}
+	if err := noSMTP.Resume(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	mails, _ := st.FindEmails(t.Context())
+	if len(mails) != 1 || mails[0].SentAt != nil || mails[0].ExpiredAt != nil || !strings.Contains(mails[0].Body, "secret-token") {
+		t.Fatalf("outbox without SMTP: %+v", mails)
+	}
+
+	// A restart with SMTP sends it at once, not at the next hourly look.
+	srv := newSMTPServer(t)
+	withSMTP, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: srv.ln.Addr().(*net.TCPAddr).Port, From: "kycd@example.com", TLS: "none"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = jobs.New(jobs.Options{Store: st, Now: clock.Now})
+	withSMTP.Register(r, st)
+	if err := withSMTP.Resume(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("RunOnce = %d, %v", n, err)
+	}
+	srv.mu.Lock()
+	got := append([]string(nil), srv.msgs...)
+	srv.mu.Unlock()
+	if len(got) != 1 || !strings.Contains(got[0], "secret-token") {
+		t.Fatalf("relay got %q", got)
+	}
+	sent, err := st.FindEmail(t.Context(), mails[0].ID)
+	if err != nil || sent.SentAt == nil || sent.Body != "" {
+		t.Fatalf("after sending: %+v %v, want sent with the body emptied", sent, err)
+	}
+}
+
+// TestOutboxExpires: a message that cannot be sent within a week is given
+// up, with its body deleted, and counted.
+func TestOutboxExpires(t *testing.T) {
+	st, clock := storetest.Open(t), &storetest.Clock{}
+	st.Now = clock.Now
+	org := storetest.MustOrg(t, st, "never", nil)
+	m, _ := mailer.New(mailer.Config{}, nil)
+	r := jobs.New(jobs.Options{Store: st, Now: clock.Now})
+	m.Register(r, st)
+	if err := st.InTx(t.Context(), func(tx *store.Tx) error { return tx.QueueEmail(org.ID, "a@b.example", "s", "token-xyz") }); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 * 24 { // hourly looks for eight days
+		if _, err := r.RunOnce(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Hour)
+	}
+	mails, _ := st.FindEmails(t.Context())
+	if len(mails) != 1 || mails[0].ExpiredAt == nil || mails[0].SentAt != nil || mails[0].Body != "" {
+		t.Fatalf("after eight days: %+v", mails)
+	}
+	if c, err := st.EmailCounts(t.Context()); err != nil || c["expired"] != 1 || c["queued"] != 0 {
+		t.Fatalf("counts %v %v", c, err)
 	}
 }
 

@@ -50,3 +50,21 @@ var alpha2 = func() map[string]string {
 // code names (IssuingState or Nationality; fillers are ignored), or ""
 // when it names none: "D" → "DE", "GBR" → "GB", "UTO" → "".
 func Alpha2(code string) string { return alpha2[strings.Trim(code, "<")] }
+
+// otherCodes are the ICAO 9303-3 codes that name no country: ICAO's
+// fictional Utopia, organisations whose documents carry an MRZ, and the
+// stateless, refugee and unspecified nationalities.
+var otherCodes = []string{"UTO", "EUE", "UNO", "UNA", "UNK", "XBA", "XIM", "XCC", "XCE", "XCO", "XEC", "XPO", "XES", "XMP", "XOM", "XDC", "XXA", "XXB", "XXC", "XXX"}
+
+// StateCodes lists every code an MRZ state field may hold, padded with
+// fillers to 3 characters ("D<<" for Germany): the ISO 3166-1 alpha-3
+// codes, the ICAO ones above, and the British nationality classes. An OCR
+// engine uses it to choose between near-tied readings of a state field;
+// Parse does not require it (issuers print other codes on specimens).
+func StateCodes() []string {
+	out := make([]string, 0, len(alpha2)+len(otherCodes))
+	for c := range alpha2 {
+		out = append(out, (c + "<<")[:3])
+	}
+	return append(out, otherCodes...)
+}

@@ -99,3 +99,17 @@ var classNames = map[byte]string{
 	alnum:   "a letter, a digit or <",
 	sex:     "M, F, X or <",
 }
+
+// Position classes as Classes reports them.
+const (
+	ClassLetter  = letter  // a letter
+	ClassAlpha   = alpha   // a letter or '<'
+	ClassNumeric = numeric // a digit or '<'
+	ClassAlnum   = alnum   // a letter, a digit or '<'
+	ClassSex     = sex     // 'M', 'F', 'X' or '<'
+)
+
+// Classes returns, for each line of format f, the class of each position
+// (one of the Class constants), as Parse enforces them. An OCR engine uses
+// them to prefer the symbols a position can hold.
+func Classes(f Format) []string { return grammars[f] }

@@ -25,11 +25,13 @@ import (
 	"kycd/store"
 )
 
-// TestBrowserFaceMatch: a live applicant takes the passport photo page and
-// the selfie with the (fake) camera, the automated engine compares the
-// faces in the processing job, and the request gets the policy's
-// decision: approved when the selfie is the passport holder's, sent to
-// review with FACE_MISMATCH when it is someone else's.
+// TestBrowserFaceMatch: a live applicant takes the passport photo page with
+// the (fake) camera; the camera check of the selfie over the fake camera's
+// still picture is refused, so they upload the selfie; the automated
+// engine compares the faces in the processing job. An uploaded selfie
+// proves no live person, so the live policy sends both to review
+// (SELFIE_NOT_LIVE), with face_match passing for the passport holder and
+// FACE_MISMATCH for someone else.
 //
 // Chromium's fake camera plays one file, named at start; but it opens the
 // file again each time a page starts the camera, and the portal stops the
@@ -60,17 +62,26 @@ func TestBrowserFaceMatch(t *testing.T) {
 		"same person":  filepath.Join(dir, "holder.mjpeg"),
 		"someone else": filepath.Join(dir, "other.mjpeg"),
 	}
-	writeMJPEG(t, selfies["same person"], onBackground(background, color.RGBA{}, holder, portrait, 514))
-	writeMJPEG(t, selfies["someone else"], onBackground(background, color.RGBA{}, other, other.Bounds(), 640))
+	selfieFrames := map[string]image.Image{
+		"same person":  onBackground(background, color.RGBA{}, holder, portrait, 514),
+		"someone else": onBackground(background, color.RGBA{}, other, other.Bounds(), 640),
+	}
+	uploads := map[string]string{}
+	for name, frame := range selfieFrames {
+		writeMJPEG(t, selfies[name], frame)
+		uploads[name] = filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jpg")
+		writeJPEG(t, uploads[name], frame)
+	}
 
 	camera := filepath.Join(dir, "camera.mjpeg")
 	b := newTab(t, 390, true, chromedp.Flag("use-file-for-fake-video-capture", camera))
 	for _, c := range []struct {
 		name, status, decision string
 		match                  decision.Status
+		firstReason            string
 	}{
-		{"same person", "approved", "approve", decision.Pass},
-		{"someone else", "awaiting_review", "review", decision.Fail},
+		{"same person", "awaiting_review", "review", decision.Pass, decision.CodeSelfieNotLive},
+		{"someone else", "awaiting_review", "review", decision.Fail, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b.t = t // failures stop the subtest
@@ -78,15 +89,15 @@ func TestBrowserFaceMatch(t *testing.T) {
 			s.key = s.org.LiveKey
 			copyFile(t, docFrame, camera)
 			expiry := time.Now().AddDate(5, 0, 0)
-			id := b.faceFlow(s, expiry, func() { copyFile(t, selfies[c.name], camera) })
+			id := b.faceFlow(s, expiry, func() { copyFile(t, selfies[c.name], camera) }, uploads[c.name])
 
 			caps, err := s.st.FindCaptures(t.Context(), id, "")
 			if err != nil || len(caps) != 2 {
 				t.Fatalf("captures: %v, %d", err, len(caps))
 			}
 			for _, cp := range caps {
-				if cp.Method != "camera" || cp.Width != frameW || cp.Height != frameH {
-					t.Errorf("%s capture: %s, %d×%d; want the fake camera's frame", cp.Kind, cp.Method, cp.Width, cp.Height)
+				if cp.Method != kyc.MethodUpload || cp.Width != frameW || cp.Height != frameH {
+					t.Errorf("%s capture: %s, %d×%d; want the fake camera's frame, as an upload", cp.Kind, cp.Method, cp.Width, cp.Height)
 				}
 			}
 
@@ -116,6 +127,10 @@ func TestBrowserFaceMatch(t *testing.T) {
 			if c.match == decision.Fail && !strings.Contains(reasonCodes(pr), decision.CodeFaceMismatch) {
 				t.Errorf("reasons %v, want %s", pr["reasons"], decision.CodeFaceMismatch)
 			}
+			if codes := reasonCodes(pr); c.firstReason != "" && !strings.HasPrefix(codes, c.firstReason) ||
+				!strings.Contains(codes, decision.CodeSelfieNotLive) {
+				t.Errorf("reasons %v, want %s (and %s first when given)", codes, decision.CodeSelfieNotLive, c.firstReason)
+			}
 			// The passport portrait's and the selfie's descriptors are kept
 			// for the duplicate-face check of later requests.
 			faces, err := s.st.FindFaceDescriptors(t.Context(), s.org.ID, kyc.Live, "app_none")
@@ -127,10 +142,12 @@ func TestBrowserFaceMatch(t *testing.T) {
 }
 
 // faceFlow takes a live passport request through the portal with the
-// camera: the photo page, the details (Anna Maria Eriksson's MRZ),
-// then beforeSelfie, the selfie and the submission. It returns the
+// camera: the photo page, whose zone the server reads (Anna Maria
+// Eriksson's) and the applicant confirms, then beforeSelfie, the selfie's
+// camera check (refused: the fake camera plays a still), the selfie
+// uploaded from selfieFile instead, and the submission. It returns the
 // request's id.
-func (b *tab) faceFlow(s *stack, expiry time.Time, beforeSelfie func()) string {
+func (b *tab) faceFlow(s *stack, expiry time.Time, beforeSelfie func(), selfieFile string) string {
 	b.t.Helper()
 	r := s.api("POST", "/v1/kyc-requests", map[string]any{"applicant": map[string]any{
 		"firstName": "Anna Maria", "lastName": "Eriksson", "dob": "1974-08-12", "country": "GB"}}, http.StatusCreated)
@@ -142,17 +159,23 @@ func (b *tab) faceFlow(s *stack, expiry time.Time, beforeSelfie func()) string {
 	b.click(`label[for=doctype-passport]`)
 	b.click(`[data-action=document]`)
 	b.cameraReady("Photo page of your passport")
+	b.shot("passport-guide")
 	b.click(`#shoot`)
 
-	b.step("details")
+	// The server reads the photo page's zone; the applicant confirms what
+	// it says.
+	b.step("read")
+	if got := b.text("read-facts"); !strings.Contains(got, "ERIKSSON") || !strings.Contains(got, "12 August 1974") || !strings.Contains(got, "L898902C3") {
+		b.t.Errorf("read: %q", got)
+	}
+	b.shot("read")
 	beforeSelfie()
-	b.do(chromedp.SendKeys(chromedp.ID("doc-number"), "L898902C3"))
-	b.typeDate("doc-expiry", expiry)
-	b.paste("doc-mrz", erikssonMRZ(b.t, expiry))
-	b.click(`#details-continue`)
+	b.click(`#read-confirm`)
 
 	b.cameraReady("Take a selfie")
 	b.click(`#shoot`)
+	b.waitUpTo(90*time.Second, `!document.getElementById('retry').hidden`)
+	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{selfieFile}))
 	b.step("review")
 	b.shot("review")
 	b.click(`#submit`)
@@ -185,8 +208,11 @@ func liveEngine(t *testing.T) func(*store.Store) decision.Engine {
 		if err := svc.Refresh(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		return &decision.Auto{Store: st, Screen: svc.ScreenPerson, Policy: decision.StorePolicy(st), Now: time.Now,
-			ImageSignals: decision.ImageSignals}
+		// The engine's clock is in 2011, when the ICAO specimen passport
+		// (expiry 2012-04-15) was valid: the document read from the photo
+		// is then no reason to refuse, and the faces decide.
+		return &decision.Auto{Store: st, Screen: svc.ScreenPerson, Policy: decision.StorePolicy(st),
+			Now: func() time.Time { return time.Date(2011, 6, 1, 12, 0, 0, 0, time.UTC) }, ImageSignals: decision.ImageSignals}
 	}
 }
 
@@ -281,6 +307,18 @@ func writeMJPEG(t *testing.T, path string, frame image.Image) {
 		if err := jpeg.Encode(&b, frame, &jpeg.Options{Quality: 92}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeJPEG writes frame as a JPEG file, as a phone's photo would be.
+func writeJPEG(t *testing.T, path string, frame image.Image) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, frame, &jpeg.Options{Quality: 92}); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

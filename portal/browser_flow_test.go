@@ -1,6 +1,7 @@
 package portal_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,8 +34,8 @@ func TestBrowserCamera(t *testing.T) {
 		t.Errorf("welcome: %q", got)
 	}
 	b.shot("welcome")
-	if st := s.status(id); st != kyc.KYCInProgress {
-		t.Errorf("status after opening=%s, want in_progress", st)
+	if st, opened := s.status(id), s.openedAt(id); st != kyc.KYCLinkGenerated || opened == nil {
+		t.Errorf("after opening: status %s, portalOpenedAt %v; want link_generated and a time", st, opened)
 	}
 
 	// Start without agreeing: an error, and the focus on the box.
@@ -58,7 +59,26 @@ func TestBrowserCamera(t *testing.T) {
 		{"Back of your identity card", "back-camera"},
 	} {
 		b.cameraReady(c.title)
+		// The guide shows where the machine-readable lines go, on the
+		// side that has them.
+		if mrz := eval[bool](b, `document.getElementById('guide').classList.contains('mrz')`); mrz != (c.shot == "back-camera") {
+			t.Errorf("%s: MRZ guide shown %v", c.title, mrz)
+		}
 		b.shot(c.shot)
+		b.click(`#shoot`)
+	}
+	// The fake camera shows no machine-readable zone: the server cannot
+	// read the back, so the page asks for it again with the reason, twice;
+	// after the third photo the details are typed.
+	for try := 2; try <= 3; try++ {
+		b.waitFor(fmt.Sprintf(`document.getElementById('capture-error').textContent.indexOf('try %d of 3') >= 0`, try))
+		b.cameraReady("Back of your identity card")
+		if got := b.text("capture-error"); !strings.Contains(got, "could not find the 2 or 3 lines") {
+			t.Errorf("retake hint: %q", got)
+		}
+		if try == 2 {
+			b.shot("retake-hint")
+		}
 		b.click(`#shoot`)
 	}
 
@@ -84,9 +104,16 @@ func TestBrowserCamera(t *testing.T) {
 	b.shot("details")
 	b.do(chromedp.KeyEvent("\r"))
 
+	// The selfie: the camera check over Chromium's generated test pattern
+	// (no face) is refused; the applicant uploads a photo instead.
 	b.cameraReady("Take a selfie")
 	b.shot("selfie-camera")
 	b.click(`#shoot`)
+	b.waitUpTo(90*time.Second, `!document.getElementById('retry').hidden && !document.getElementById('capture-error').hidden`)
+	if got := b.text("capture-error"); !strings.Contains(got, "face was not visible") {
+		t.Errorf("check over a faceless pattern: %q", got)
+	}
+	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{realdata.Path(t, "images/face_obama_01_official_portrait.jpg")}))
 
 	b.step("review")
 	b.waitFor(`(function () { var imgs = document.querySelectorAll('#review-list img');
@@ -97,7 +124,10 @@ func TestBrowserCamera(t *testing.T) {
 	}
 	b.shot("review")
 	// Retake the back from the review: the camera again, then back here.
+	// The applicant uploaded their selfie, so the page offers files
+	// first now; they switch back to the camera.
 	b.click(`button[data-slot=back]`)
+	b.click(`#use-camera`)
 	b.cameraReady("Back of your identity card")
 	b.click(`#shoot`)
 	b.step("review")
@@ -128,8 +158,11 @@ func TestBrowserCamera(t *testing.T) {
 	if len(caps) != 3 {
 		t.Fatalf("captures=%d, want 3", len(caps))
 	}
+	// Every capture is an upload as the server sees it; what the page said
+	// (camera for the documents, upload for the selfie) is evidence.
 	for _, c := range caps {
-		if c.Method != "camera" || c.ContentType != "image/jpeg" || c.Width < 200 || c.Height < 200 ||
+		claim := map[string]string{"document": "camera", "selfie": "upload"}[c.Kind]
+		if c.Method != kyc.MethodUpload || c.Meta["clientMethod"] != claim || c.ContentType != "image/jpeg" || c.Width < 200 || c.Height < 200 ||
 			!strings.Contains(c.UserAgent, "Chrome") || c.IP != "127.0.0.1" {
 			t.Errorf("capture %s: %+v", c.Kind, c)
 		}
@@ -161,12 +194,16 @@ func (b *tab) cameraReady(title string) {
 
 // TestBrowserUpload is the fallback at 320 px: the browser refuses the
 // camera, the page says so and offers files; a PDF is refused with the
-// server's message, a real passport photo is accepted; the details step
-// shows the server's error under each field, then takes the passport's
-// number, expiry and pasted MRZ; a document-only request skips the
-// selfie; the link then shows the done page.
+// server's message, a real passport photo is accepted and the page shows
+// what the server read from its zone; the applicant says it is not theirs
+// and retakes, and a photo without a zone is refused with the reason until
+// the third, when the details are typed: the details step shows the
+// server's error under each field, then takes the passport's number,
+// expiry and pasted MRZ; a document-only request skips the selfie; the
+// link then shows the done page.
 func TestBrowserUpload(t *testing.T) {
 	passport := realdata.Path(t, "images/doc_td3_deu_passport_specimen.jpg")
+	coffee := realdata.Path(t, "images/noface_coffee.png")
 	pdf := filepath.Join(t.TempDir(), "scan.pdf")
 	if err := os.WriteFile(pdf, []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -202,6 +239,27 @@ func TestBrowserUpload(t *testing.T) {
 	b.shot("upload-refused")
 
 	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{passport}))
+	// The server reads the zone of the photo page and the page shows what
+	// it says, for the applicant to confirm.
+	b.step("read")
+	if got := b.text("read-facts"); !strings.Contains(got, "MUSTERMANN") || !strings.Contains(got, "ERIKA") ||
+		!strings.Contains(got, "12 August 1964") || !strings.Contains(got, "CA000000") || !strings.Contains(got, "21 February 2018") {
+		t.Errorf("read: %q", got)
+	}
+	b.shot("read")
+	b.noViolations()
+	// Not these details: a retake. A photo without the zone is refused with
+	// the reason twice; after the third the details are typed.
+	b.click(`[data-action=read-retake]`)
+	b.waitFor(`!document.getElementById('step-capture').hidden && document.getElementById('capture-title').textContent === 'Photo page of your passport'`)
+	for try := 2; try <= 3; try++ {
+		b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{coffee}))
+		b.waitFor(fmt.Sprintf(`document.getElementById('capture-error').textContent.indexOf('try %d of 3') >= 0`, try))
+		if try == 2 {
+			b.shot("retake-hint")
+		}
+	}
+	b.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{coffee}))
 	b.step("details")
 	if !eval[bool](b, `!document.getElementById('mrz-example-td3').hidden && document.getElementById('mrz-example-td1').hidden`) {
 		t.Error("passport: the 2-line MRZ example is not the one shown")
@@ -272,7 +330,7 @@ func TestBrowserUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(caps) != 1 || caps[0].Method != "upload" || caps[0].Width != 1874 || *caps[0].DocumentType != "passport" {
+	if len(caps) != 1 || caps[0].Method != "upload" || caps[0].Width != 600 || *caps[0].DocumentType != "passport" {
 		t.Fatalf("captures: %+v", caps)
 	}
 	s.wantDocument(id, kyc.DocumentData{DocumentType: "passport", IssuingCountry: "DE", DocumentNumber: "C01X00T47",

@@ -145,9 +145,13 @@ func eval[T any](b *tab, expr string) T {
 }
 
 // waitFor waits until a JavaScript expression is true.
-func (b *tab) waitFor(expr string) {
+func (b *tab) waitFor(expr string) { b.waitUpTo(20*time.Second, expr) }
+
+// waitUpTo is waitFor for something slower: the server analysing a camera
+// check on a busy machine.
+func (b *tab) waitUpTo(d time.Duration, expr string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(d))); err != nil {
 		b.fail(fmt.Errorf("waiting for %s: %w", expr, err))
 	}
 }

@@ -41,6 +41,9 @@ type captureResponse struct {
 	Side   *string `json:"side"`
 	Width  int     `json:"width"`
 	Height int     `json:"height"`
+	// MRZ is what the server read from a document photo (absent for a
+	// selfie): the details for the applicant to confirm, or a retake hint.
+	MRZ *mrzView `json:"mrz,omitempty"`
 }
 
 // handleCaptureCreate handles "POST /portal/{token}/captures": one photo
@@ -78,14 +81,31 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 	}
 	c.ContentType, c.Width, c.Height, c.SHA256, c.SourceSHA256 = img.ContentType, img.Width, img.Height, img.SHA256, img.SourceSHA256
 	c.UserAgent, c.IP = truncate(r.UserAgent(), maxUserAgent), p.clientIP(r)
-	c.Meta = map[string]any{"software": img.Metadata.Software, "hadExif": img.Metadata.HadEXIF,
-		"hadGps": img.Metadata.HadGPS, "sourceType": img.SourceType, "orientation": img.Metadata.Orientation}
+	c.Meta["software"], c.Meta["hadExif"], c.Meta["hadGps"] = img.Metadata.Software, img.Metadata.HadEXIF, img.Metadata.HadGPS
+	c.Meta["sourceType"], c.Meta["orientation"] = img.SourceType, img.Metadata.Orientation
 	if img.Metadata.EXIFError != "" {
 		c.Meta["exifError"] = img.Metadata.EXIFError
 	}
 	if img.SourceWidth*img.SourceHeight != img.Width*img.Height {
 		// Scaled down to the stored bound: the upload's own size is evidence.
 		c.Meta["sourceWidth"], c.Meta["sourceHeight"] = img.SourceWidth, img.SourceHeight
+	}
+	// Read a document photo's MRZ now, so that the page can show what it
+	// says or ask for a retake while the document is still at hand. The
+	// engine reads it again when it decides: this read only guides.
+	var view *mrzView
+	if c.Kind == "document" {
+		err := p.gate.Run(r.Context(), img.Width, img.Height, func() error {
+			res, err := readDocument(img.Data, time.Now())
+			if err == nil {
+				view = viewOf(res)
+			}
+			return err
+		})
+		if err != nil {
+			return imageError(err)
+		}
+		c.Meta["mrzStatus"], c.Meta["mrzHint"] = view.Status, view.Hint
 	}
 	err = p.store.InTx(r.Context(), func(tx *store.Tx) error {
 		_, err := p.svc.AddCapture(tx, token, c, img.Data)
@@ -94,7 +114,7 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	p.writeJSON(w, r, http.StatusCreated, captureResponse{ID: c.ID, Kind: c.Kind, Side: c.Side, Width: c.Width, Height: c.Height})
+	p.writeJSON(w, r, http.StatusCreated, captureResponse{ID: c.ID, Kind: c.Kind, Side: c.Side, Width: c.Width, Height: c.Height, MRZ: view})
 	return nil
 }
 
@@ -196,6 +216,10 @@ func validateCapture(f *captureForm) (*kyc.Capture, error) {
 	if c.Method != "camera" && c.Method != "upload" {
 		bad("method", "must be camera or upload")
 	}
+	// The page's word is evidence, not the capture method: only a passed
+	// liveness session (handleLivenessFrames) makes a camera capture.
+	c.Meta = map[string]any{"clientMethod": c.Method}
+	c.Method = kyc.MethodUpload
 	if len(f.image) == 0 {
 		bad("image", "is required: attach the photo")
 	}

@@ -37,21 +37,25 @@ func TestCaptureUpload(t *testing.T) {
 	if !strings.HasPrefix(got.ID, "cap_") || got.Kind != "document" || got.Side == nil || *got.Side != "front" || got.Width != 800 || got.Height != 505 {
 		t.Fatalf("answer: %s", r.body)
 	}
-	// The upload moved the request to in_progress, like opening the page.
-	if s := e.request(req.ID).Status; s != kyc.KYCInProgress {
-		t.Errorf("status=%s, want in_progress", s)
+	// The upload opened the link, like opening the page.
+	if s := e.request(req.ID); s.Status != kyc.KYCLinkGenerated || s.PortalOpenedAt == nil {
+		t.Errorf("status=%s portalOpenedAt=%v, want link_generated and opened", s.Status, s.PortalOpenedAt)
 	}
 	caps, err := e.st.FindCaptures(t.Context(), req.ID, "")
 	if err != nil || len(caps) != 1 {
 		t.Fatalf("captures: %v %v", caps, err)
 	}
 	c := caps[0]
-	// X-Forwarded-For is not trusted without the option.
-	if c.IP != "203.0.113.7" || c.UserAgent != "TestPhone/1.0" || c.Method != "camera" || *c.DocumentType != "id_card" ||
+	// X-Forwarded-For is not trusted without the option. The page said
+	// "camera"; the server did not see it, so the capture is an upload and
+	// the claim is kept as evidence.
+	if c.IP != "203.0.113.7" || c.UserAgent != "TestPhone/1.0" || c.Method != kyc.MethodUpload || *c.DocumentType != "id_card" ||
 		*c.Country != "DE" || c.ContentType != "image/jpeg" || c.SHA256 == "" || c.SourceSHA256 == "" {
 		t.Errorf("stored capture: %+v", c)
 	}
-	wantMeta := map[string]any{"software": "", "hadExif": false, "hadGps": false, "sourceType": "image/jpeg", "orientation": float64(0)}
+	// What the server read of the zone at upload: a plain photo has none.
+	wantMeta := map[string]any{"software": "", "hadExif": false, "hadGps": false, "sourceType": "image/jpeg", "orientation": float64(0),
+		"mrzStatus": "not_found", "mrzHint": "no_zone", "clientMethod": "camera"}
 	if !maps.Equal(c.Meta, wantMeta) {
 		t.Errorf("meta=%v, want %v", c.Meta, wantMeta)
 	}

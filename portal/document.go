@@ -20,7 +20,7 @@ const maxDocumentBody = 16 << 10
 
 // documentFields are the fields of the document form, as the page sends
 // them and as kyc.DocumentData.Validate names them.
-var documentFields = []string{"documentType", "issuingCountry", "documentNumber", "expiryDate", "mrz"}
+var documentFields = []string{"documentType", "issuingCountry", "documentNumber", "expiryDate", "mrz", "captureId"}
 
 // documentResponse is the 200 answer to the document form: what was
 // stored, without echoing the MRZ.
@@ -30,13 +30,19 @@ type documentResponse struct {
 	DocumentNumber string `json:"documentNumber"`
 	ExpiryDate     string `json:"expiryDate"`
 	HasMRZ         bool   `json:"hasMrz"`
+	// FromDocument: the number, expiry and MRZ were read from the
+	// document photo by the server, not typed.
+	FromDocument bool `json:"fromDocument"`
 }
 
 // handleDocumentSet handles "POST /portal/{token}/document": the document
 // details the applicant confirms, as a JSON object of strings with the
 // fields documentType, issuingCountry, documentNumber, expiryDate
 // (YYYY-MM-DD) and the optional mrz (lines separated by line breaks). A
-// later post replaces the earlier details.
+// later post replaces the earlier details. With captureId (a document
+// photo of this verification), the applicant confirms what the server
+// read from that photo: number, expiry and MRZ are taken from it, and a
+// photo whose zone could not be read is a VALIDATION_ERROR on captureId.
 //
 // It answers 200 with the stored details; 400 VALIDATION_ERROR whose
 // details name every invalid field; 413 for a body over 16 KB; 415 when
@@ -49,9 +55,16 @@ func (p *portal) handleDocumentSet(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	d, err := readDocumentForm(w, r)
+	d, captureID, err := readDocumentForm(w, r)
 	if err != nil {
 		return err
+	}
+	if captureID != "" {
+		// The applicant confirms what the server read from a photo: the
+		// details come from that photo, whatever the page sent beside.
+		if err := p.confirmFromRead(r.Context(), token, captureID, d); err != nil {
+			return err
+		}
 	}
 	// SetDocumentData validates too; checking first gives the applicant
 	// the portal's own rule with the others, in words for them.
@@ -66,7 +79,7 @@ func (p *portal) handleDocumentSet(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	p.writeJSON(w, r, http.StatusOK, documentResponse{DocumentType: d.DocumentType, IssuingCountry: d.IssuingCountry,
-		DocumentNumber: d.DocumentNumber, ExpiryDate: d.ExpiryDate, HasMRZ: d.MRZ != ""})
+		DocumentNumber: d.DocumentNumber, ExpiryDate: d.ExpiryDate, HasMRZ: d.MRZ != "", FromDocument: captureID != ""})
 	return nil
 }
 
@@ -78,25 +91,25 @@ func (p *portal) handleDocumentSet(w http.ResponseWriter, r *http.Request) error
 // Requiring application/json also means a plain HTML form on another site
 // cannot send this request at all, even to a browser too old for
 // CrossOriginProtection to recognise the cross-site post.
-func readDocumentForm(w http.ResponseWriter, r *http.Request) (*kyc.DocumentData, error) {
+func readDocumentForm(w http.ResponseWriter, r *http.Request) (*kyc.DocumentData, string, error) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return nil, &statusError{status: http.StatusUnsupportedMediaType, err: invalidDocumentForm(
+		return nil, "", &statusError{status: http.StatusUnsupportedMediaType, err: invalidDocumentForm(
 			kyc.FieldError{Field: "body", Message: "must be application/json"})}
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDocumentBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &statusError{status: http.StatusRequestEntityTooLarge, err: &kyc.Error{Code: kyc.EValidation, Err: err,
+			return nil, "", &statusError{status: http.StatusRequestEntityTooLarge, err: &kyc.Error{Code: kyc.EValidation, Err: err,
 				Message: "error.details_too_long",
 				Details: []kyc.FieldError{{Field: "body", Message: "must be at most 16 KB"}}}}
 		}
-		return nil, &kyc.Error{Code: kyc.EValidation, Message: "error.details_incomplete",
+		return nil, "", &kyc.Error{Code: kyc.EValidation, Message: "error.details_incomplete",
 			Details: []kyc.FieldError{{Field: "body", Message: "is not a complete JSON object"}}, Err: err}
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil || raw == nil {
-		return nil, invalidDocumentForm(kyc.FieldError{Field: "body", Message: "must be a JSON object"})
+		return nil, "", invalidDocumentForm(kyc.FieldError{Field: "body", Message: "must be a JSON object"})
 	}
 	values := map[string]string{}
 	var details []kyc.FieldError
@@ -114,7 +127,7 @@ func readDocumentForm(w http.ResponseWriter, r *http.Request) (*kyc.DocumentData
 	if len(details) > 0 {
 		// The map gave them in random order; the answer should not be.
 		slices.SortFunc(details, func(a, b kyc.FieldError) int { return strings.Compare(a.Field, b.Field) })
-		return nil, invalidDocumentForm(details...)
+		return nil, "", invalidDocumentForm(details...)
 	}
 	d := &kyc.DocumentData{
 		DocumentType:   strings.TrimSpace(values["documentType"]),
@@ -123,7 +136,7 @@ func readDocumentForm(w http.ResponseWriter, r *http.Request) (*kyc.DocumentData
 		ExpiryDate:     strings.TrimSpace(values["expiryDate"]),
 		MRZ:            tidyMRZ(values["mrz"]),
 	}
-	return d, nil
+	return d, strings.TrimSpace(values["captureId"]), nil
 }
 
 // validateDocument is kyc.DocumentData.Validate plus the portal's rule

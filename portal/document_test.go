@@ -2,10 +2,12 @@ package portal_test
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"kycd/internal/realdata"
 	"kycd/kyc"
 	"kycd/mrz"
 	"kycd/store"
@@ -70,7 +72,7 @@ func TestDocumentSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"documentType": "passport", "issuingCountry": "DE", "documentNumber": "C01X00T47",
-		"expiryDate": time.Now().AddDate(5, 0, 0).Format(time.DateOnly), "hasMrz": true}
+		"expiryDate": time.Now().AddDate(5, 0, 0).Format(time.DateOnly), "hasMrz": true, "fromDocument": false}
 	if len(got) != len(want) {
 		t.Errorf("answer=%s, want the fields of %v", r.body, want)
 	}
@@ -84,8 +86,8 @@ func TestDocumentSet(t *testing.T) {
 		t.Fatalf("stored: %+v", d)
 	}
 	// Setting the details opened the link, as an upload does.
-	if stored.Status != kyc.KYCInProgress {
-		t.Errorf("status=%s, want in_progress", stored.Status)
+	if stored.Status != kyc.KYCLinkGenerated || stored.PortalOpenedAt == nil {
+		t.Errorf("status=%s portalOpenedAt=%v, want link_generated and opened", stored.Status, stored.PortalOpenedAt)
 	}
 
 	// A second post (the applicant edits from the review) replaces it; an
@@ -219,5 +221,55 @@ func TestDocumentLinks(t *testing.T) {
 	e.expire()
 	if r := e.document(expired, valid); r.status != 410 || r.envelope(t).Error.Reason != "expired" {
 		t.Errorf("expired: %d %s", r.status, r.body)
+	}
+}
+
+// TestDocumentFromRead: a document photo's upload answers with what the
+// server read from its zone; confirming it (captureId) stores the number,
+// expiry and zone read from the photo, whatever the page sends beside; a
+// photo that is not this request's document, or whose zone was not read,
+// is refused on captureId.
+func TestDocumentFromRead(t *testing.T) {
+	card, err := os.ReadFile(realdata.Path(t, "images/doc_td2_uto_icao_specimen.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	token, req := e.create(kyc.WorkflowStandard, "")
+	r := e.upload(token, doc("front", "passport"), card)
+	var got struct {
+		ID  string
+		MRZ struct{ Status, Surname, GivenNames, DocumentNumber, BirthDate, ExpiryDate string }
+	}
+	if r.status != 201 || json.Unmarshal([]byte(r.body), &got) != nil {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	if got.MRZ.Status != "read" || got.MRZ.Surname != "ERIKSSON" || got.MRZ.GivenNames != "ANNA MARIA" || got.MRZ.DocumentNumber != "D23145890" ||
+		got.MRZ.BirthDate != "1974-08-12" || got.MRZ.ExpiryDate != "2012-04-15" {
+		t.Fatalf("read at upload: %s", r.body)
+	}
+	// The page sends other details beside the capture: the photo wins.
+	r = e.document(token, `{"documentType":"passport","issuingCountry":"SE","documentNumber":"X1","expiryDate":"2031-04-15","captureId":"`+got.ID+`"}`)
+	if r.status != 200 || !strings.Contains(r.body, `"fromDocument":true`) {
+		t.Fatalf("confirm: %d %s", r.status, r.body)
+	}
+	d := e.request(req.ID).DocumentData
+	if d == nil || d.DocumentNumber != "D23145890" || d.ExpiryDate != "2012-04-15" || !strings.HasPrefix(d.MRZ, "I<UTOERIKSSON<<ANNA<MARIA") {
+		t.Fatalf("stored: %+v", d)
+	}
+	// A selfie is no document photo; a plain photo has no zone.
+	sr := e.upload(token, map[string]string{"kind": "selfie", "method": "camera"}, photo(t, 640, 480))
+	var selfie struct{ ID string }
+	json.Unmarshal([]byte(sr.body), &selfie)
+	for _, id := range []string{selfie.ID, "cap_unknown"} {
+		if r := e.document(token, `{"documentType":"passport","issuingCountry":"SE","captureId":"`+id+`"}`); r.status != 400 || !strings.Contains(r.body, `"captureId"`) {
+			t.Errorf("captureId %s: %d %s", id, r.status, r.body)
+		}
+	}
+	plain := e.upload(token, doc("front", "passport"), photo(t, 800, 560))
+	var p struct{ ID string }
+	json.Unmarshal([]byte(plain.body), &p)
+	if r := e.document(token, `{"documentType":"passport","issuingCountry":"SE","captureId":"`+p.ID+`"}`); r.status != 400 || !strings.Contains(r.body, "could not be read") {
+		t.Errorf("unread photo: %d %s", r.status, r.body)
 	}
 }

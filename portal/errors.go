@@ -46,6 +46,7 @@ var typeByCode = map[string]string{
 	kyc.EForbidden:     "authorization",
 	kyc.ENotFound:      "not_found",
 	kyc.EUnprocessable: "unprocessable",
+	kyc.EConflict:      "conflict",
 	kyc.ERateLimited:   "rate_limit",
 	kyc.EUnavailable:   "unavailable",
 	kyc.EInternal:      "internal",

@@ -34,6 +34,15 @@ func (p *portal) localize(c *locale.Catalog, e *kyc.Error) *kyc.Error {
 	case e.Code == kyc.EUnavailable:
 		out.Message = c.T("error.busy") // capture's gate is full
 		return &out
+	case e.Code == kyc.EUnprocessable && e.Reason == "too_many_sessions":
+		out.Message = c.T("error.liveness_sessions_used", "n", strconv.Itoa(kyc.MaxLivenessSessions))
+		return &out
+	case e.Code == kyc.EConflict && e.Reason == "session_used":
+		out.Message = c.T("error.liveness_used") // the portal's or the store's
+		return &out
+	case e.Code == kyc.EValidation && e.Reason == "nonce_mismatch":
+		out.Message = c.T("error.liveness_nonce")
+		return &out
 	case e.Code == kyc.EUnprocessable && isLinkState(e.Reason):
 		out.Message = c.T("error.link_" + e.Reason)
 		return &out

@@ -140,7 +140,7 @@ var documentTypes = []documentType{
 type appPage struct {
 	chrome
 	CapturesURL, SubmitURL, PageURL string
-	DocumentURL                     string
+	DocumentURL, LivenessURL        string
 	Workflow                        kyc.WorkflowType
 	RedirectURL                     string
 	FirstName                       string
@@ -152,8 +152,8 @@ type appPage struct {
 }
 
 // handleApp handles "GET /portal/{token}": the app for an open link
-// (whose first view moves the request to in_progress), the state page for
-// any other.
+// (whose first view records the opening: portalOpenedAt and a timeline
+// entry), the state page for any other.
 func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 	token, err := tokenParam(r)
 	if err != nil {
@@ -186,7 +186,8 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 	data := appPage{chrome: c,
 		CapturesURL: withLang(r.URL.Path+"/captures", c.L), DocumentURL: withLang(r.URL.Path+"/document", c.L),
 		SubmitURL: withLang(r.URL.Path+"/submit", c.L), PageURL: withLang(r.URL.Path, c.L),
-		Workflow: req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
+		LivenessURL: withLang(r.URL.Path+"/liveness", c.L),
+		Workflow:    req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
 		ExpiresAt:     c.L.DateTime(req.PortalExpiresAt),
 		DocumentTypes: documentTypes, Countries: p.countries.of(c.L), Messages: scriptMessages(c.L),
 	}

@@ -60,7 +60,9 @@ type portal struct {
 	pages     *template.Template
 	assets    *assets
 	countries countryLists
-	mux       *http.ServeMux
+	// analyses bounds the liveness sessions analysed at once.
+	analyses chan struct{}
+	mux      *http.ServeMux
 }
 
 // New returns the portal handler, to be mounted at /portal/: it expects
@@ -72,7 +74,7 @@ func New(o Options) http.Handler {
 		panic("portal: Options.Service and Options.Store are required")
 	}
 	p := &portal{svc: o.Service, store: o.Store, log: o.Logger, proxy: o.TrustForwardedFor, limits: o.Limits,
-		mux: http.NewServeMux()}
+		mux: http.NewServeMux(), analyses: make(chan struct{}, maxAnalyses)}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -110,6 +112,8 @@ func (p *portal) routes() {
 	p.mux.Handle("POST /portal/{token}/captures", csrf.Handler(p.api(p.handleCaptureCreate)))
 	p.mux.Handle("POST /portal/{token}/document", csrf.Handler(p.api(p.handleDocumentSet)))
 	p.mux.Handle("POST /portal/{token}/submit", csrf.Handler(p.api(p.handleSubmit)))
+	p.mux.Handle("POST /portal/{token}/liveness", csrf.Handler(p.api(p.handleLivenessOpen)))
+	p.mux.Handle("POST /portal/{token}/liveness/{id}", csrf.Handler(p.api(p.handleLivenessFrames)))
 	// Everything else under /portal/ answers as the portal does, not with
 	// the mux's plain-text 404.
 	p.mux.Handle("/portal/", http.HandlerFunc(p.handleUnknown))

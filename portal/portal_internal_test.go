@@ -9,6 +9,7 @@ import (
 
 	"kycd/capture"
 	"kycd/kyc"
+	"kycd/liveness"
 	"kycd/locale"
 )
 
@@ -110,4 +111,24 @@ func TestBusyUpload(t *testing.T) {
 		body.Error.Type != "unavailable" || body.Error.Reason != capture.EBusy || body.Error.Message != locale.Get("de").T("error.busy") {
 		t.Errorf("%d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
+}
+
+// FuzzParseSteps: the steps field of a frames upload is the page's word;
+// any text either parses to steps within the challenge's range or is an
+// error, never a panic.
+func FuzzParseSteps(f *testing.F) {
+	for _, s := range []string{"0,0,1,1,2,2", "", ",", "-1", "0, 3", "99999999999999999999", "0,0,1,1,2,2,3,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		steps, err := parseSteps(s)
+		if err != nil {
+			return
+		}
+		for _, n := range steps {
+			if n < 0 || n > liveness.MaxMoves {
+				t.Fatalf("parseSteps(%q) = %v", s, steps)
+			}
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"kycd/replicate"
 	"kycd/store"
+	"kycd/store/storetest"
 )
 
 // syncedBuffer is a log destination that tests read while loggers write.
@@ -45,7 +46,7 @@ func open(t *testing.T, db string, urls ...string) (*store.Store, *replicate.Rep
 	if err != nil {
 		t.Fatalf("start replication: %v", err)
 	}
-	st, err := store.Open(t.Context(), db, store.Options{ExternalCheckpoints: true, Logger: log})
+	st, err := store.Open(t.Context(), db, store.Options{ExternalCheckpoints: true, Logger: log, MasterKey: storetest.MasterKey})
 	if err != nil {
 		rep.Close()
 		t.Fatalf("open store: %v", err)
@@ -325,7 +326,7 @@ func TestRestoreRefusesExistingDestination(t *testing.T) {
 func TestBackupWhileWriting(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "kyc.db")
-	st, err := store.Open(t.Context(), db, store.Options{})
+	st, err := store.Open(t.Context(), db, store.Options{MasterKey: storetest.MasterKey})
 	if err != nil {
 		t.Fatal(err)
 	}

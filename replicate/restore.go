@@ -84,6 +84,11 @@ func Restore(ctx context.Context, from string, creds Credentials, dst string, op
 	if err := IntegrityCheck(ctx, tmp); err != nil {
 		return nil, fmt.Errorf("restored file: %w", err)
 	}
+	// Like a database serve creates: the owner's alone (its -wal and -shm
+	// will take this mode too).
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		return nil, err
+	}
 	if opts.Force {
 		for _, p := range []string{dst + "-wal", dst + "-shm"} {
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {

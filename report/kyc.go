@@ -31,11 +31,14 @@ type KYCReport struct {
 	Automation    AutomationPart    `json:"automation"`
 	DocumentData  *kyc.DocumentData `json:"documentData"`
 	Captures      []CapturePart     `json:"captures"`
-	Screenings    []kyc.ListResult  `json:"screenings"`
-	Signals       []any             `json:"signals"`
-	Reasons       []any             `json:"reasons"`
-	Timeline      []TimelinePart    `json:"timeline"`
-	ReviewerNotes []ReviewerNote    `json:"reviewerNotes"`
+	// LivenessSessions are the selfie's camera sessions with their
+	// evidence (liveness.go).
+	LivenessSessions []LivenessPart   `json:"livenessSessions"`
+	Screenings       []kyc.ListResult `json:"screenings"`
+	Signals          []any            `json:"signals"`
+	Reasons          []any            `json:"reasons"`
+	Timeline         []TimelinePart   `json:"timeline"`
+	ReviewerNotes    []ReviewerNote   `json:"reviewerNotes"`
 	// ContentSHA256 is the SHA-256 of this JSON document with this field
 	// empty, so a filed copy can be checked against its hash.
 	ContentSHA256 string `json:"contentSha256"`
@@ -63,6 +66,7 @@ type RequestPart struct {
 	SubmittedAt     *string `json:"submittedAt"`
 	DecidedAt       *string `json:"decidedAt"`
 	PortalExpiresAt string  `json:"portalExpiresAt"`
+	PortalOpenedAt  *string `json:"portalOpenedAt"` // when the applicant first opened the current link
 }
 
 // ApplicantPart is the applicant as recorded.
@@ -102,6 +106,7 @@ type CapturePart struct {
 	SHA256       string         `json:"sha256"`
 	CapturedAt   string         `json:"capturedAt"`
 	Method       string         `json:"captureMethod"`
+	SessionID    *string        `json:"livenessSessionId"`
 	Metadata     map[string]any `json:"captureMetadata"`
 }
 
@@ -150,24 +155,29 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 	if err != nil {
 		return nil, err
 	}
+	sessions, err := st.FindLivenessSessions(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
 	rep := &KYCReport{
 		SchemaVersion: KYCSchemaVersion, GeneratedAt: kyc.FormatTime(now), Organization: *org,
 		Environment: string(r.Environment), Sandbox: r.Environment == kyc.Sandbox,
 		Request: RequestPart{ID: r.ID, PublicID: r.PublicID, Status: string(r.Status), Decision: string(r.Decision),
 			DecisionReason: r.DecisionReason, WorkflowType: string(r.WorkflowType), ExternalRef: r.ExternalRef,
 			CreatedAt: kyc.FormatTime(r.CreatedAt), SubmittedAt: fmtTime(r.SubmittedAt), DecidedAt: fmtTime(r.DecidedAt),
-			PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt)},
+			PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt), PortalOpenedAt: fmtTime(r.PortalOpenedAt)},
 		Applicant: ApplicantPart{ID: a.ID, PublicID: a.PublicID, FirstName: a.FirstName, LastName: a.LastName, Email: a.Email,
 			Phone: a.Phone, DOB: a.DOB, Country: a.Country, ExternalRef: a.ExternalRef},
-		Automation:    AutomationPart{Decision: r.AutomationDecision, Confidence: r.AutomationConfidence, RiskScore: r.RiskScore},
-		DocumentData:  r.DocumentData,
-		Captures:      []CapturePart{},
-		Screenings:    r.Screenings,
-		Signals:       []any{},
-		Reasons:       []any{},
-		Timeline:      []TimelinePart{},
-		ReviewerNotes: []ReviewerNote{},
-		Thumbnails:    map[string][]byte{},
+		Automation:       AutomationPart{Decision: r.AutomationDecision, Confidence: r.AutomationConfidence, RiskScore: r.RiskScore},
+		DocumentData:     r.DocumentData,
+		Captures:         []CapturePart{},
+		LivenessSessions: livenessParts(sessions),
+		Screenings:       r.Screenings,
+		Signals:          []any{},
+		Reasons:          []any{},
+		Timeline:         []TimelinePart{},
+		ReviewerNotes:    []ReviewerNote{},
+		Thumbnails:       map[string][]byte{},
 	}
 	if rep.Screenings == nil {
 		rep.Screenings = []kyc.ListResult{}
@@ -191,7 +201,7 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 		meta := c.Metadata()
 		rep.Captures = append(rep.Captures, CapturePart{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType,
 			Country: c.Country, ContentType: c.ContentType, Width: c.Width, Height: c.Height, Size: c.Size, SHA256: c.SHA256,
-			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, Metadata: meta})
+			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Metadata: meta})
 		rep.Thumbnails[c.ID] = full.Data
 	}
 	for _, e := range events {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"image"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,11 +96,25 @@ func typicalKYC(t testing.TB) *KYCReport {
 	capture(t, rep, "cap_01JNXA9F1SLF", "selfie", nil, "images/face_biden_02_portrait.jpg")
 	capture(t, rep, "cap_01JNXA9F2LIV", "liveness", nil, "images/face_biden_01_fulllength.jpg")
 
+	rep.LivenessSessions = []LivenessPart{
+		{ID: "lvs_01JNXA8Z0FAILED", Status: "failed", Challenge: []string{"turn_left", "look_up"}, OpenedAt: at(4 * time.Minute),
+			Deadline: at(4*time.Minute + 20*time.Second), ReceivedAt: ptr(at(4*time.Minute + 9*time.Second)),
+			Verdict: json.RawMessage(`{"passed":false,"selfie":0,"checks":[` +
+				`{"name":"frames","passed":true,"detail":"6 frames over 3 steps."},` +
+				`{"name":"head_movement","passed":false,"code":"LIVENESS_MOVEMENT_NOT_SEEN","detail":"Step 1 (turn_left): the head moved 2° that way; 20° is needed."},` +
+				`{"name":"distinct_frames","passed":false,"code":"LIVENESS_DUPLICATE_FRAMES","detail":"Frames 1 and 2 are the same picture."}],` +
+				`"steps":[{"step":0,"move":"look_straight","frames":2,"bestFrame":0,"measured":1.5,"required":20,"unit":"degrees","passed":true},` +
+				`{"step":1,"move":"turn_left","frames":2,"bestFrame":2,"measured":2.1,"required":20,"unit":"degrees","passed":false},` +
+				`{"step":2,"move":"look_up","frames":2,"bestFrame":4,"measured":0.4,"required":18,"unit":"degrees","passed":false}],` +
+				`"frames":[{"step":0,"faces":1,"yaw":1.5,"pitch":3,"roll":0,"scale":0.7,"distance":0}]}`),
+			Frames: []LivenessFramePart{{ID: "lvf_01JNXA8Z1FRAME0", Seq: 0, Step: 0, ContentType: "image/jpeg", Width: 640, Height: 480,
+				Size: 41234, SHA256: strings.Repeat("ab", 32)}}},
+	}
 	rep.Screenings = []kyc.ListResult{
-		{CheckType: "sanctions", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{}, Lists: listRef("sanctions")},
-		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.RiskMedium, MatchCount: 1,
+		{CheckType: "sanctions", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow), Matches: []kyc.MatchRecord{}, Lists: listRef("sanctions")},
+		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskMedium), MatchCount: 1,
 			Matches: []kyc.MatchRecord{match(0, "Anna Maria Schmitt", "Anna Schmitt", 0.912)}, Lists: listRef("pep")},
-		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{}, Lists: listRef("crime")},
+		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow), Matches: []kyc.MatchRecord{}, Lists: listRef("crime")},
 	}
 	signal := func(name, capID, status string, score float64, detail string, codes ...string) any {
 		var findings []any
@@ -114,19 +130,29 @@ func typicalKYC(t testing.TB) *KYCReport {
 		signal("face_match", "cap_01JNXA9F1SLF", "pass", 0.88, "Selfie matches the document portrait."),
 		signal("aml_screening", "", "warn", 0.6, "One PEP match above the threshold.", "PEP_MATCH"),
 		signal("capture_integrity", "", "pass", 1, "Captured live in the portal."),
+		map[string]any{"name": "document_data", "captureId": "", "status": "pass", "score": 1.0, "findings": []any{},
+			"detail": "The document's machine-readable zone was read from its image; it is valid and its check digits verify.",
+			"data": map[string]any{"source": "document_image", "captureId": "cap_01JNXA9F0DOC", "mrz": map[string]any{
+				"surname": "MUSTERMANN", "givenNames": "ERIKA", "birthDate": "1964-08-12", "documentNumber": "*****0T47",
+				"nationality": "D", "issuingState": "D", "expiryDate": "2031-10-31", "checkDigitsValid": true}}},
+		map[string]any{"name": "data_consistency", "captureId": "", "status": "pass", "score": 1.0, "findings": []any{},
+			"detail": "Compared with the MRZ read from the document: name match, dateOfBirth match.",
+			"data": map[string]any{"comparisons": []any{
+				map[string]any{"field": "name", "document": "ERIKA MUSTERMANN", "applicant": "Erika Mustermann", "result": "match", "detail": "Similarity 1.00 (as written); 0.82 needed."},
+				map[string]any{"field": "dateOfBirth", "document": "1964-08-12", "applicant": "1964-08-12", "result": "match"}}}},
 	}
 	rep.Reasons = []any{
 		map[string]any{"code": "PEP_MATCH", "message": "Possible politically exposed person: Anna Maria Schmitt (0.91).",
 			"signal": "aml_screening", "action": "review", "weight": 35.0},
 	}
 	events := []struct{ typ, from, to, actor, reason string }{
-		{kyc.TimelineOpened, "", "link_generated", "api_key", ""},
-		{string(kyc.EventKYCPortalLinkReady), "link_generated", "link_generated", "system", ""},
-		{"svc.kyc.request.started", "link_generated", "in_progress", "applicant", ""},
-		{string(kyc.EventKYCSubmitted), "in_progress", "submitted", "applicant", ""},
+		{string(kyc.EventKYCCreated), "", "link_generated", "api_key", ""},
+		{string(kyc.EventKYCPortalLinkReady), "link_generated", "link_generated", "api_key", ""},
+		{kyc.TimelineOpened, "link_generated", "link_generated", "applicant", ""},
+		{string(kyc.EventKYCSubmitted), "link_generated", "submitted", "applicant", ""},
 		{string(kyc.EventKYCProcessing), "submitted", "processing", "system", ""},
 		{string(kyc.EventKYCAwaitingReview), "processing", "awaiting_review", "system", "PEP match needs a person."},
-		{"svc.kyc.request.review_claimed", "awaiting_review", "awaiting_review", "reviewer", ""},
+		{kyc.TimelineFirstReview, "awaiting_review", "awaiting_review", "reviewer", ""},
 		{string(kyc.EventKYCApproved), "awaiting_review", "approved", "reviewer", "Different person: date of birth 1971 vs 1990."},
 	}
 	for i, e := range events {
@@ -153,7 +179,7 @@ func typicalKYC(t testing.TB) *KYCReport {
 
 // eventTypes are cycled through by the long timeline.
 var eventTypes = []string{kyc.TimelineOpened, string(kyc.EventKYCPortalLinkReady), string(kyc.EventKYCSubmitted),
-	string(kyc.EventKYCProcessing), string(kyc.EventKYCAwaitingReview), string(kyc.EventKYCExpired), "svc.kyc.request.link_resent"}
+	string(kyc.EventKYCProcessing), string(kyc.EventKYCAwaitingReview), string(kyc.EventKYCExpired), kyc.TimelineFirstReview}
 
 // longKYC is the typical request with 200 events, 50 matches and a
 // reviewer note longer than a page.
@@ -162,7 +188,7 @@ func longKYC(t testing.TB) *KYCReport {
 	rep := typicalKYC(t)
 	rep.Timeline = rep.Timeline[:0]
 	for i := range 200 {
-		rep.Timeline = append(rep.Timeline, TimelinePart{Type: eventTypes[i%len(eventTypes)], FromStatus: ptr("in_progress"),
+		rep.Timeline = append(rep.Timeline, TimelinePart{Type: eventTypes[i%len(eventTypes)], FromStatus: ptr("link_generated"),
 			ToStatus: "expired", Decision: "pending", ActorType: "system", Reason: ptr(fmt.Sprintf("Automatic step %03d of the retry schedule.", i)),
 			At: kyc.FormatTime(t0.Add(time.Duration(i) * 37 * time.Minute))})
 	}
@@ -220,13 +246,13 @@ func amlWithHistory() *AMLReport {
 	sanction := match(7, "Anna SCHMIDT", "SCHMIDT, Anna", 0.964)
 	sanction.Source, sanction.ListVersionID, sanction.Programs = "un_consolidated", "lv_un_2026_02_27", []string{"UN 1267 (ISIL/Al-Qaida)"}
 	c.Results = []kyc.ListResult{
-		{CheckType: "sanctions", Provider: "UN Security Council", Status: kyc.ListHit, RiskLevel: kyc.RiskHigh, MatchCount: 1,
+		{CheckType: "sanctions", Provider: "UN Security Council", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskHigh), MatchCount: 1,
 			Matches: []kyc.MatchRecord{sanction}, Lists: []kyc.ListVersionRef{{ID: "lv_un_2026_02_27", Source: "un_consolidated",
 				Provider: "UN Security Council", EntityCount: 1004, ImportedAt: "2026-02-27T06:00:00.000Z"}}},
-		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.RiskMedium, MatchCount: 2,
+		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskMedium), MatchCount: 2,
 			Matches: []kyc.MatchRecord{match(1, "Anna Maria Schmitt", "Anna Schmitt", 0.912), match(2, "Annette Schmidt", "A. Schmidt", 0.843)},
 			Lists:   listRef("pep")},
-		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListError, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{},
+		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListError, Matches: []kyc.MatchRecord{},
 			Lists: listRef("crime"), Error: ptr("list version lv_crime_2026_02_27 is being imported; retry scheduled")},
 	}
 	prev := kyc.AMLNoMatch

@@ -8,8 +8,12 @@ import (
 	"strings"
 )
 
-// WriteKYCPDF renders a KYC request's report as an A4 PDF: organization
-// and environment, the request and its outcome, the applicant, the
+// WriteKYCPDF renders a KYC request's report as an A4 PDF. Page 1 opens
+// with a summary (the outcome and its reason, who decided, the engine's
+// recommendation, the screening at a glance, and every finding a reviewer
+// must look at and every check that did not run); the details follow:
+// organization and environment, the request and its outcome, the
+// applicant, the
 // automated decision, the document, the captured images with their
 // hashes, the screening results, the signals and reasons, the timeline,
 // the reviewer notes and the report's own hash. Every page names the
@@ -30,10 +34,15 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	if err != nil {
 		return fmt.Errorf("write kyc pdf: %w", err)
 	}
+	if err := kycSummary(d, rep); err != nil {
+		return fmt.Errorf("write kyc pdf: %w", err)
+	}
 	kycOverview(d, rep)
 	kycDocument(d, rep)
+	kycDocumentRead(d, rep)
 	d.section("Captured images")
 	d.captures(rep.Captures, <-thumbsDone)
+	kycLiveness(d, rep.LivenessSessions)
 	d.section("Screening results")
 	d.screenings(rep.Screenings)
 	if err := kycSignals(d, rep.Signals, rep.Captures); err != nil {
@@ -77,6 +86,7 @@ func kycOverview(d *doc, rep *KYCReport) {
 	t.kv("Submitted", optStr(r.SubmittedAt), false)
 	t.kv("Decided", optStr(r.DecidedAt), false)
 	t.kv("Portal link expires", orNone(r.PortalExpiresAt), false)
+	t.kv("Portal link opened", optStr(r.PortalOpenedAt), false)
 	t.end()
 
 	a := &rep.Applicant
@@ -122,6 +132,79 @@ func kycDocument(d *doc, rep *KYCReport) {
 	t.end()
 }
 
+// kycDocumentRead shows what the document itself says, as kycd read it
+// from the document photo (the document_data signal), and how it compared
+// with the applicant (data_consistency): the source of truth, beside the
+// details the applicant confirmed above.
+func kycDocumentRead(d *doc, rep *KYCReport) {
+	d.section("What the document says")
+	data := signalData(rep, "document_data")
+	if data == nil {
+		d.para("The document was not read: no automated check ran.", regular, 9)
+		return
+	}
+	t := d.kvTable()
+	switch data["source"] {
+	case "document_image":
+		t.kv("Source", "Read by kycd from the document photo "+text(data["captureId"]), false)
+	default:
+		t.kv("Source", "Not read from the document: only the details the applicant typed (not verified)", false)
+	}
+	if m, ok := data["mrz"].(map[string]any); ok {
+		t.kv("Surname", text(m["surname"]), false)
+		t.kv("Given names", text(m["givenNames"]), false)
+		t.kv("Date of birth", text(m["birthDate"]), false)
+		t.kv("Document number", text(m["documentNumber"]), true)
+		t.kv("Nationality", text(m["nationality"]), false)
+		t.kv("Issuing state", text(m["issuingState"]), false)
+		t.kv("Expiry date", orNone(text(m["expiryDate"])), false)
+		valid := "all verify"
+		if m["checkDigitsValid"] != true {
+			valid = "some do not verify"
+		}
+		t.kv("Check digits", valid, false)
+	}
+	t.end()
+	cmp := signalData(rep, "data_consistency")
+	list, _ := cmp["comparisons"].([]any)
+	if len(list) == 0 {
+		d.para("Nothing read from the document was compared with the applicant.", regular, 9)
+		return
+	}
+	t = d.kvTable()
+	for _, x := range list {
+		c, _ := x.(map[string]any)
+		line := text(c["result"]) + ": document " + orNone(text(c["document"])) + ", applicant " + orNone(text(c["applicant"]))
+		if det := text(c["detail"]); det != "" {
+			line += " (" + det + ")"
+		}
+		t.kv("Compared: "+text(c["field"]), line, false)
+	}
+	t.end()
+}
+
+// signalData is the data of the request-level signal name, nil without it.
+func signalData(rep *KYCReport, name string) map[string]any {
+	for _, s := range rep.Signals {
+		if m, ok := s.(map[string]any); ok && m["name"] == name {
+			data, _ := m["data"].(map[string]any)
+			if data == nil {
+				data = map[string]any{}
+			}
+			return data
+		}
+	}
+	return nil
+}
+
+// text is a JSON value as text ("" for none).
+func text(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
 // kycIntegrity closes the report with what it was computed by and the
 // hash that identifies it.
 func kycIntegrity(d *doc, rep *KYCReport) {
@@ -137,4 +220,5 @@ func kycIntegrity(d *doc, rep *KYCReport) {
 	t.end()
 	d.para("The content SHA-256 is computed over the report's JSON form with the contentSha256 member empty; "+
 		"it identifies this report's content and is printed, first 16 hex digits, at the foot of every page.", regular, 8)
+	d.para(scriptLegend, regular, 8)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"kycd/kyc"
+	"kycd/store"
 )
 
 type keyCtx struct{}
@@ -55,7 +56,9 @@ func (s *Server) authenticate(next handlerFunc) handlerFunc {
 			return authError(kyc.EInvalidAPIKey, kyc.ReasonRevokedAPIKey, "The API key was revoked. Create a new key.")
 		}
 		requestInfoFrom(r.Context()).key = key
-		return next(w, r.WithContext(context.WithValue(r.Context(), keyCtx{}, key)))
+		// What this request changes is audited as done by its key.
+		ctx := store.WithActor(context.WithValue(r.Context(), keyCtx{}, key), kyc.Principal{Type: kyc.ActorAPIKey, ID: "key_" + key.ID})
+		return next(w, r.WithContext(ctx))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"kycd/kyc"
 	"kycd/store"
+	"kycd/store/storetest"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -58,7 +59,7 @@ func TestRevocationIsImmediate(t *testing.T) {
 	if r := e.call("GET", "/v1/applicants", e.A.SandboxKey, ""); r.status != 200 {
 		t.Fatalf("before: %d", r.status)
 	}
-	cli, err := store.Open(t.Context(), e.store.Path(), store.Options{CheckpointEvery: -1})
+	cli, err := store.Open(t.Context(), e.store.Path(), store.Options{CheckpointEvery: -1, MasterKey: storetest.MasterKey})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"kycd/kyc"
 )
@@ -58,6 +59,11 @@ type errorFields struct {
 	Details []kyc.FieldError `json:"details"`
 }
 
+// unavailableRetryAfter is the Retry-After of a 503, in seconds: a full
+// or failing disk is not fixed in a second, and clients back off from
+// there (spec §7.4).
+const unavailableRetryAfter = 30
+
 // statusError lets an error choose a status other than its code's default
 // (413 for a body over the limit).
 type statusError struct {
@@ -90,6 +96,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = &kyc.Error{Code: kyc.EInternal, Message: "Internal error. Retry with backoff; if it persists, contact the operator with the X-Request-Id.", Err: err}
 		if status == http.StatusServiceUnavailable {
 			e.Code, e.Message = kyc.EUnavailable, "Service temporarily unavailable. Retry with backoff."
+			w.Header().Set("Retry-After", strconv.Itoa(unavailableRetryAfter))
 		}
 	}
 	info.err = err

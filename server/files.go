@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"kycd/kyc"
@@ -29,6 +30,7 @@ type captureJSON struct {
 	SHA256       string         `json:"sha256"`
 	CapturedAt   string         `json:"capturedAt"`
 	Method       string         `json:"captureMethod"`
+	SessionID    *string        `json:"livenessSessionId"`
 	Capture      map[string]any `json:"captureMetadata"`
 	DownloadURL  string         `json:"downloadUrl"`
 	ExpiresAt    string         `json:"downloadUrlExpiresAt"`
@@ -41,13 +43,20 @@ func (s *Server) signDownload(id string, expires int64) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-func (s *Server) toCaptureJSON(c kyc.Capture) captureJSON {
+// downloadURL is a pre-signed URL of a capture or liveness frame, and its
+// expiry.
+func (s *Server) downloadURL(id string) (string, string) {
 	exp := s.now().Add(DownloadURLTTL).Truncate(time.Second)
-	url := s.baseURL + "/v1/files/" + c.ID + "?expires=" + strconv.FormatInt(exp.Unix(), 10) + "&signature=" + s.signDownload(c.ID, exp.Unix())
+	url := s.baseURL + "/v1/files/" + id + "?expires=" + strconv.FormatInt(exp.Unix(), 10) + "&signature=" + s.signDownload(id, exp.Unix())
+	return url, kyc.FormatTime(exp)
+}
+
+func (s *Server) toCaptureJSON(c kyc.Capture) captureJSON {
+	url, exp := s.downloadURL(c.ID)
 	meta := c.Metadata()
 	return captureJSON{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType, Country: c.Country,
 		ContentType: c.ContentType, Size: c.Size, Width: c.Width, Height: c.Height, SHA256: c.SHA256,
-		CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, Capture: meta, DownloadURL: url, ExpiresAt: kyc.FormatTime(exp)}
+		CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Capture: meta, DownloadURL: url, ExpiresAt: exp}
 }
 
 // handleKYCCaptures lists a request's documents or selfies.
@@ -65,7 +74,21 @@ func (s *Server) handleKYCCaptures(kind string) handlerFunc {
 		for i, c := range caps {
 			out[i] = s.toCaptureJSON(c)
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"data": out})
+		if kind != "selfie" {
+			writeJSON(w, http.StatusOK, map[string]any{"data": out})
+			return nil
+		}
+		// Selfies come with the evidence of every camera session: the
+		// challenge, the verdict and each frame, passed or not.
+		sessions, err := s.store.FindLivenessSessions(r.Context(), req.ID)
+		if err != nil {
+			return err
+		}
+		list := make([]livenessSessionJSON, len(sessions))
+		for i, ss := range sessions {
+			list[i] = s.toLivenessJSON(ss)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"data": out, "livenessSessions": list})
 		return nil
 	}
 }
@@ -85,8 +108,14 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) error {
 	case s.now().Unix() > exp:
 		return &kyc.Error{Code: kyc.EForbidden, Reason: "expired_signature", Message: "This download URL has expired (they work for 10 minutes). Get a fresh one from the documents or selfies endpoint."}
 	}
-	c, err := s.store.FindCaptureData(r.Context(), id)
-	if err != nil {
+	var c *kyc.Capture
+	if strings.HasPrefix(id, "lvf_") {
+		f, _, err := s.store.FindLivenessFrameData(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		c = &kyc.Capture{ID: f.ID, ContentType: f.ContentType, Data: f.Data}
+	} else if c, err = s.store.FindCaptureData(r.Context(), id); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", c.ContentType)

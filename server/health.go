@@ -125,13 +125,27 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) checkDatabase(ctx context.Context) checkResult {
 	ctx, cancel := context.WithTimeout(ctx, dbProbeTimeout)
 	defer cancel()
-	err := s.store.PingWrite(ctx)
+	// After a write failed on the disk, an empty transaction proves
+	// nothing (it succeeds on a full disk): write and delete a row instead,
+	// until that succeeds.
+	failing := s.store.WritesFailing()
+	var err error
+	if failing {
+		err = s.store.ProbeWrite(ctx)
+	} else {
+		err = s.store.PingWrite(ctx)
+	}
 	if err == nil {
 		err = s.store.Ping(ctx)
 	}
 	switch {
+	case err == nil && failing:
+		return checkResult{OK: true, Detail: "A read and a write transaction ran; writes work again."}
 	case err == nil:
 		return checkResult{OK: true, Detail: "A read and a write transaction ran."}
+	case errors.Is(err, store.ErrStorage):
+		s.log.Error("readiness: writes fail on the disk", "err", err)
+		return checkResult{Detail: "Writes fail: the disk under the database is full or failing; the log has the cause."}
 	case errors.Is(err, store.ErrClosed):
 		return checkResult{Detail: "The database is closed: kycd is shutting down."}
 	case errors.Is(err, context.DeadlineExceeded):

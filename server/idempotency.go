@@ -73,6 +73,13 @@ func (s *Server) idempotent(next handlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
+		// Checked before any replay: the canonical form that matches a
+		// stored request would otherwise hide a key given twice.
+		if json.Valid(body) {
+			if dups := duplicateKeys(body); len(dups) > 0 {
+				return kyc.Invalid(dups...)
+			}
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		apiKey := keyFrom(r.Context())
 		ik := &idempotencyKey{key: key, hash: requestHash(r.Method, r.URL.Path, body)}

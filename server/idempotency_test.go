@@ -10,6 +10,7 @@ import (
 
 	"kycd/server"
 	"kycd/store"
+	"kycd/store/storetest"
 )
 
 func TestIdempotencyReplay(t *testing.T) {
@@ -131,7 +132,7 @@ func TestIdempotencyAfterRestart(t *testing.T) {
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(t.Context(), path, store.Options{})
+	st, err := store.Open(t.Context(), path, store.Options{MasterKey: storetest.MasterKey})
 	if err != nil {
 		t.Fatal(err)
 	}

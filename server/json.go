@@ -59,7 +59,16 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			Details: []kyc.FieldError{{Field: "body", Message: fmt.Sprintf("must be at most %d bytes", maxJSONBody)}}}, status: http.StatusRequestEntityTooLarge}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
+		// A truncated or malformed chunked body, a connection cut or
+		// half-closed mid-body, a body slower than the read timeout: the
+		// request never arrived whole, the client's side of the wire. The
+		// answer is written even though the request's context is cancelled
+		// by then (net/http cancels it on the connection's read error): a
+		// client that half-closed is still reading, and one that is gone
+		// costs a failed write. Not 499 with nothing written, which net/http
+		// would turn into an empty 200.
+		return nil, &kyc.Error{Code: kyc.EValidation, Message: "The request body could not be read completely. Send it again.",
+			Details: []kyc.FieldError{{Field: "body", Message: "was cut short or its chunked encoding is malformed"}}, Err: err}
 	}
 	return b, nil
 }
@@ -142,6 +151,10 @@ func parseObject(b []byte) (*object, error) {
 	}
 	if _, err := d.Token(); err != io.EOF {
 		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "must hold exactly one JSON object"})
+	}
+	// Valid JSON from here on, which duplicateKeys needs.
+	if dups := duplicateKeys(b); len(dups) > 0 {
+		return nil, kyc.Invalid(dups...)
 	}
 	var errs []kyc.FieldError
 	return &object{raw: raw, seen: map[string]bool{}, errs: &errs}, nil

@@ -150,11 +150,14 @@ var (
 		"Unix time of each replica's last successful sync (0 before the first).", []string{"replica"}, nil)
 	replicaErrDesc = prometheus.NewDesc("kycd_replication_error",
 		"1 when the replica's last sync failed, else 0.", []string{"replica"}, nil)
+	emailDesc = prometheus.NewDesc("kycd_email_outbox",
+		"E-mails in the outbox by state: queued (waiting to be sent, e.g. for SMTP to be configured), sent, expired (given up unsent after a week; body deleted).",
+		[]string{"state"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{jobsDesc, jobsOldestDesc, jobsOverdueDesc, listAgeDesc, listEntitiesDesc,
-		listMissingDesc, walDesc, replicaLagDesc, replicaSyncDesc, replicaErrDesc} {
+		listMissingDesc, walDesc, replicaLagDesc, replicaSyncDesc, replicaErrDesc, emailDesc} {
 		ch <- d
 	}
 }
@@ -205,6 +208,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			v = 1
 		}
 		ch <- prometheus.MustNewConstMetric(listMissingDesc, prometheus.GaugeValue, v, string(k))
+	}
+
+	if counts, err := s.store.EmailCounts(ctx); err != nil {
+		ch <- prometheus.NewInvalidMetric(emailDesc, err)
+	} else {
+		for _, state := range []string{"queued", "sent", "expired"} {
+			ch <- prometheus.MustNewConstMetric(emailDesc, prometheus.GaugeValue, float64(counts[state]), state)
+		}
 	}
 
 	if n, err := s.store.WALSize(); err != nil {

@@ -122,6 +122,7 @@ func TestMetricsRequests(t *testing.T) {
 	wantMetric(t, body, 1, "kycd_screening_duration_seconds_count", `environment="sandbox"`)
 	wantMetric(t, body, 1, "kycd_screening_list_missing", `kind="pep"`)
 	wantMetric(t, body, 1, "kycd_build_info", `version="test"`)
+	wantMetric(t, body, 0, "kycd_email_outbox", `state="expired"`)
 	for _, name := range []string{"kycd_sqlite_wal_bytes", "kycd_sqlite_commits_total", "go_goroutines", "process_start_time_seconds"} {
 		if _, ok := metric(t, body, name); !ok {
 			t.Errorf("no %s", name)

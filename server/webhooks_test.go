@@ -112,6 +112,46 @@ func TestWebhookEndpoints(t *testing.T) {
 	}
 }
 
+// TestWebhookEndpointChangesAudited: creating an endpoint, changing its
+// URL, rotating its secret and deleting it are audit rows naming the key
+// that did it; no secret is in them.
+func TestWebhookEndpointChangesAudited(t *testing.T) {
+	e := newAPIEnv(t, allowPrivateWebhooks)
+	r := e.call("POST", "/v1/webhook-endpoints", e.A.SandboxKey, `{"url":"http://127.0.0.1:9/hook"}`)
+	id, secret := r.json(t)["id"].(string), r.json(t)["secret"].(string)
+	path := "/v1/webhook-endpoints/" + id
+	e.call("PATCH", path, e.A.SandboxKey, `{"url":"http://127.0.0.1:9/other","description":"x"}`)
+	e.call("PATCH", path, e.A.SandboxKey, `{"description":"only the label"}`)
+	rotated := e.call("POST", path+"/rotate-secret", e.A.SandboxKey, `{"overlapHours":0}`).json(t)["secret"].(string)
+	if r := e.call("DELETE", path, e.A.SandboxKey, ""); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	rows, err := e.store.FindAudit(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, a := range rows {
+		actions = append(actions, a.Action)
+		if a.ActorType != kyc.ActorAPIKey || a.ActorID == nil || *a.ActorID != "key_"+e.A.SandboxID || a.OrganizationID != e.A.ID {
+			t.Errorf("%s: actor %s %v, org %s", a.Action, a.ActorType, a.ActorID, a.OrganizationID)
+		}
+		if a.Reason != nil && (strings.Contains(*a.Reason, secret) || strings.Contains(*a.Reason, rotated)) {
+			t.Errorf("%s: the reason holds a secret", a.Action)
+		}
+	}
+	want := "webhook_endpoint.created webhook_endpoint.updated webhook_endpoint.updated webhook_endpoint.secret_rotated webhook_endpoint.deleted"
+	if got := strings.Join(actions, " "); got != want {
+		t.Errorf("audit actions %q, want %q", got, want)
+	}
+	if len(rows) > 1 && (rows[1].Reason == nil || !strings.Contains(*rows[1].Reason, "http://127.0.0.1:9/hook → http://127.0.0.1:9/other")) {
+		t.Errorf("URL change not described: %v", rows[1].Reason)
+	}
+	if v, err := e.store.VerifyAudit(t.Context(), nil); err != nil || !v.OK() {
+		t.Errorf("verify: %+v %v", v.Broken, err)
+	}
+}
+
 // TestWebhookTargetsMustBePublic: issue #9 — a sandbox endpoint could
 // point at the internal network, and `…/test` then posted there. Without
 // --allow-private-webhooks, internal targets are refused at creation in

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"kycd/kyc"
@@ -35,6 +36,9 @@ func (tx *Tx) CreateAPIKey(p NewAPIKeyParams) (*kyc.APIKey, string, error) {
 	if p.RPMOverride != nil && *p.RPMOverride < 0 {
 		return nil, "", kyc.Errorf(kyc.EValidation, "The requests-per-minute override must be 0 (unlimited) or more.")
 	}
+	if p.RPMOverride != nil && *p.RPMOverride > kyc.MaxRPM {
+		return nil, "", kyc.Errorf(kyc.EValidation, "The requests-per-minute override must be at most %d; use 0 for no limit.", kyc.MaxRPM)
+	}
 	secret := NewSecret(kyc.SecretLen)
 	sum := sha256.Sum256([]byte(secret))
 	k := &kyc.APIKey{ID: NewULID(tx.now), OrganizationID: p.OrganizationID, Environment: p.Environment,
@@ -56,11 +60,20 @@ func (tx *Tx) CreateAPIKey(p NewAPIKeyParams) (*kyc.APIKey, string, error) {
 		}
 		return nil, "", fmt.Errorf("insert api key: %w", err)
 	}
+	limit := strconv.Itoa(k.RequestsPerMinute()) + "/min"
+	if limit == "0/min" {
+		limit = "unlimited"
+	}
+	reason := fmt.Sprintf("%s, tier %s, limit %s, name %q", k.Prefix(), k.Tier, limit, k.Name)
+	if err := tx.auditOperatorAction(k.OrganizationID, k.Environment, "api_key", k.ID, "api_key.created", reason); err != nil {
+		return nil, "", err
+	}
 	return k, k.Prefix() + "." + secret, nil
 }
 
 // RevokeAPIKey marks the key revoked; the next request with it gets 401.
-// Revoking a revoked key keeps the first revocation time.
+// Revoking a revoked key keeps the first revocation time (and writes no
+// second audit row).
 func (tx *Tx) RevokeAPIKey(id string) (*kyc.APIKey, error) {
 	res, err := tx.exec(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, kyc.FormatTime(tx.now), id)
 	if err != nil {
@@ -69,7 +82,11 @@ func (tx *Tx) RevokeAPIKey(id string) (*kyc.APIKey, error) {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, kyc.Errorf(kyc.ENotFound, "API key %s not found.", id)
 	}
-	return scanAPIKey(tx.queryRow(`SELECT `+apiKeyColumns+` FROM api_keys WHERE id = ?`, id))
+	k, err := scanAPIKey(tx.queryRow(`SELECT `+apiKeyColumns+` FROM api_keys WHERE id = ?`, id))
+	if err != nil || !k.RevokedAt.Equal(tx.now) {
+		return k, err
+	}
+	return k, tx.auditOperatorAction(k.OrganizationID, k.Environment, "api_key", k.ID, "api_key.revoked", k.Prefix())
 }
 
 const apiKeyColumns = `id, organization_id, environment, tier, rpm_override, name, secret_hash, created_at, revoked_at`

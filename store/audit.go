@@ -2,50 +2,60 @@ package store
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
-	"time"
 
 	"kycd/kyc"
 )
 
-// The audit log is a hash chain. Row n stores prev_hash, the content_hash
-// of row n-1 (64 zeros for row 1), and content_hash, the hex SHA-256 of the
+// The audit log is a chain. Row n stores prev_hash, the content_hash of
+// row n-1 (64 zeros for row 1), and content_hash, computed over the
 // canonical encoding of its own fields, prev_hash included. Ids are 1, 2,
-// 3, … without gaps (AppendAudit sets them), so a deleted row shows as a
-// gap. Someone who edits the file directly, bypassing the triggers, breaks
-// the chain at the row they touched, unless they recompute every hash
-// after it; that moves the chain head, which is why operators should keep
-// the head (kycd audit verify) or exports somewhere else.
+// 3, … without gaps, so a deleted row shows as a gap.
 //
-// The canonical encoding is the tag "kycd.audit.v1" followed by the row's
-// fields in this order: id (decimal), created_at, organization_id,
-// environment, resource_type, resource_id, action, actor_type, actor_id,
-// from_status, to_status, reason, prev_hash. Each item, the tag first, is
-// written as the byte 0x01, its length in bytes as a 4-byte big-endian
-// integer and its UTF-8 bytes; a NULL is the single byte 0x00. Texts are
-// hashed exactly as stored (created_at as written, e.g.
-// 2026-01-02T03:04:05.000Z), never parsed and re-formatted.
+// Since the audit_head migration content_hash is a MAC: the hex HMAC-SHA256 of the
+// encoding tagged "kycd.audit.v2", keyed with the audit key. That key is
+// derived from the database's first data key (HKDF-SHA256, info "kycd
+// audit chain v2"), which only the master key unwraps: someone who can
+// write the file but has no master key cannot recompute a row they edited
+// or a row they insert. (Derived from the data key rather than the master
+// key itself so that rotating the master key leaves the chain valid.)
+// Rows written between the audit_chain and audit_head migrations are chained with plain
+// SHA-256 ("kycd.audit.v1"); rows before 0007 have no hashes (pre-chain)
+// and the first chained row links to the hash their chain would have had.
+// audit_head.mac_from is the first MAC row; everything before it keeps
+// verifying as it did.
 //
-// Rows written before migration 0007 have no hashes ("pre-chain"). The
-// first chained row links to the hash their chain would have had, computed
-// over them with the same encoding, so they are covered from then on.
+// The encoding is the tag followed by the row's fields in this order: id
+// (decimal), created_at, organization_id, environment, resource_type,
+// resource_id, action, actor_type, actor_id, from_status, to_status,
+// reason, prev_hash. Each item, the tag first, is written as the byte 0x01,
+// its length in bytes as a 4-byte big-endian integer and its UTF-8 bytes; a
+// NULL is the single byte 0x00. Texts are used exactly as stored (created_at
+// as written, e.g. 2026-01-02T03:04:05.000Z), never parsed and re-formatted.
+//
+// Deleting the newest rows leaves no gap, so the chain alone cannot show
+// it: the signed head (audit_head, audit_head.go) records the row count and
+// the last hash under the same key, AppendAudit moves it in the same
+// transaction as each row, and VerifyAudit compares the log with it.
 
 // zeroHash is the prev_hash of the first row.
 const zeroHash = "0000000000000000000000000000000000000000000000000000000000000000"
 
-const auditTag = "kycd.audit.v1"
+const (
+	auditTag    = "kycd.audit.v1" // SHA-256 rows (from the audit_chain migration to audit_head)
+	auditTagMAC = "kycd.audit.v2" // HMAC rows (from audit_head.mac_from)
+)
 
 // AuditEntry is one row of the append-only audit log.
 type AuditEntry struct {
-	OrganizationID string
+	OrganizationID string // "" for an installation-wide action (watch lists, master key)
 	Environment    kyc.Environment
 	ResourceType   string
 	ResourceID     string
@@ -89,80 +99,97 @@ func scanAuditRow(rows *sql.Rows) (auditRow, error) {
 	return r, nil
 }
 
-// hash is the content hash of r with prev as its prev_hash.
-func (r *auditRow) hash(prev string) string {
-	tag, id := auditTag, strconv.FormatInt(r.ID, 10)
+// encode is the canonical encoding of r with prev as its prev_hash.
+func (r *auditRow) encode(tag, prev string) []byte {
+	id := strconv.FormatInt(r.ID, 10)
 	items := []*string{&tag, &id, &r.CreatedAt, &r.OrganizationID, &r.Environment, &r.ResourceType, &r.ResourceID,
 		&r.Action, &r.ActorType, r.ActorID, r.FromStatus, r.ToStatus, r.Reason, &prev}
-	var buf []byte
-	put := func(s *string) {
+	return appendItems(nil, items...)
+}
+
+// appendItems writes each item as 0x01, its length (4 bytes, big-endian)
+// and its bytes; nil as 0x00.
+func appendItems(buf []byte, items ...*string) []byte {
+	for _, s := range items {
 		if s == nil {
 			buf = append(buf, 0)
-			return
+			continue
 		}
 		buf = append(buf, 1)
 		buf = binary.BigEndian.AppendUint32(buf, uint32(len(*s)))
 		buf = append(buf, *s...)
 	}
-	for _, s := range items {
-		put(s)
-	}
-	sum := sha256.Sum256(buf)
+	return buf
+}
+
+// hash is the SHA-256 content hash of r with prev as its prev_hash (rows
+// before audit_head.mac_from).
+func (r *auditRow) hash(prev string) string {
+	sum := sha256.Sum256(r.encode(auditTag, prev))
 	return hex.EncodeToString(sum[:])
 }
 
-// AppendAudit writes an audit row linked to the one before it. The
-// previous row is read in the same transaction; the commit loop runs one
-// use case at a time, so two rows never link to the same predecessor.
+// mac is the keyed content hash of r with prev as its prev_hash.
+func (r *auditRow) mac(key []byte, prev string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(r.encode(auditTagMAC, prev))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// ErrAuditHead is returned when the audit log cannot be extended because
+// its signed head is missing or was not signed with this database's key:
+// someone changed the file. kycd audit verify says more.
+var ErrAuditHead = errors.New("store: the audit log's signed head is missing or forged; run kycd audit verify")
+
+// AppendAudit writes an audit row after the signed head and moves the head
+// to it, in the caller's transaction. The row's actor is the entry's, or
+// when the entry names none, the transaction's (WithActor). It needs the
+// master key (ErrNoMasterKey without), and fails with ErrAuditHead when
+// the head does not verify: a log that was tampered with is not extended
+// as if nothing happened. The commit loop runs one use case at a time, so
+// two rows never follow the same head.
 func (tx *Tx) AppendAudit(a AuditEntry) error {
-	lastID, prev, err := tx.auditHead()
+	key, err := tx.keys.auditKey()
 	if err != nil {
 		return fmt.Errorf("append audit: %w", err)
 	}
-	r := auditRow{ID: lastID + 1, CreatedAt: kyc.FormatTime(tx.now), OrganizationID: a.OrganizationID,
+	h, err := readAuditHead(context.Background(), tx.q)
+	if err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	if !h.valid(key) {
+		return fmt.Errorf("append audit: %w", ErrAuditHead)
+	}
+	if a.ActorType == "" {
+		a.ActorType, a.ActorID = tx.actorOrSystem()
+	}
+	r := auditRow{ID: h.Rows + 1, CreatedAt: kyc.FormatTime(tx.now), OrganizationID: a.OrganizationID,
 		Environment: string(a.Environment), ResourceType: a.ResourceType, ResourceID: a.ResourceID, Action: a.Action,
 		ActorType: string(a.ActorType), ActorID: a.ActorID, FromStatus: a.FromStatus, ToStatus: a.ToStatus, Reason: a.Reason}
-	content := r.hash(prev)
+	prev := h.Hash
+	content := r.mac(key, prev)
 	_, err = tx.exec(`INSERT INTO audit_log (`+auditRowColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.CreatedAt, r.OrganizationID, r.Environment, r.ResourceType, r.ResourceID, r.Action, r.ActorType,
 		r.ActorID, r.FromStatus, r.ToStatus, r.Reason, prev, content)
 	if err != nil {
 		return fmt.Errorf("append audit: %w", err)
 	}
+	h.Rows, h.Hash, h.SignedAt = r.ID, content, r.CreatedAt
+	if err := h.save(tx.q, key); err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
 	return nil
 }
 
-// auditHead returns the last row's id (0 when empty) and the hash the next
-// row links to.
-func (tx *Tx) auditHead() (int64, string, error) {
-	var id int64
-	var last sql.NullString
-	err := tx.queryRow(`SELECT id, content_hash FROM audit_log ORDER BY id DESC LIMIT 1`).Scan(&id, &last)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return 0, zeroHash, nil
-	case err != nil:
-		return 0, "", err
-	case last.Valid:
-		return id, last.String, nil
+// auditOperatorAction records an operator action (keys, organization
+// settings, webhook endpoints, watch lists, the master key) by whoever the
+// transaction acts for.
+func (tx *Tx) auditOperatorAction(orgID string, env kyc.Environment, resourceType, resourceID, action, reason string) error {
+	a := AuditEntry{OrganizationID: orgID, Environment: env, ResourceType: resourceType, ResourceID: resourceID, Action: action}
+	if reason != "" {
+		a.Reason = &reason
 	}
-	// The last row has no hash: the chain starts now, after rows written
-	// before migration 0007. Link it to the hash over all of them; this
-	// runs once (rarely used, so not a cached statement).
-	rows, err := tx.tx.Query(`SELECT ` + auditRowColumns + ` FROM audit_log ORDER BY id`)
-	if err != nil {
-		return 0, "", err
-	}
-	defer rows.Close()
-	head := zeroHash
-	for rows.Next() {
-		r, err := scanAuditRow(rows)
-		if err != nil {
-			return 0, "", err
-		}
-		head = r.hash(head)
-	}
-	return id, head, rows.Err()
+	return tx.AppendAudit(a)
 }
 
 // FindAudit returns a resource's audit rows, oldest first.
@@ -186,140 +213,4 @@ func (s *Store) FindAudit(ctx context.Context, resourceID string) ([]AuditEntry,
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-// AuditProblem says why a row breaks the chain.
-type AuditProblem string
-
-// The ways the chain can break.
-const (
-	// AuditContentChanged: the row's fields no longer hash to its
-	// content_hash (the row was edited).
-	AuditContentChanged AuditProblem = "content_changed"
-	// AuditLinkBroken: the row's prev_hash is not the previous row's hash
-	// (the previous row was replaced, or this row was inserted or moved).
-	AuditLinkBroken AuditProblem = "link_broken"
-	// AuditRowMissing: ids jump; the rows in between were deleted.
-	AuditRowMissing AuditProblem = "row_missing"
-	// AuditHashMissing: a row after the start of the chain has no hashes.
-	AuditHashMissing AuditProblem = "hash_missing"
-)
-
-// AuditBreak is the first row where the chain does not hold.
-type AuditBreak struct {
-	ID      int64 // the row where the break shows
-	Problem AuditProblem
-	Field   string // which stored hash disagrees: "content_hash" or "prev_hash"
-	// Expected is what the chain says the field must be; Stored is what
-	// the row has ("" for NULL).
-	Expected, Stored string
-	Detail           string // one sentence for people
-}
-
-// AuditVerification is the outcome of VerifyAudit.
-type AuditVerification struct {
-	Rows     int64       // rows read: all of them when the chain holds
-	PreChain int64       // rows written before the chain started (no stored hashes)
-	Head     string      // the last row's content hash when the chain holds (64 zeros for an empty log)
-	Broken   *AuditBreak // nil when the chain holds
-}
-
-// OK reports whether the whole chain holds.
-func (v AuditVerification) OK() bool { return v.Broken == nil }
-
-// VerifyAudit walks the audit log in id order, recomputing every hash, and
-// reports the first row where the chain breaks. It reads one row at a time
-// from one snapshot, so memory stays constant however long the log.
-func (s *Store) VerifyAudit(ctx context.Context) (AuditVerification, error) {
-	var v AuditVerification
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+auditRowColumns+` FROM audit_log ORDER BY id`)
-	if err != nil {
-		return v, fmt.Errorf("verify audit: %w", err)
-	}
-	defer rows.Close()
-	expect, next, chained := zeroHash, int64(1), false
-	broken := func(r auditRow, p AuditProblem, field, want string, got *string, detail string) (AuditVerification, error) {
-		v.Broken = &AuditBreak{ID: r.ID, Problem: p, Field: field, Expected: want, Stored: deref(got), Detail: detail}
-		return v, nil
-	}
-	for rows.Next() {
-		r, err := scanAuditRow(rows)
-		if err != nil {
-			return v, err
-		}
-		v.Rows++
-		switch {
-		case r.ID > next:
-			detail := fmt.Sprintf("rows %d to %d are missing (deleted)", next, r.ID-1)
-			if r.ID == next+1 {
-				detail = fmt.Sprintf("row %d is missing (deleted)", next)
-			}
-			return broken(r, AuditRowMissing, "prev_hash", expect, r.PrevHash, detail)
-		case r.ID < next: // only possible for a first row with id 0 or less
-			return broken(r, AuditLinkBroken, "prev_hash", expect, r.PrevHash, fmt.Sprintf("row %d comes before row 1", r.ID))
-		}
-		next = r.ID + 1
-		if r.PrevHash == nil && r.ContentHash == nil && !chained {
-			v.PreChain++
-			expect = r.hash(expect)
-			continue
-		}
-		if r.PrevHash == nil || r.ContentHash == nil {
-			return broken(r, AuditHashMissing, "content_hash", r.hash(expect), r.ContentHash,
-				"the row has no hashes but comes after the start of the chain")
-		}
-		if !chained && v.PreChain > 0 && *r.PrevHash != expect {
-			return broken(r, AuditLinkBroken, "prev_hash", expect, r.PrevHash,
-				"the first chained row does not match the rows written before the chain: one of them was changed")
-		}
-		chained = true
-		if *r.PrevHash != expect {
-			return broken(r, AuditLinkBroken, "prev_hash", expect, r.PrevHash,
-				fmt.Sprintf("prev_hash is not the hash of row %d: that row was replaced or this one inserted", r.ID-1))
-		}
-		if h := r.hash(*r.PrevHash); h != *r.ContentHash {
-			return broken(r, AuditContentChanged, "content_hash", h, r.ContentHash, "the row's fields do not match its hash: it was edited")
-		}
-		expect = *r.ContentHash
-	}
-	if err := rows.Err(); err != nil {
-		return v, fmt.Errorf("verify audit: %w", err)
-	}
-	v.Head = expect
-	return v, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// ExportAudit writes the audit rows created at or after since (all of them
-// for the zero time), in id order, as JSON lines with every field as
-// stored, hashes included: an auditor can recompute the chain from them.
-func (s *Store) ExportAudit(ctx context.Context, since time.Time, w io.Writer) error {
-	// created_at is fixed-width UTC text, so string order is time order.
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+auditRowColumns+` FROM audit_log WHERE created_at >= ? ORDER BY id`,
-		kyc.FormatTime(since))
-	if err != nil {
-		return fmt.Errorf("export audit: %w", err)
-	}
-	defer rows.Close()
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for rows.Next() {
-		r, err := scanAuditRow(rows)
-		if err != nil {
-			return err
-		}
-		if err := enc.Encode(r); err != nil {
-			return fmt.Errorf("export audit: %w", err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export audit: %w", err)
-	}
-	return nil
 }

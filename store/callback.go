@@ -49,7 +49,15 @@ func (tx *Tx) EnsureCallbackSecret(box Sealer, orgID string, env kyc.Environment
 		orgID, string(env), box.Seal([]byte(cs.Secret), callbackAAD(orgID, env)), kyc.FormatTime(tx.now)); err != nil {
 		return nil, false, fmt.Errorf("insert callback secret: %w", err)
 	}
+	if err := tx.auditOperatorAction(orgID, env, "callback_secret", callbackResource(orgID, env), "callback_secret.created", ""); err != nil {
+		return nil, false, err
+	}
 	return cs, true, nil
+}
+
+// callbackResource names a callback secret in the audit log.
+func callbackResource(orgID string, env kyc.Environment) string {
+	return "callback_secret/" + orgID + "/" + string(env)
 }
 
 // RotateCallbackSecret gives the organization a new callback secret in
@@ -88,6 +96,13 @@ func (tx *Tx) RotateCallbackSecret(box Sealer, orgID string, env kyc.Environment
 		WHERE organization_id = ? AND environment = ?`, box.Seal([]byte(cs.Secret), callbackAAD(orgID, env)), prev, until,
 		boolInt(cs.DualSign), kyc.FormatTime(tx.now), orgID, string(env)); err != nil {
 		return nil, fmt.Errorf("rotate callback secret: %w", err)
+	}
+	reason := "the old secret stops signing now"
+	if cs.PreviousUntil != nil {
+		reason = "the old secret stays valid until " + kyc.FormatTime(*cs.PreviousUntil)
+	}
+	if err := tx.auditOperatorAction(orgID, env, "callback_secret", callbackResource(orgID, env), "callback_secret.rotated", reason); err != nil {
+		return nil, err
 	}
 	return cs, nil
 }

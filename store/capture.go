@@ -11,7 +11,25 @@ import (
 )
 
 const captureColumns = `id, request_id, kind, side, document_type, country, content_type, size, width, height, sha256,
-	source_sha256, method, user_agent, ip, meta, captured_at`
+	source_sha256, method, user_agent, ip, meta, captured_at, session_id`
+
+// methodColumn is how kyc_captures.method stores a capture method: its
+// CHECK predates liveness sessions (see migration 0014_liveness_sessions), so 'camera' there
+// is what the API calls camera_challenge, and a trigger refuses it without
+// a session.
+func methodColumn(m string) string {
+	if m == kyc.MethodCameraChallenge {
+		return "camera"
+	}
+	return "upload"
+}
+
+func methodFromColumn(col string) string {
+	if col == "camera" {
+		return kyc.MethodCameraChallenge
+	}
+	return kyc.MethodUpload
+}
 
 // SaveCapture stores an image for a request. A retake replaces the
 // earlier image of the same kind and side: before submission nothing is
@@ -31,9 +49,9 @@ func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("save capture: %w", err)
 	}
-	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.RequestID, c.Kind, c.Side, c.DocumentType, c.Country, c.ContentType, c.Size, c.Width, c.Height, c.SHA256,
-		c.SourceSHA256, c.Method, c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), sealed, keyID)
+		c.SourceSHA256, methodColumn(c.Method), c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), c.SessionID, sealed, keyID)
 	if err != nil {
 		return fmt.Errorf("insert capture: %w", err)
 	}
@@ -84,11 +102,11 @@ func (s *Store) FindCaptureData(ctx context.Context, id string) (*kyc.Capture, e
 // decrypting the image with keys.
 func scanCapture(row scanner, withData bool, keys *keyring) (*kyc.Capture, error) {
 	var c kyc.Capture
-	var side, docType, country sql.NullString
-	var meta, captured string
+	var side, docType, country, session sql.NullString
+	var meta, captured, method string
 	var keyID sql.NullInt64
 	dest := []any{&c.ID, &c.RequestID, &c.Kind, &side, &docType, &country, &c.ContentType, &c.Size, &c.Width, &c.Height,
-		&c.SHA256, &c.SourceSHA256, &c.Method, &c.UserAgent, &c.IP, &meta, &captured}
+		&c.SHA256, &c.SourceSHA256, &method, &c.UserAgent, &c.IP, &meta, &captured, &session}
 	if withData {
 		dest = append(dest, &c.Data, &keyID)
 	}
@@ -105,7 +123,8 @@ func scanCapture(row scanner, withData bool, keys *keyring) (*kyc.Capture, error
 		}
 		c.Data = data
 	}
-	c.Side, c.DocumentType, c.Country = ptrString(side), ptrString(docType), ptrString(country)
+	c.Side, c.DocumentType, c.Country, c.SessionID = ptrString(side), ptrString(docType), ptrString(country), ptrString(session)
+	c.Method = methodFromColumn(method)
 	if err := json.Unmarshal([]byte(meta), &c.Meta); err != nil {
 		return nil, fmt.Errorf("decode capture meta: %w", err)
 	}

@@ -17,8 +17,9 @@ import (
 	"kycd/seal"
 )
 
-// Encryption at rest is envelope encryption. Captured images and document
-// details are sealed (AES-256-GCM, seal.Box) with a random data key; the
+// Encryption at rest is envelope encryption. Captured images, document
+// details and the tokens of usable portal links are sealed (AES-256-GCM,
+// seal.Box) with a random data key; the
 // data key is stored in data_keys only wrapped (sealed) by the master key,
 // which Options.MasterKey gives Open and which never enters the database.
 // So a copy of the file (a backup, a replica) holds ciphertext only, and
@@ -30,8 +31,9 @@ import (
 // (documentIndex) instead.
 
 // ErrNoMasterKey is returned when images or document details are saved or
-// read by a store opened without Options.MasterKey.
-var ErrNoMasterKey = errors.New("store: opened without the master key: captured images and document details cannot be read or written")
+// read, or audit rows written or verified, by a store opened without
+// Options.MasterKey.
+var ErrNoMasterKey = errors.New("store: opened without the master key: captured images, document details, sealed responses and the audit log cannot be read or written")
 
 // ErrWrongMasterKey is returned by Open when the master key does not open
 // the database's data key: another key, or one rotated away.
@@ -43,6 +45,15 @@ type keyring struct {
 	active int64
 	boxes  map[int64]*seal.Box
 	index  map[int64][]byte // HMAC keys for document numbers, per data key
+	audit  []byte           // the audit chain's MAC key, from the first data key (audit.go)
+}
+
+// auditKey returns the key of the audit chain's MACs.
+func (k *keyring) auditKey() ([]byte, error) {
+	if k == nil {
+		return nil, ErrNoMasterKey
+	}
+	return k.audit, nil
 }
 
 func wrapAAD(id int64) []byte { return []byte("kycd data key " + strconv.FormatInt(id, 10)) }
@@ -93,6 +104,11 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 		if active {
 			k.active = id
 		}
+		if k.audit == nil { // rows come in id order: the first data key
+			if k.audit, err = hkdf.Key(sha256.New, dek, nil, "kycd audit chain v2", 32); err != nil {
+				return fmt.Errorf("data key %d: %w", id, err)
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read data keys: %w", err)
@@ -101,7 +117,7 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 		return fmt.Errorf("open database %s: no active data key", s.path)
 	}
 	s.keys, s.master = k, master
-	return nil
+	return s.signNewAuditHead(ctx)
 }
 
 // createDataKey makes the database's first data key. Another process
@@ -191,6 +207,16 @@ func (k *keyring) sealDocument(requestID, orgID string, docJSON []byte, number s
 	return keyID, base64.StdEncoding.EncodeToString(sealed), index, nil
 }
 
+// openText opens a value sealed for aad and stored as base64 text.
+func (k *keyring) openText(keyID int64, data, aad string) (string, error) {
+	sealed, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", aad, seal.ErrOpen)
+	}
+	b, err := k.open(keyID, sealed, aad)
+	return string(b), err
+}
+
 func (k *keyring) openDocument(requestID string, keyID int64, data string) ([]byte, error) {
 	sealed, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
@@ -245,7 +271,8 @@ func (s *Store) RewrapDataKeys(ctx context.Context, newMaster Sealer) (int, erro
 			}
 			n++
 		}
-		return nil
+		return tx.auditOperatorAction("", "", "master_key", "data_keys", "master_key.rotated",
+			fmt.Sprintf("re-wrapped %d data key(s) under a new master key", n))
 	})
 	if err != nil {
 		return 0, err
@@ -262,9 +289,12 @@ const (
 )
 
 // EncryptPlaintext encrypts the captures and document details stored
-// before encryption at rest (key_id NULL), one batch per transaction, so
-// that an interrupted run resumes where it stopped; a database with none
-// costs two index lookups. It returns how many rows it encrypted.
+// before encryption at rest (key_id NULL), and the idempotent responses
+// and e-mails stored in clear before the sealed_outbox migration (emptying the bodies
+// of e-mails already sent), one batch per transaction, so that an
+// interrupted run resumes where it stopped; a database with none costs a
+// few index lookups. It returns how many captures and requests it
+// encrypted (responses and e-mails are not counted: they are transient).
 //
 // The plaintext it replaces is overwritten with zeros (secure_delete), not
 // left in free pages of the file. Copies of the file made before this ran
@@ -292,7 +322,103 @@ func (s *Store) EncryptPlaintext(ctx context.Context) (captures, requests int, e
 			break
 		}
 	}
+	for _, fn := range []func(tx *Tx) (int, error){s.encryptResponses, s.encryptEmails} {
+		for err == nil {
+			var n int
+			if n, err = s.encryptBatch(ctx, fn); n == 0 {
+				break
+			}
+		}
+	}
 	return captures, requests, err
+}
+
+func (s *Store) encryptResponses(tx *Tx) (int, error) {
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT organization_id, environment, key, response_body FROM idempotency_keys
+		WHERE response_key_id IS NULL LIMIT ?`, documentBatch)
+	if err != nil {
+		return 0, fmt.Errorf("find responses in clear: %w", err)
+	}
+	type row struct {
+		org, env, key string
+		body          []byte
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.org, &r.env, &r.key, &r.body); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("find responses in clear: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("find responses in clear: %w", err)
+	}
+	for _, r := range all {
+		keyID, sealed, err := s.keys.seal(r.body, idempotencyAAD(r.org, kyc.Environment(r.env), r.key))
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.exec(`UPDATE idempotency_keys SET response_body = ?, response_key_id = ? WHERE organization_id = ? AND environment = ? AND key = ?`,
+			sealed, keyID, r.org, r.env, r.key); err != nil {
+			return 0, fmt.Errorf("seal response: %w", err)
+		}
+	}
+	return len(all), nil
+}
+
+func (s *Store) encryptEmails(tx *Tx) (int, error) {
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT id, body, html_body, sent_at IS NOT NULL OR expired_at IS NOT NULL
+		FROM email_outbox WHERE body_key_id IS NULL AND (body != '' OR html_body IS NOT NULL) ORDER BY id LIMIT ?`, documentBatch)
+	if err != nil {
+		return 0, fmt.Errorf("find e-mails in clear: %w", err)
+	}
+	type row struct {
+		id   int64
+		body string
+		html sql.NullString
+		done bool
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.body, &r.html, &r.done); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("find e-mails in clear: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("find e-mails in clear: %w", err)
+	}
+	for _, r := range all {
+		if r.done { // sent or given up: nothing to keep
+			if _, err := tx.exec(`UPDATE email_outbox SET body = '', html_body = NULL WHERE id = ?`, r.id); err != nil {
+				return 0, fmt.Errorf("empty e-mail %d: %w", r.id, err)
+			}
+			continue
+		}
+		keyID, sealed, err := s.keys.seal([]byte(r.body), emailAAD(r.id))
+		if err != nil {
+			return 0, err
+		}
+		var html any
+		if r.html.Valid && r.html.String != "" {
+			_, h, err := s.keys.seal([]byte(r.html.String), emailHTMLAAD(r.id))
+			if err != nil {
+				return 0, err
+			}
+			html = base64.StdEncoding.EncodeToString(h)
+		}
+		if _, err := tx.exec(`UPDATE email_outbox SET body = ?, html_body = ?, body_key_id = ? WHERE id = ?`,
+			base64.StdEncoding.EncodeToString(sealed), html, keyID, r.id); err != nil {
+			return 0, fmt.Errorf("seal e-mail %d: %w", r.id, err)
+		}
+	}
+	return len(all), nil
 }
 
 func (s *Store) encryptBatch(ctx context.Context, fn func(tx *Tx) (int, error)) (int, error) {

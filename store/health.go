@@ -90,3 +90,52 @@ func (s *Store) JobQueues(ctx context.Context, now time.Time) ([]JobQueue, error
 	}
 	return out, rows.Err()
 }
+
+// SetMaxPageCount caps the database file at n pages from now on (PRAGMA
+// max_page_count on the writer connection; 0 lifts the cap). A write that
+// needs the file to grow past it fails with SQLITE_FULL, exactly as on a
+// full disk, so this is how tests exercise full-disk handling; it is also
+// a crude size quota. A cap below the file's size holds it at its size.
+func (s *Store) SetMaxPageCount(ctx context.Context, n int64) error {
+	if n <= 0 {
+		n = 1<<32 - 2 // SQLite's largest page count
+	}
+	var err error
+	if perr := s.Pause(ctx, func() {
+		_, err = s.writer.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", n))
+	}); perr != nil {
+		return perr
+	}
+	return err
+}
+
+// WritesFailing reports whether a write has failed on the disk (full, or
+// an I/O error) since the last successful ProbeWrite.
+func (s *Store) WritesFailing() bool { return s.writesFailing.Load() }
+
+// ProbeWrite checks that the database can grow: it writes a row of two
+// pages to write_probe and deletes it, in one committed transaction, so
+// the file needs new pages (or free ones) and the WAL new frames. An
+// empty transaction (PingWrite) would succeed on a full disk. Success
+// clears WritesFailing.
+func (s *Store) ProbeWrite(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() {
+		done <- s.InTx(ctx, func(tx *Tx) error {
+			if _, err := tx.exec(`INSERT INTO write_probe (id, data) VALUES (1, zeroblob(8192))`); err != nil {
+				return fmt.Errorf("probe write: %w", err)
+			}
+			_, err := tx.exec(`DELETE FROM write_probe`)
+			return err
+		})
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			s.writesFailing.Store(false)
+		}
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

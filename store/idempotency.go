@@ -26,19 +26,36 @@ type IdempotentResponse struct {
 // fail so that nothing it created is kept; the caller then replays.
 var ErrIdempotencyRace = errors.New("store: idempotency key used concurrently")
 
+// A stored response is sealed with the data key (datakey.go), bound to its
+// organization, environment and key: it may carry a secret shown once (a
+// webhook signing secret) or a credential (a portal link), and the README
+// promises those are stored only hashed or encrypted. Sealing every
+// response, not only those that carry a secret, means a new endpoint that
+// returns one cannot be forgotten.
+
+func idempotencyAAD(orgID string, env kyc.Environment, key string) string {
+	return "idempotency\x00" + orgID + "\x00" + string(env) + "\x00" + key
+}
+
 // FindIdempotentResponse returns the unexpired cached response for the key,
 // or nil.
 func (s *Store) FindIdempotentResponse(ctx context.Context, orgID string, env kyc.Environment, key string, now time.Time) (*IdempotentResponse, error) {
 	var r IdempotentResponse
 	var created string
-	err := readPool{s.readStmts}.QueryRowContext(ctx, `SELECT request_hash, status_code, response_body, created_at FROM idempotency_keys
+	var keyID sql.NullInt64
+	err := readPool{s.readStmts}.QueryRowContext(ctx, `SELECT request_hash, status_code, response_body, response_key_id, created_at FROM idempotency_keys
 		WHERE organization_id = ? AND environment = ? AND key = ? AND expires_at > ?`,
-		orgID, string(env), key, kyc.FormatTime(now)).Scan(&r.RequestHash, &r.StatusCode, &r.Body, &created)
+		orgID, string(env), key, kyc.FormatTime(now)).Scan(&r.RequestHash, &r.StatusCode, &r.Body, &keyID, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find idempotency key: %w", err)
+	}
+	if keyID.Valid { // NULL: stored in clear before the sealed_outbox migration, not yet sealed
+		if r.Body, err = s.keys.open(keyID.Int64, r.Body, idempotencyAAD(orgID, env, key)); err != nil {
+			return nil, fmt.Errorf("find idempotency key: %w", err)
+		}
 	}
 	r.CreatedAt = parseTime(created)
 	return &r, nil
@@ -49,14 +66,18 @@ func (s *Store) FindIdempotentResponse(ctx context.Context, orgID string, env ky
 // ErrIdempotencyRace when an unexpired entry exists.
 func (tx *Tx) SaveIdempotentResponse(orgID string, env kyc.Environment, key string, r *IdempotentResponse) error {
 	now := kyc.FormatTime(tx.now)
+	keyID, sealed, err := tx.keys.seal(r.Body, idempotencyAAD(orgID, env, key))
+	if err != nil {
+		return fmt.Errorf("save idempotency key: %w", err)
+	}
 	res, err := tx.exec(`INSERT INTO idempotency_keys
-		(organization_id, environment, key, request_hash, status_code, response_body, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		(organization_id, environment, key, request_hash, status_code, response_body, response_key_id, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id, environment, key) DO UPDATE SET
-			request_hash = excluded.request_hash, status_code = excluded.status_code,
-			response_body = excluded.response_body, created_at = excluded.created_at, expires_at = excluded.expires_at
+			request_hash = excluded.request_hash, status_code = excluded.status_code, response_body = excluded.response_body,
+			response_key_id = excluded.response_key_id, created_at = excluded.created_at, expires_at = excluded.expires_at
 		WHERE idempotency_keys.expires_at <= ?`,
-		orgID, string(env), key, r.RequestHash, r.StatusCode, r.Body, now,
+		orgID, string(env), key, r.RequestHash, r.StatusCode, sealed, keyID, now,
 		kyc.FormatTime(tx.now.Add(IdempotencyTTL)), now)
 	if err != nil {
 		return fmt.Errorf("save idempotency key: %w", err)

@@ -164,6 +164,21 @@ func (tx *Tx) ReleaseJobAt(j Job, at time.Time) error {
 	return leaseResult(res, err)
 }
 
+// MakeJobsDue makes every pending job of kind due now (a deferred or
+// backed-off one included) and returns how many it moved.
+func (tx *Tx) MakeJobsDue(kind string) (int, error) {
+	now := kyc.FormatTime(tx.now)
+	res, err := tx.exec(`UPDATE jobs SET run_at = ?, updated_at = ? WHERE kind = ? AND state = 'pending' AND run_at > ?`, now, now, kind, now)
+	if err != nil {
+		return 0, fmt.Errorf("make jobs due: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		tx.enqueued = true // wake the runner
+	}
+	return int(n), nil
+}
+
 // JobInfo is a job as the operator sees it.
 type JobInfo struct {
 	ID          int64

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"kycd/kyc"
@@ -104,6 +105,10 @@ func (tx *Tx) CompleteListImport(v *ListVersion, count int) (superseded []string
 	if err := tx.markChecksDue(); err != nil {
 		return nil, err
 	}
+	if err := tx.auditOperatorAction("", "", "list_version", v.ID, "watch_list.imported", fmt.Sprintf(
+		"source %s, kind %s, format %s, %d entities, sha256 %s; replaces %s", v.Source, v.Kind, v.Format, count, v.SHA256, orNone(old))); err != nil {
+		return nil, err
+	}
 	return superseded, nil
 }
 
@@ -167,6 +172,13 @@ func (tx *Tx) markChecksDue() error {
 		return fmt.Errorf("mark checks due: %w", err)
 	}
 	return nil
+}
+
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "nothing"
+	}
+	return strings.Join(ids, ", ")
 }
 
 // listUpdateMark is the next_screen_at given to monitored checks when a

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"kycd/kyc"
@@ -17,6 +18,9 @@ func (tx *Tx) CreateOrganization(name, contactEmail string) (*kyc.Organization, 
 		o.ID, o.Name, nullString(contactEmail), kyc.FormatTime(tx.now))
 	if err != nil {
 		return nil, fmt.Errorf("insert organization: %w", err)
+	}
+	if err := tx.auditOperatorAction(o.ID, "", "organization", o.ID, "organization.created", "name: "+name); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -67,7 +71,11 @@ func (tx *Tx) SetAMLThreshold(orgID string, threshold *float64) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
 	}
-	return nil
+	v := "default"
+	if threshold != nil {
+		v = strconv.FormatFloat(*threshold, 'f', -1, 64)
+	}
+	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.aml_threshold_changed", "AML threshold: "+v)
 }
 
 // AMLThreshold returns the organization's threshold, or def when it has
@@ -98,7 +106,11 @@ func (tx *Tx) SetAMLKinds(orgID string, kinds []string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
 	}
-	return nil
+	shown := "default"
+	if kinds != nil {
+		shown = strings.Join(kinds, ",")
+	}
+	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.aml_kinds_changed", "AML kinds: "+shown)
 }
 
 // AMLKinds returns the list kinds the organization screens, or nil when
@@ -149,17 +161,27 @@ func findOrgSettings(ctx context.Context, q queryer, orgID string) (*OrgSettings
 }
 
 // SetDecisionPolicy stores a validated policy (nil resets to the default).
+// The audit row keeps the whole policy, so every change can be read back.
 func (tx *Tx) SetDecisionPolicy(orgID string, policy []byte) error {
 	var v any
+	reason := "decision policy: default"
 	if policy != nil {
 		v = string(policy)
+		reason = "decision policy: " + string(policy)
 	}
-	return tx.updateOrg(`UPDATE organizations SET decision_policy = ? WHERE id = ?`, v, orgID)
+	if err := tx.updateOrg(`UPDATE organizations SET decision_policy = ? WHERE id = ?`, v, orgID); err != nil {
+		return err
+	}
+	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.decision_policy_changed", reason)
 }
 
 // SetFourEyes turns the two-reviewer rule on or off.
 func (tx *Tx) SetFourEyes(orgID string, on bool) error {
-	return tx.updateOrg(`UPDATE organizations SET four_eyes = ? WHERE id = ?`, boolInt(on), orgID)
+	if err := tx.updateOrg(`UPDATE organizations SET four_eyes = ? WHERE id = ?`, boolInt(on), orgID); err != nil {
+		return err
+	}
+	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.four_eyes_changed",
+		"four-eyes review: "+map[bool]string{true: "on", false: "off"}[on])
 }
 
 func (tx *Tx) updateOrg(q string, v any, orgID string) error {
@@ -171,4 +193,25 @@ func (tx *Tx) updateOrg(q string, v any, orgID string) error {
 		return kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
 	}
 	return nil
+}
+
+// FindOrganization returns one organization: NOT_FOUND when there is none.
+func (s *Store) FindOrganization(ctx context.Context, id string) (*kyc.Organization, error) {
+	var o kyc.Organization
+	var email sql.NullString
+	var created string
+	var threshold sql.NullFloat64
+	err := readPool{s.readStmts}.QueryRowContext(ctx, `SELECT id, name, contact_email, aml_threshold, created_at FROM organizations WHERE id = ?`, id).
+		Scan(&o.ID, &o.Name, &email, &threshold, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "Organization %s not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find organization: %w", err)
+	}
+	o.ContactEmail, o.CreatedAt = email.String, parseTime(created)
+	if threshold.Valid {
+		o.AMLThreshold = &threshold.Float64
+	}
+	return &o, nil
 }

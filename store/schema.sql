@@ -1,6 +1,11 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 13
+-- PRAGMA user_version = 20
+
+CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
+  BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
+
+CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head BEGIN SELECT RAISE(ABORT, 'audit_head is never deleted'); END;
 
 CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
   WHEN NEW.prev_hash IS NULL OR NEW.content_hash IS NULL
@@ -9,6 +14,12 @@ CREATE TRIGGER audit_log_chained BEFORE INSERT ON audit_log
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+CREATE TRIGGER kyc_captures_camera_needs_session BEFORE INSERT ON kyc_captures
+  WHEN NEW.method = 'camera' AND NEW.session_id IS NULL
+BEGIN
+  SELECT RAISE(ABORT, 'a camera capture needs a passed liveness session');
+END;
 
 CREATE TRIGGER kyc_events_no_update BEFORE UPDATE ON kyc_events BEGIN SELECT RAISE(ABORT, 'kyc_events is append-only'); END;
 
@@ -31,12 +42,26 @@ CREATE TABLE aml_checks (
   next_screen_at   TEXT,                     -- set while monitoring is on
   created_at       TEXT NOT NULL,
   updated_at       TEXT NOT NULL
+, review_status TEXT NOT NULL DEFAULT 'not_required'
+  CHECK (review_status IN ('not_required', 'pending', 'resolved')), resolved_at TEXT) STRICT;
+
+CREATE TABLE aml_match_decisions (
+  id         TEXT PRIMARY KEY,                           -- amd_<ulid>
+  check_id   TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  match_id   TEXT NOT NULL,                              -- mat_…: stable across re-screens
+  match_key  TEXT NOT NULL,                              -- source/entityId, for people reading the table
+  decision   TEXT NOT NULL CHECK (decision IN ('false_positive', 'confirmed')),
+  note       TEXT NOT NULL,
+  entity     TEXT NOT NULL,                              -- JSON: the listed entity when decided (kyc.ListedEntity)
+  actor_type TEXT NOT NULL,
+  actor_id   TEXT NOT NULL,
+  created_at TEXT NOT NULL
 ) STRICT;
 
-CREATE TABLE aml_screenings (
+CREATE TABLE "aml_screenings" (
   id              TEXT PRIMARY KEY,          -- ams_<ulid>
   check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
-  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update')),
+  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update', 'manual')),
   screened_at     TEXT NOT NULL,
   status          TEXT NOT NULL,
   previous_status TEXT,
@@ -77,6 +102,16 @@ CREATE TABLE applicants (
   archived_at     TEXT
 ) STRICT;
 
+CREATE TABLE audit_head (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  mac_from     INTEGER NOT NULL,  -- first audit_log id whose content_hash is a MAC
+  row_count    INTEGER NOT NULL,  -- the last audit_log id the head covers
+  head_hash    TEXT NOT NULL,     -- that row's content_hash ('' until signed)
+  signed_since TEXT,              -- when the head was first signed
+  signed_at    TEXT,              -- when it was last signed
+  mac          TEXT               -- hex HMAC-SHA256 of the head; NULL until signed
+) STRICT;
+
 CREATE TABLE audit_log (
   id              INTEGER PRIMARY KEY,
   organization_id TEXT NOT NULL,
@@ -104,6 +139,27 @@ CREATE TABLE callback_secrets (
   PRIMARY KEY (organization_id, environment)
 ) STRICT;
 
+CREATE TABLE case_claims (
+  request_id TEXT PRIMARY KEY REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  claimed_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE console_sessions (
+  id_hash      BLOB PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  -- totp: the password was right, the second factor is still due;
+  -- enrol: the organization requires a second factor the user has not set
+  -- up yet; full: signed in.
+  stage        TEXT NOT NULL CHECK (stage IN ('totp', 'enrol', 'full')),
+  created_at   TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  expires_at   TEXT NOT NULL,                            -- absolute end, whatever the activity
+  ip           TEXT NOT NULL,
+  user_agent   TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE data_keys (
   id         INTEGER PRIMARY KEY,
   wrapped    BLOB NOT NULL,                    -- 32-byte key sealed by the master key, AAD 'kycd data key <id>'
@@ -120,7 +176,7 @@ CREATE TABLE email_outbox (
   created_at      TEXT NOT NULL,
   sent_at         TEXT,
   error           TEXT
-, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256)) STRICT;
+, html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), body_key_id INTEGER REFERENCES data_keys (id), expired_at TEXT) STRICT;
 
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
@@ -152,7 +208,7 @@ CREATE TABLE idempotency_keys (
   status_code     INTEGER NOT NULL,
   response_body   BLOB NOT NULL,
   created_at      TEXT NOT NULL,
-  expires_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL, response_key_id INTEGER REFERENCES data_keys (id),
   PRIMARY KEY (organization_id, environment, key)
 ) STRICT, WITHOUT ROWID;
 
@@ -189,7 +245,7 @@ CREATE TABLE kyc_captures (
   meta          TEXT NOT NULL DEFAULT '{}',
   data          BLOB NOT NULL,
   captured_at   TEXT NOT NULL
-, key_id INTEGER REFERENCES data_keys (id)) STRICT;
+, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id)) STRICT;
 
 CREATE TABLE kyc_events (
   id          TEXT PRIMARY KEY,                -- kte_<ulid>
@@ -231,7 +287,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -252,6 +308,42 @@ CREATE TABLE list_versions (
   active       INTEGER NOT NULL CHECK (active IN (0, 1))
 , complete INTEGER NOT NULL DEFAULT 1 CHECK (complete IN (0, 1))) STRICT;
 
+CREATE TABLE liveness_frames (
+  id           TEXT PRIMARY KEY,                 -- lvf_<ulid>
+  session_id   TEXT NOT NULL REFERENCES liveness_sessions (id) ON DELETE CASCADE,
+  seq          INTEGER NOT NULL,                 -- capture order, from 0
+  step         INTEGER NOT NULL,                 -- 0 looks straight, then the challenge's movements
+  content_type TEXT NOT NULL,
+  size         INTEGER NOT NULL,
+  width        INTEGER NOT NULL,
+  height       INTEGER NOT NULL,
+  sha256       TEXT NOT NULL,
+  key_id       INTEGER NOT NULL REFERENCES data_keys (id),
+  data         BLOB NOT NULL,
+  UNIQUE (session_id, seq)
+) STRICT;
+
+CREATE TABLE liveness_sessions (
+  id                TEXT PRIMARY KEY,            -- lvs_<ulid>
+  request_id        TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  nonce_sha256      TEXT NOT NULL UNIQUE,        -- the page holds the nonce; only its hash is kept
+  challenge         TEXT NOT NULL,               -- JSON array of movements
+  status            TEXT NOT NULL CHECK (status IN ('open', 'passed', 'failed')),
+  opened_at         TEXT NOT NULL,
+  deadline_at       TEXT NOT NULL,
+  received_at       TEXT,                        -- when the frames arrived: the nonce is spent
+  verdict           TEXT,                        -- JSON: liveness.Verdict
+  selfie_capture_id TEXT REFERENCES kyc_captures (id) ON DELETE SET NULL,
+  user_agent        TEXT NOT NULL,
+  ip                TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE login_failures (
+  scope   TEXT NOT NULL CHECK (scope IN ('account', 'address')),
+  subject TEXT NOT NULL,                                 -- the e-mail as typed (lower case), or the address
+  at      TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE organization_logos (
   sha256       TEXT PRIMARY KEY,
   content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/svg+xml')),
@@ -266,7 +358,35 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1))) STRICT;
+
+CREATE TABLE user_tokens (
+  token_hash BLOB PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  purpose    TEXT NOT NULL CHECK (purpose IN ('set_password')),
+  expires_at TEXT NOT NULL,
+  used_at    TEXT,
+  created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE users (
+  id              TEXT PRIMARY KEY,                      -- usr_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  -- Sign-in is by e-mail alone, so an address is one account in the
+  -- whole installation.
+  email           TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  name            TEXT NOT NULL,
+  role            TEXT NOT NULL CHECK (role IN ('admin', 'reviewer', 'analyst', 'viewer')),
+  password_hash   TEXT,                                  -- argon2id PHC string; NULL until set through a one-time link
+  password_set_at TEXT,
+  totp_secret     BLOB,                                  -- sealed under the data key (associated data: the user id); NULL: no second factor
+  totp_key_id     INTEGER,
+  totp_last_step  INTEGER,                               -- the last accepted 30 s step: a code works once
+  disabled_at     TEXT,
+  last_login_at   TEXT,
+  created_at      TEXT NOT NULL,
+  updated_at      TEXT NOT NULL
+) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
@@ -320,11 +440,20 @@ CREATE TABLE webhook_endpoints (
   deleted_at      TEXT                       -- soft delete: deliveries keep their history
 , dual_sign INTEGER NOT NULL DEFAULT 0 CHECK (dual_sign IN (0, 1))) STRICT;
 
+CREATE TABLE write_probe (
+  id   INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+) STRICT;
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks (organization_id, environment, id);
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks (organization_id, environment, status, id);
+
+CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, review_status, id);
+
+CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
 
@@ -338,6 +467,10 @@ CREATE INDEX applicants_org_env_id_idx ON applicants (organization_id, environme
 CREATE INDEX applicants_org_env_status_id_idx ON applicants (organization_id, environment, status, id);
 
 CREATE INDEX audit_log_resource_idx ON audit_log (resource_id, id);
+
+CREATE INDEX console_sessions_expires_idx ON console_sessions (expires_at);
+
+CREATE INDEX console_sessions_user_idx ON console_sessions (user_id);
 
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys (active) WHERE active = 1;
 
@@ -373,7 +506,17 @@ CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;
 
+CREATE INDEX kyc_requests_queue_idx ON kyc_requests (organization_id, environment, status, submitted_at, id, reason_codes);
+
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
+
+CREATE INDEX liveness_sessions_request_idx ON liveness_sessions (request_id, id);
+
+CREATE INDEX login_failures_idx ON login_failures (scope, subject, at);
+
+CREATE INDEX user_tokens_user_idx ON user_tokens (user_id);
+
+CREATE INDEX users_org_idx ON users (organization_id, id);
 
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt);
 

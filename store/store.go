@@ -9,8 +9,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -31,6 +33,10 @@ import (
 //     reset, so a burst does not leave a huge file behind.
 const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
 	"&_pragma=foreign_keys(ON)&_pragma=journal_size_limit(67108864)&_pragma=temp_store(MEMORY)"
+
+// ErrNoDatabase is returned by Open with Options.MustExist when the file
+// does not exist.
+var ErrNoDatabase = errors.New("no database file")
 
 // Store is the handle on the database file.
 type Store struct {
@@ -54,8 +60,11 @@ type Store struct {
 	stats   struct{ commits, useCases, walRestarts atomic.Uint64 }
 	// restartDue is set by the checkpointer when the WAL should restart.
 	restartDue atomic.Bool
-	jobSignal  chan struct{}
-	pauses     chan func() // Pause (pause.go)
+	// writesFailing is set when a write fails on the disk (ErrStorage) and
+	// cleared by a successful ProbeWrite (health.go).
+	writesFailing atomic.Bool
+	jobSignal     chan struct{}
+	pauses        chan func() // Pause (pause.go)
 
 	// Encryption at rest (datakey.go); nil without Options.MasterKey.
 	keys   *keyring
@@ -76,13 +85,18 @@ type Options struct {
 	// Then there is no background checkpointer, no automatic checkpoint on
 	// commit and no final checkpoint on Close; CheckpointEvery is ignored.
 	ExternalCheckpoints bool
+	// MustExist refuses to create the file: Open fails with ErrNoDatabase
+	// when there is none (CLI commands, where a mistyped --db must not
+	// leave an empty database behind).
+	MustExist bool
 	// MasterKey gives Open the master key that wraps the database's data
 	// keys (datakey.go). Open calls it once, after the migrations; hasKeys
 	// tells whether the database has a data key yet, so that a caller may
 	// make a master key for a new database. Open fails with
 	// ErrWrongMasterKey when the key does not open the data key. Without
-	// MasterKey, saving or reading captured images and document details
-	// fails with ErrNoMasterKey: enough for commands that touch neither.
+	// MasterKey, saving or reading captured images, document details and
+	// portal link tokens fails with ErrNoMasterKey: enough for commands
+	// that touch none of them.
 	MasterKey func(hasKeys bool) (Sealer, error)
 }
 
@@ -98,6 +112,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
+	if opts.MustExist {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s", ErrNoDatabase, path)
+		}
+		base += "&mode=rw" // SQLite itself will not create it either (a race with a delete)
+	} else if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	// The writer turns off automatic checkpoints: SQLite would run them
 	// inside a commit, stalling every request queued behind it. The
 	// checkpointer goroutine does that work on its own connection instead.
@@ -166,6 +188,22 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// createPrivate creates a missing database file empty, mode 0600, before
+// SQLite opens it: SQLite would make it 0644 (less the umask), readable by
+// every user of the machine, and gives the -wal and -shm files it creates
+// later the database file's mode. An empty file is an empty database. A
+// file that exists is left as it is (serve warns when others can read it).
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("create database %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // Path returns the database file's path.

@@ -213,7 +213,7 @@ func TestIDs(t *testing.T) {
 // about 90 MiB.
 func TestWALStaysBounded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kyc.db")
-	s, err := store.Open(t.Context(), path, store.Options{CheckpointEvery: 5 * time.Millisecond})
+	s, err := store.Open(t.Context(), path, store.Options{CheckpointEvery: 5 * time.Millisecond, MasterKey: storetest.MasterKey})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"kycd/kyc"
 )
 
 // Tx is one use case's share of a write transaction. Every row it writes
@@ -19,8 +21,9 @@ type Tx struct {
 	tx       *sql.Tx
 	q        txPool
 	now      time.Time
-	enqueued bool     // a job was enqueued: wake the runner after commit
-	keys     *keyring // encryption at rest (datakey.go)
+	enqueued bool          // a job was enqueued: wake the runner after commit
+	keys     *keyring      // encryption at rest (datakey.go)
+	actor    kyc.Principal // who the use case acts for (WithActor)
 }
 
 // Now is the single timestamp of this transaction.
@@ -150,6 +153,10 @@ func (s *Store) runBatch(batch []*writeReq) {
 		if ok[i] {
 			results[i].err = err
 		}
+		if errors.Is(results[i].err, ErrStorage) && s.writesFailing.CompareAndSwap(false, true) {
+			s.log.Error("writes fail: the disk under the database is full or failing; /readyz reports not ready until a probe write succeeds",
+				"err", results[i].err)
+		}
 		req.done <- results[i]
 	}
 }
@@ -177,9 +184,10 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 			continue
 		}
 		if _, err := sqlTx.Exec("SAVEPOINT usecase"); err != nil {
-			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", err))
+			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", formatError(err)))
 		}
-		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys}
+		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys,
+			actor: ActorFrom(req.ctx)}
 		res := runOne(req.fn, tx)
 		enqueued = enqueued || (tx.enqueued && res.err == nil && !res.panicked)
 		if res.err != nil || res.panicked || res.goexit {
@@ -187,13 +195,13 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 			if _, err := sqlTx.Exec("ROLLBACK TO usecase"); err != nil {
 				// SQLite already rolled the whole transaction back (an
 				// I/O error, a full disk): nobody in this batch committed.
-				return s.failBatch(batch, results, ok, i, fmt.Errorf("rollback to savepoint: %w", err))
+				return s.failBatch(batch, results, ok, i, fmt.Errorf("rollback to savepoint: %w", formatError(err)))
 			}
 		}
 		if _, err := sqlTx.Exec("RELEASE usecase"); err != nil {
 			// From i, not i+1: this use case's own fn succeeded, but its
 			// writes are gone with the transaction.
-			return s.failBatch(batch, results, ok, i, fmt.Errorf("release savepoint: %w", err))
+			return s.failBatch(batch, results, ok, i, fmt.Errorf("release savepoint: %w", formatError(err)))
 		}
 		ok[i] = res.err == nil && !res.panicked && !res.goexit
 	}

@@ -5,11 +5,14 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"kycd/seal"
 )
 
 func openInternal(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "kyc.db"), Options{})
+	master := func(bool) (Sealer, error) { return seal.New(make([]byte, seal.KeySize)) }
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "kyc.db"), Options{MasterKey: master})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"kycd/kyc"
@@ -63,6 +64,20 @@ func (tx *Tx) UpdateWebhookEndpoint(orgID string, env kyc.Environment, id string
 	if err != nil {
 		return nil, err
 	}
+	var changed []string
+	if u.URL != nil && *u.URL != e.URL {
+		changed = append(changed, "url: "+e.URL+" → "+*u.URL)
+	}
+	if u.EventTypes != nil {
+		before, _ := json.Marshal(e.EventTypes)
+		after, _ := json.Marshal(*u.EventTypes)
+		if string(before) != string(after) {
+			changed = append(changed, "events: "+string(before)+" → "+string(after))
+		}
+	}
+	if u.Description != nil && *u.Description != e.Description {
+		changed = append(changed, "description changed")
+	}
 	if u.URL != nil {
 		e.URL = *u.URL
 	}
@@ -80,6 +95,11 @@ func (tx *Tx) UpdateWebhookEndpoint(orgID string, env kyc.Environment, id string
 		e.URL, e.Description, string(types), boolInt(e.DualSign), kyc.FormatTime(tx.now), e.ID); err != nil {
 		return nil, fmt.Errorf("update webhook endpoint: %w", err)
 	}
+	if len(changed) > 0 {
+		if err := tx.auditOperatorAction(orgID, env, "webhook_endpoint", e.ID, "webhook_endpoint.updated", strings.Join(changed, "; ")); err != nil {
+			return nil, err
+		}
+	}
 	if u.Enabled != nil && *u.Enabled != e.Enabled {
 		return tx.SetWebhookEndpointEnabled(orgID, env, id, *u.Enabled, "disabled through the API")
 	}
@@ -92,9 +112,11 @@ func (tx *Tx) DeleteWebhookEndpoint(orgID string, env kyc.Environment, id string
 	if _, err := findWebhookEndpoint(context.Background(), tx.q, orgID, env, id); err != nil {
 		return err
 	}
-	_, err := tx.exec(`UPDATE webhook_endpoints SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ?`,
-		kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), id)
-	return err
+	if _, err := tx.exec(`UPDATE webhook_endpoints SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ?`,
+		kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), id); err != nil {
+		return err
+	}
+	return tx.auditOperatorAction(orgID, env, "webhook_endpoint", id, "webhook_endpoint.deleted", "")
 }
 
 // RotateWebhookSecret gives the endpoint a new secret and returns it in
@@ -130,5 +152,20 @@ func (tx *Tx) RotateWebhookSecret(box Sealer, orgID string, env kyc.Environment,
 		return nil, fmt.Errorf("rotate secret: %w", err)
 	}
 	e.UpdatedAt = tx.now
+	if err := tx.auditOperatorAction(orgID, env, "webhook_endpoint", id, "webhook_endpoint.secret_rotated",
+		"the old secret signs until "+kyc.FormatTime(tx.now.Add(overlap))); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// CountEvents counts the organization's events of one type in env.
+func (s *Store) CountEvents(ctx context.Context, orgID string, env kyc.Environment, typ string) (int, error) {
+	var n int
+	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE organization_id = ? AND environment = ? AND type = ?`,
+		orgID, string(env), typ).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count events: %w", err)
+	}
+	return n, nil
 }

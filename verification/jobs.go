@@ -56,7 +56,7 @@ func (s *Service) runExpire(ctx context.Context, j store.Job) error {
 		if err != nil {
 			return err
 		}
-		if (r.Status != kyc.KYCLinkGenerated && r.Status != kyc.KYCInProgress) || tx.Now().Before(r.PortalExpiresAt) {
+		if r.Status != kyc.KYCLinkGenerated || tx.Now().Before(r.PortalExpiresAt) {
 			return nil
 		}
 		reason := "The portal link expired before the applicant submitted."
@@ -136,5 +136,9 @@ func (s *Service) decide(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applican
 		}
 		caps[i] = *full
 	}
-	return s.engine.Decide(ctx, decision.Input{Request: r, Applicant: a, Captures: caps})
+	sessions, err := s.store.FindLivenessSessions(ctx, r.ID)
+	if err != nil {
+		return decision.Result{}, err
+	}
+	return s.engine.Decide(ctx, decision.Input{Request: r, Applicant: a, Captures: caps, LivenessSessions: sessions})
 }

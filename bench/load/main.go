@@ -22,6 +22,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -41,6 +42,7 @@ import (
 	"time"
 
 	"kycd/kyc"
+	"kycd/seal"
 	"kycd/server"
 	"kycd/store"
 )
@@ -162,7 +164,7 @@ func newBench(dir, logTo string, ckptEvery time.Duration) (*bench, error) {
 		b.logFile = f
 		logger = slog.New(slog.NewJSONHandler(f, nil))
 	}
-	st, err := store.Open(context.Background(), b.dbPath, store.Options{Logger: logger, CheckpointEvery: ckptEvery})
+	st, err := store.Open(context.Background(), b.dbPath, store.Options{Logger: logger, CheckpointEvery: ckptEvery, MasterKey: throwawayMasterKey})
 	if err != nil {
 		return nil, err
 	}
@@ -368,4 +370,12 @@ func (b *bench) soak(mk func() *http.Request, rate int, d time.Duration) {
 	fmt.Printf("checkpoints finished on the commit loop: %d\n", b.store.Stats().WALRestarts)
 	fmt.Printf("WAL: max %.1f MiB, last %.1f MiB over %d samples; database file %.1f MiB\n",
 		float64(maxWAL)/(1<<20), float64(last)/(1<<20), len(samples), float64(db.Size())/(1<<20))
+}
+
+// throwawayMasterKey encrypts the benchmark's temporary database (and keys
+// its audit log) under a random key that dies with the process.
+func throwawayMasterKey(bool) (store.Sealer, error) {
+	key := make([]byte, seal.KeySize)
+	_, _ = rand.Read(key)
+	return seal.New(key)
 }

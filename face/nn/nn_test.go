@@ -235,8 +235,10 @@ func TestLoadWeightsRejectsBadFiles(t *testing.T) {
 		{"not json", `{`},
 		{"short shard", `[{"paths":["a"],"weights":[{"name":"x","shape":[4],"dtype":"float32","quantization":{"dtype":"uint8","scale":1,"min":0}}]}]`},
 		{"long shard", `[{"paths":["a"],"weights":[{"name":"x","shape":[2],"dtype":"float32","quantization":{"dtype":"uint8","scale":1,"min":0}}]}]`},
-		{"int32", `[{"paths":["a"],"weights":[{"name":"x","shape":[3],"dtype":"int32"}]}]`},
-		{"float16", `[{"paths":["a"],"weights":[{"name":"x","shape":[1],"dtype":"float32","quantization":{"dtype":"float16"}}]}]`},
+		{"int32 short", `[{"paths":["a"],"weights":[{"name":"x","shape":[1],"dtype":"int32"}]}]`},
+		{"int32 quantised", `[{"paths":["a"],"weights":[{"name":"x","shape":[3],"dtype":"int32","quantization":{"dtype":"uint8","scale":1,"min":0}}]}]`},
+		{"int8 quantisation", `[{"paths":["a"],"weights":[{"name":"x","shape":[3],"dtype":"float32","quantization":{"dtype":"int8","scale":1,"min":0}}]}]`},
+		{"bool", `[{"paths":["a"],"weights":[{"name":"x","shape":[3],"dtype":"bool"}]}]`},
 	} {
 		if _, err := LoadWeights([]byte(tt.manifest), one); err == nil {
 			t.Errorf("%s: no error", tt.name)

@@ -101,3 +101,46 @@ func PadChannels(x *Tensor, c int) *Tensor {
 	}
 	return out
 }
+
+// ResizeBilinear scales x to h × w as TensorFlow.js's resizeBilinear does
+// with alignCorners and halfPixelCenters false: output row r samples the
+// input at r·(in/out), between the rows floor and ceil of that (the last
+// row repeated), interpolated in double precision in the kernel's order
+// of operations. Shrinking this way skips input pixels; it does not
+// average them.
+func ResizeBilinear(x *Tensor, h, w int) *Tensor {
+	out := New(h, w, x.C)
+	ys := bilinearTaps(x.H, h)
+	xs := bilinearTaps(x.W, w)
+	for oy, ty := range ys {
+		for ox, tx := range xs {
+			tl := x.Data[(ty.lo*x.W+tx.lo)*x.C:]
+			tr := x.Data[(ty.lo*x.W+tx.hi)*x.C:]
+			bl := x.Data[(ty.hi*x.W+tx.lo)*x.C:]
+			br := x.Data[(ty.hi*x.W+tx.hi)*x.C:]
+			dst := out.Data[(oy*w+ox)*x.C : (oy*w+ox+1)*x.C]
+			for c := range dst {
+				top := float64(tl[c]) + (float64(tr[c])-float64(tl[c]))*tx.frac
+				bottom := float64(bl[c]) + (float64(br[c])-float64(bl[c]))*tx.frac
+				dst[c] = float32(top + (bottom-top)*ty.frac)
+			}
+		}
+	}
+	return out
+}
+
+type tap struct {
+	lo, hi int
+	frac   float64
+}
+
+func bilinearTaps(in, out int) []tap {
+	ratio := float64(in) / float64(out)
+	taps := make([]tap, out)
+	for i := range taps {
+		src := ratio * float64(i)
+		lo := max(0, int(math.Floor(src)))
+		taps[i] = tap{lo: lo, hi: min(in-1, int(math.Ceil(src))), frac: src - float64(lo)}
+	}
+	return taps
+}

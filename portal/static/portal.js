@@ -9,8 +9,9 @@
 
   var app = document.getElementById('app');
   var camera = window.portalCamera; // camera.js
+  var liveness = window.portalLiveness; // liveness.js
   var block = document.getElementById('portal-messages');
-  if (!app || !camera || !block) {
+  if (!app || !camera || !liveness || !block) {
     return;
   }
   var MESSAGES = JSON.parse(block.textContent);
@@ -46,6 +47,7 @@
     capturesUrl: app.dataset.capturesUrl,
     documentUrl: app.dataset.documentUrl,
     submitUrl: app.dataset.submitUrl,
+    livenessUrl: app.dataset.livenessUrl,
     pageUrl: app.dataset.pageUrl,
     selfie: app.dataset.workflow === 'standard',
     redirectUrl: app.dataset.redirectUrl || ''
@@ -65,8 +67,16 @@
     review: false, // a retake returns to the review step
     stream: null,
     preferUpload: false, // the applicant chose files, or the camera cannot be used
-    pending: null // the last upload, kept for "Try again" after a network error
+    pending: null, // the last upload, kept for "Try again" after a network error
+    read: null, // {captureId, mrz}: the zone the server read from a document photo
+    unreadable: 0, // photos of the zone's side the server could not read
+    checking: false // the selfie's camera check is running
   };
+
+  // MAX_UNREADABLE photos of the zone's side that the server cannot read
+  // and the applicant types the details instead (the request then goes to
+  // a person: typed details are never enough to approve).
+  var MAX_UNREADABLE = 3;
 
   function $(id) {
     return document.getElementById(id);
@@ -82,7 +92,7 @@
     if (step === 'welcome') return 1;
     if (step === 'document') return 2;
     if (step === 'capture') return state.slot === 'selfie' ? 5 : 3;
-    if (step === 'details') return 4;
+    if (step === 'details' || step === 'read') return 4;
     return stages();
   }
 
@@ -174,6 +184,8 @@
       // Photos of another document cannot stay.
       forget('front');
       forget('back');
+      state.read = null;
+      state.unreadable = 0;
     }
     if (checked.value !== state.docType || country !== state.country) {
       state.details = null; // they name the document and its country
@@ -235,7 +247,11 @@
       return;
     }
     if (slot === 'details') {
-      showDetails();
+      if (state.read) {
+        showRead();
+      } else {
+        showDetails();
+      }
       return;
     }
     state.slot = slot;
@@ -244,11 +260,15 @@
     $('capture-title').textContent = text.title;
     $('capture-hint').textContent = text.hint;
     $('guide').className = 'guide ' + (slot === 'selfie' ? 'face' : state.docType === 'passport' ? 'passport' : 'card');
+    // Where the machine-readable lines go, on the side that has them.
+    $('guide').classList.toggle('mrz', state.hasMrz && slot === zoneSide());
     $('camera').classList.toggle('mirror', slot === 'selfie');
     $('file').setAttribute('capture', slot === 'selfie' ? 'user' : 'environment');
     captureError('');
     status('');
     $('retry').hidden = true;
+    $('retry').textContent = t('capture.retry');
+    instruction('', '', '', 0, 0);
     show('capture');
     if (state.preferUpload || !camera.supported()) {
       if (!camera.supported()) {
@@ -272,6 +292,7 @@
   function cameraMode() {
     $('camera').hidden = false;
     $('shoot').hidden = false;
+    $('shoot').textContent = state.slot === 'selfie' ? t('js.liveness.start') : t('capture.shoot');
     $('use-camera').hidden = true;
     $('choose-file').textContent = t('capture.upload_instead');
     $('choose-file').className = 'secondary';
@@ -309,6 +330,10 @@
 
   function onShoot() {
     var slot = state.slot;
+    if (slot === 'selfie') {
+      startCheck();
+      return;
+    }
     camera.frame($('video'), $('canvas')).then(function (blob) {
       upload({ blob: blob, method: 'camera', name: slot + '.jpg' });
     }, function (err) {
@@ -371,6 +396,7 @@
         state.shots[slot] = { url: URL.createObjectURL(u.blob), method: u.method };
         status(t('js.photo_saved'));
         if (u.method === 'upload') state.preferUpload = true;
+        if (!readZone(slot, res.body)) return; // retake asked for
         startSlot(nextSlot(slot));
         return;
       }
@@ -386,8 +412,195 @@
     });
   }
 
+  // zoneSide is the photo that shows the machine-readable zone: the photo
+  // page of a passport, the back of a card that has one.
+  function zoneSide() {
+    return state.hasBack ? 'back' : 'front';
+  }
+
+  // readZone takes what the server read from a document photo. It returns
+  // false when it asked for a retake: the zone's side was not read, and
+  // fewer than MAX_UNREADABLE tries were made.
+  function readZone(slot, body) {
+    var mrz = body && body.mrz;
+    if (!mrz || slot === 'selfie') return true;
+    if (mrz.status === 'read' || mrz.status === 'invalid') {
+      state.read = { captureId: body.id, mrz: mrz };
+      state.details = null; // to be confirmed again
+      return true;
+    }
+    if (!state.hasMrz || slot !== zoneSide() || state.read) return true;
+    state.unreadable++;
+    if (state.unreadable >= MAX_UNREADABLE) {
+      // Typed details from here on.
+      return true;
+    }
+    forget(slot);
+    status('');
+    startSlot(slot);
+    captureError(t('js.mrz_hint.' + (mrz.hint || 'unclear')) + ' ' + t('js.retake_try', { n: state.unreadable + 1, total: MAX_UNREADABLE }));
+    return false;
+  }
+
+  // The confirmation of what was read.
+
+  var readFacts = [
+    ['surname', 'js.fact_surname'],
+    ['givenNames', 'js.fact_given_names'],
+    ['birthDate', 'js.fact_birth'],
+    ['documentNumber', 'js.fact_number'],
+    ['expiryDate', 'js.fact_expiry']
+  ];
+
+  function showRead() {
+    state.slot = '';
+    var m = state.read.mrz;
+    var dl = $('read-facts');
+    dl.textContent = '';
+    readFacts.forEach(function (f) {
+      var dt = document.createElement('dt');
+      dt.textContent = t(f[1]);
+      var dd = document.createElement('dd');
+      dd.textContent = /Date$/.test(f[0]) ? longDate(m[f[0]] || '') : (m[f[0]] || '—');
+      dl.appendChild(dt);
+      dl.appendChild(dd);
+    });
+    var warning = $('read-warning');
+    warning.textContent = m.status === 'invalid' ? t('js.mrz_invalid') : '';
+    warning.hidden = m.status !== 'invalid';
+    readError('');
+    show('read');
+  }
+
+  function readError(message) {
+    var el = $('read-error');
+    el.textContent = message;
+    el.hidden = !message;
+  }
+
+  function onReadConfirm() {
+    if ($('read-confirm').disabled) return;
+    var body = { documentType: state.docType, issuingCountry: state.country, captureId: state.read.captureId };
+    busy(true);
+    send(cfg.documentUrl, JSON.stringify(body), 'application/json').then(function (res) {
+      busy(false);
+      if (res.ok) {
+        state.details = res.body;
+        startSlot(nextSlot('details'));
+        return;
+      }
+      if (leaveIfGone(res)) return;
+      readError(res.message);
+      $('read-confirm').focus();
+    }, function () {
+      busy(false);
+      readError(t('js.offline'));
+      $('read-confirm').focus();
+    });
+  }
+
+  function onReadRetake() {
+    state.read = null;
+    state.details = null;
+    startSlot(zoneSide());
+  }
+
   function onRetry() {
+    if (state.slot === 'selfie' && !state.pending) {
+      startCheck();
+      return;
+    }
     if (state.pending) upload(state.pending);
+  }
+
+  // The selfie's camera check (liveness.js): the server's challenge over
+  // the live view, then the server's verdict. A passed check is the
+  // selfie; a failed one can be tried again while the server allows it,
+  // or the applicant uploads a photo (which a reviewer then looks at).
+
+  function instruction(move, text, arrow, n, total) {
+    $('challenge').hidden = !move;
+    $('challenge-arrow').textContent = arrow;
+    $('challenge-text').textContent = text;
+    $('challenge-count').textContent = move ? t('js.liveness.instruction', { n: n, total: total }) : '';
+  }
+
+  function startCheck() {
+    if (state.checking) return;
+    state.checking = true;
+    state.pending = null;
+    captureError('');
+    $('retry').hidden = true;
+    status('');
+    busy(true);
+    var slot = state.slot;
+    var failed = function (res) {
+      var e = new Error(res.message);
+      e.res = res;
+      return Promise.reject(e);
+    };
+    liveness.run({
+      t: t,
+      video: $('video'),
+      canvas: $('canvas'),
+      show: instruction,
+      open: function () {
+        return send(cfg.livenessUrl, null).then(function (res) { return res.ok ? res.body : failed(res); });
+      },
+      send: function (id, form) {
+        status(t('js.liveness.checking'));
+        // livenessUrl may end in ?lang=…: the session's id goes before it.
+        var parts = cfg.livenessUrl.split('?');
+        var url = parts[0] + '/' + encodeURIComponent(id) + (parts.length > 1 ? '?' + parts.slice(1).join('?') : '');
+        return send(url, form).then(function (res) { return res.ok ? res.body : failed(res); });
+      }
+    }).then(function (result) {
+      state.checking = false;
+      busy(false);
+      instruction('', '', '', 0, 0);
+      if (state.step !== 'capture' || state.slot !== slot) return;
+      var v = result.verdict;
+      if (v.passed) {
+        var frame = result.frames[v.selfieFrame] || result.frames[0];
+        forget(slot);
+        state.shots[slot] = { url: URL.createObjectURL(frame.blob), method: 'camera' };
+        status(t('js.liveness.passed'));
+        startSlot(nextSlot(slot));
+        return;
+      }
+      status('');
+      var lines = [t('js.liveness.not_confirmed')].concat(liveness.explain(v, t));
+      if (v.sessionsLeft > 0) {
+        lines.push(t('js.liveness.tries_left', { n: v.sessionsLeft }));
+        captureError(lines.join(' '));
+        $('shoot').hidden = true; // the retry button says it
+        $('retry').textContent = t('js.liveness.retry');
+        $('retry').hidden = false;
+        $('retry').focus();
+      } else {
+        lines.push(t('js.liveness.upload_instead'));
+        captureError(lines.join(' '));
+        uploadMode();
+      }
+    }, function (err) {
+      state.checking = false;
+      busy(false);
+      instruction('', '', '', 0, 0);
+      if (err.res && leaveIfGone(err.res)) return;
+      status('');
+      if (err.res && err.res.reason === 'too_many_sessions') {
+        captureError(err.message);
+        uploadMode();
+        return;
+      }
+      captureError(err.res ? err.message : err.message === 'camera'
+        ? t('js.liveness.camera_stopped')
+        : t('js.offline'));
+      $('shoot').hidden = true;
+      $('retry').textContent = t('js.liveness.retry');
+      $('retry').hidden = false;
+      $('retry').focus();
+    });
   }
 
   function captureError(message) {
@@ -553,7 +766,11 @@
         [t('js.fact_number'), d.documentNumber],
         [t('js.fact_expiry'), longDate(d.expiryDate)]
       ];
-      if (state.hasMrz) facts.push([t('js.fact_mrz'), d.hasMrz ? t('js.mrz_entered') : t('js.mrz_not_entered')]);
+      if (d.fromDocument) {
+        facts.push([t('js.fact_source'), t('js.read_from_document')]);
+      } else if (state.hasMrz) {
+        facts.push([t('js.fact_mrz'), d.hasMrz ? t('js.mrz_entered') : t('js.mrz_not_entered')]);
+      }
       var dl = document.createElement('dl');
       dl.className = 'facts';
       facts.forEach(function (f) {
@@ -694,7 +911,9 @@
     retry: onRetry,
     'choose-file': onChooseFile,
     'use-camera': onUseCamera,
-    'edit-details': showDetails,
+    'edit-details': function () { startSlot('details'); },
+    'read-confirm': onReadConfirm,
+    'read-retake': onReadRetake,
     submit: onSubmit
   };
 

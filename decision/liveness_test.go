@@ -1,0 +1,95 @@
+package decision
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"os"
+	"testing"
+
+	"kycd/internal/realdata"
+	"kycd/kyc"
+)
+
+func TestSelfieLiveness(t *testing.T) {
+	id := "lvs_2"
+	passed := kyc.LivenessSession{ID: id, Status: kyc.LivenessPassed, Challenge: []string{"turn_left", "look_up"},
+		Verdict: json.RawMessage(`{"passed":true,"checks":[{"name":"timing","passed":true}]}`), Frames: make([]kyc.LivenessFrame, 6)}
+	failed := kyc.LivenessSession{ID: "lvs_1", Status: kyc.LivenessFailed, Challenge: []string{"turn_right", "look_down"},
+		Verdict: json.RawMessage(`{"passed":false,"checks":[{"name":"head_movement","passed":false,"code":"LIVENESS_MOVEMENT_NOT_SEEN"}]}`)}
+	other := "lvs_9"
+	for _, tt := range []struct {
+		name     string
+		selfie   *kyc.Capture
+		sessions []kyc.LivenessSession
+		want     Status
+	}{
+		{"no selfie", nil, nil, NotRun},
+		{"uploaded", &kyc.Capture{ID: "cap_1", Method: kyc.MethodUpload}, nil, Fail},
+		{"uploaded after a failed session", &kyc.Capture{ID: "cap_1", Method: kyc.MethodUpload}, []kyc.LivenessSession{failed}, Fail},
+		{"from a passed session", &kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &id},
+			[]kyc.LivenessSession{failed, passed}, Pass},
+		{"camera, but its session is not the request's", &kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &other},
+			[]kyc.LivenessSession{passed}, Fail},
+		{"camera, session failed", &kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &failed.ID},
+			[]kyc.LivenessSession{failed}, Fail},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := SelfieLiveness(tt.selfie, tt.sessions)
+			if s.Status != tt.want {
+				t.Fatalf("status %s (%s), want %s", s.Status, s.Detail, tt.want)
+			}
+			if tt.want == Fail && (len(s.Findings) != 1 || s.Findings[0].Code != CodeSelfieNotLive) {
+				t.Errorf("findings %v", s.Findings)
+			}
+			if tt.selfie != nil && len(s.Data["sessions"].([]map[string]any)) != len(tt.sessions) {
+				t.Errorf("sessions in data: %v", s.Data["sessions"])
+			}
+		})
+	}
+	// The default policy reviews an uploaded selfie; a passed session
+	// leaves nothing to review.
+	res := apply(DefaultPolicy(), []Signal{SelfieLiveness(&kyc.Capture{ID: "cap_1", Method: kyc.MethodUpload}, nil)})
+	if res.Outcome != Review || res.Processing["reasons"].([]Reason)[0].Code != CodeSelfieNotLive {
+		t.Errorf("uploaded selfie: %s %v", res.Outcome, res.Processing["reasons"])
+	}
+	res = apply(DefaultPolicy(), []Signal{SelfieLiveness(&kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &id},
+		[]kyc.LivenessSession{passed})})
+	if res.Outcome != Approve {
+		t.Errorf("camera_challenge selfie: %s %v", res.Outcome, res.Processing["reasons"])
+	}
+}
+
+// TestPassiveLiveness runs the passive models through the signal on two
+// shared frames: a live person's, and the phone-screen replay's, whose
+// antispoof score (0.20 on the crop face_match finds) is below PassiveRealThreshold.
+func TestPassiveLiveness(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		want Status
+	}{
+		{"live_p2_01_frontal.jpg", Pass},
+		{"live_spoof1_03_frontal.jpg", Warn},
+	} {
+		data, err := os.ReadFile(realdata.Path(t, "images/liveness/"+tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, _, err := image.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := findFace(img, false)
+		s := PassiveLiveness(&kyc.Capture{ID: "cap_1"}, img, &f)
+		t.Logf("%s: %s real %v live %v", tt.file, s.Status, s.Data["antispoofReal"], s.Data["livenessLive"])
+		if s.Status != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.file, s.Status, s.Detail, tt.want)
+		}
+		if s.Status == Warn && (s.Findings[0].Code != CodeSpoofScore || DefaultPolicy().action(CodeSpoofScore) != ActReview) {
+			t.Errorf("%s: findings %v", tt.file, s.Findings)
+		}
+	}
+	if s := PassiveLiveness(nil, nil, nil); s.Status != NotRun {
+		t.Errorf("no selfie: %s", s.Status)
+	}
+}

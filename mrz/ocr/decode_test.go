@@ -1,0 +1,138 @@
+package ocr
+
+import (
+	"slices"
+	"testing"
+
+	"kycd/mrz"
+)
+
+// zoneProbs makes classifier outputs that say lines with certainty, then
+// applies the per-cell overrides: cell → symbol → probability (the rest
+// of the mass goes to the printed symbol).
+func zoneProbs(lines []string, over map[[2]int]map[byte]float32) [][][]float32 {
+	out := make([][][]float32, len(lines))
+	for l, s := range lines {
+		for c := range len(s) {
+			p := make([]float32, None+1)
+			rest := float32(1)
+			for sym, v := range over[[2]int{l, c}] {
+				p[indexOf(sym)] = v
+				rest -= v
+			}
+			p[indexOf(s[c])] += rest
+			out[l] = append(out[l], p)
+		}
+	}
+	return out
+}
+
+var uto = []string{
+	"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+	"L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+}
+
+func TestDecode(t *testing.T) {
+	bad := slices.Clone(uto)
+	bad[1] = "L898902C37UTO7408122F1204159ZE184226B<<<<<10" // document number digit 6 → 7
+	tests := []struct {
+		name      string
+		lines     []string
+		over      map[[2]int]map[byte]float32
+		want      []string // nil: not sure
+		valid     bool
+		wantFails []string
+	}{
+		{name: "clean", lines: uto, want: uto, valid: true},
+		{
+			// The classifier prefers 3 at a document-number cell, but only
+			// 8 makes the check digit hold: the check digits decide.
+			name:  "check digit decides",
+			lines: uto, over: map[[2]int]map[byte]float32{{1, 1}: {'3': 0.7}},
+			want: uto, valid: true,
+		},
+		{
+			// No check digit covers a name: a doubtful letter is not read.
+			name:  "doubtful name letter",
+			lines: uto, over: map[[2]int]map[byte]float32{{0, 7}: {'R': 0.2}},
+		},
+		{
+			// '<' and 'K' weigh the same in a check digit: a number cell
+			// torn between them cannot be decided.
+			name:  "filler or K",
+			lines: uto, over: map[[2]int]map[byte]float32{{1, 38}: {'K': 0.45}},
+		},
+		{
+			// Printed with a wrong check digit and read with certainty:
+			// reported as printed, not repaired into a valid reading.
+			name: "wrong digit as printed", lines: bad, want: bad,
+			wantFails: []string{"document_number", "composite"},
+		},
+		{
+			// The same, with a plausible alternative that would make it
+			// valid: too unlikely to be taken, and then not sure either.
+			name:  "no repair of a sure reading",
+			lines: bad, over: map[[2]int]map[byte]float32{{1, 9}: {'6': 0.001}},
+			want: bad, wantFails: []string{"document_number", "composite"},
+		},
+		{
+			// A state code read as no state's, with a known one plausible.
+			name:  "state code from the list",
+			lines: []string{uto[0], "L898902C36UTQ7408122F1204159ZE184226B<<<<<10"},
+			over:  map[[2]int]map[byte]float32{{1, 12}: {'O': 0.1}},
+			want:  uto, valid: true,
+		},
+		{
+			// "No character here" (glare, a cell off the line) is unsure.
+			name:  "blank cell",
+			lines: uto, over: map[[2]int]map[byte]float32{{0, 20}: {0: 0}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			probs := zoneProbs(tc.lines, tc.over)
+			if tc.name == "blank cell" {
+				probs[0][20] = make([]float32, None+1)
+				probs[0][20][None] = 0.9
+				probs[0][20][indexOf('A')] = 0.1
+			}
+			d := decode(probs)
+			if d.format != mrz.TD3 {
+				t.Fatalf("format %s", d.format)
+			}
+			if tc.want == nil {
+				if d.sure {
+					t.Fatalf("sure of %q; want unsure", d.lines)
+				}
+				return
+			}
+			if !d.sure || !slices.Equal(d.lines, tc.want) {
+				t.Fatalf("got %q (sure %v, unsure %v), want %q", d.lines, d.sure, d.unsure, tc.want)
+			}
+			if d.valid != tc.valid || !slices.Equal(d.failing, tc.wantFails) {
+				t.Fatalf("valid %v failing %v, want %v %v", d.valid, d.failing, tc.valid, tc.wantFails)
+			}
+		})
+	}
+}
+
+// TestDecodeNeverRepairsIntoValid puts a faint alternative into every
+// cell of a zone printed with a wrong check digit: an alternative the
+// classifier finds far less likely than what it read (below 1/maxRepair)
+// must never be taken to make the zone valid.
+func TestDecodeNeverRepairsIntoValid(t *testing.T) {
+	printed := []string{uto[0], "L898902C37UTO7408122F1204159ZE184226B<<<<<10"}
+	for l := range 2 {
+		for c := range 44 {
+			for _, alt := range []byte("0123456789<KOB") {
+				for _, p := range []float32{0.0005, 0.002, 0.004} {
+					probs := zoneProbs(printed, map[[2]int]map[byte]float32{{l, c}: {alt: p}})
+					d := decode(probs)
+					if d.sure && d.valid && !slices.Equal(d.lines, printed) {
+						t.Fatalf("cell %d:%d %c at %.1f: read %q as sure and valid; printed %q", l, c, alt, p, d.lines, printed)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,390 @@
+// Package ocr reads the machine-readable zone (MRZ) of a document photo:
+// it finds the zone, lays its character cells over the image (any
+// rotation, tilts, perspective), classifies each cell with a small neural
+// network trained on synthetic OCR-B lines (tools/mrztrain), and decodes
+// the zone with what ICAO 9303 guarantees (the class of every position,
+// the check digits). It is pure Go and needs no font at run time.
+//
+// It prefers no reading to a wrong one: a character that no check digit
+// covers is taken only when the classifier is sure of it, and a character
+// a check digit covers only when the check digits single it out among the
+// readings the classifier finds plausible. Otherwise Read says why it
+// could not read, so that the applicant can retake the photo.
+package ocr
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sort"
+	"time"
+
+	"kycd/face"
+	"kycd/mrz"
+)
+
+// Status is the outcome of Read.
+type Status string
+
+const (
+	// Read: every character was read with confidence and every check
+	// digit holds. Result.Document is set and valid.
+	StatusRead Status = "read"
+	// Invalid: every character was read with confidence, but some check
+	// digit does not hold as printed, or the zone breaks the MRZ grammar
+	// (a forged, damaged or non-ICAO zone). Result.Document is set and not
+	// valid, or nil when the text does not parse; Failing says what fails.
+	StatusInvalid Status = "invalid"
+	// Unreadable: a zone was found but not read with confidence; Hint
+	// says what to change.
+	StatusUnreadable Status = "unreadable"
+	// NotFound: no machine-readable zone in the image.
+	StatusNotFound Status = "not_found"
+)
+
+// Hint is what an applicant can do about an unreadable zone.
+type Hint string
+
+const (
+	HintNone     Hint = ""
+	HintNoZone   Hint = "no_zone"   // no MRZ seen: show the side with the 2 or 3 lines of <<<
+	HintBlurry   Hint = "blurry"    // the lines are blurred: hold still, focus
+	HintGlare    Hint = "glare"     // light reflects on the lines: tilt away from the light
+	HintCutOff   Hint = "cut_off"   // the lines run off the picture: move back
+	HintTooSmall Hint = "too_small" // the lines are too small: move closer
+	HintUnclear  Hint = "unclear"   // some characters are unclear: retake in better light
+)
+
+// Result is what Read found.
+type Result struct {
+	Status Status
+	Hint   Hint
+	// Format and Lines: the zone as read (also when unreadable: the best
+	// guess, for diagnostics only; never act on it).
+	Format mrz.Format
+	Lines  []string
+	// Confidence is the classifier's probability of each character read.
+	Confidence [][]float64
+	// MinConfidence is the least of Confidence.
+	MinConfidence float64
+	// Unsure are the characters (line, column, from 0) that kept the
+	// zone from being read.
+	Unsure [][2]int
+	// Failing are the check digits that do not hold (StatusInvalid).
+	Failing []string
+	// Document is the parsed zone (StatusRead and StatusInvalid).
+	Document *mrz.Document
+	// Rotation is the angle of the lines in the image, in degrees
+	// clockwise (0 upright, 90 when the top of the page is on the right).
+	Rotation float64
+	// Box is the zone's bounding box in the image's pixels.
+	Box image.Rectangle
+	// PitchPx is the distance between characters in the image's pixels.
+	PitchPx float64
+	// PrintLines counts the lines of print (8 glyphs or more side by
+	// side) seen, upright or turned: a document shows many, a face few.
+	PrintLines int
+	Elapsed    time.Duration
+}
+
+// minZoneScore is the least mean log-probability of the likeliest symbol
+// per cell (about 0.4 on average) for a candidate to count as a zone.
+const minZoneScore = -0.9
+
+// maxSide bounds the image the reader looks at: an MRZ character of a
+// passport held across the frame is still 25 pixels wide at this size.
+const maxSide = 2000
+
+// Read finds and reads the MRZ in img. ref resolves two-digit years (see
+// mrz.Parse). Only a broken embedded model is an error; an image without
+// a readable zone is a Result with that status.
+func Read(img image.Image, ref time.Time) (*Result, error) {
+	net, err := model()
+	if err != nil {
+		return nil, err
+	}
+	return ReadWith(net, img, ref), nil
+}
+
+// ReadWith is Read with other weights (the training program and the
+// benchmark compare models with it).
+func ReadWith(net *Net, img image.Image, ref time.Time) *Result {
+	start := time.Now()
+	g, back := face.Gray(img, maxSide)
+	py := NewPyramid(g)
+	res := readPyramid(net, py, ref)
+	// Back to the caller's pixels.
+	if back != 1 {
+		res.Box = image.Rect(int(float64(res.Box.Min.X)*back), int(float64(res.Box.Min.Y)*back),
+			int(math.Ceil(float64(res.Box.Max.X)*back)), int(math.Ceil(float64(res.Box.Max.Y)*back)))
+		res.PitchPx *= back
+	}
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+// scored is a candidate read one way.
+type scored struct {
+	lines []Line
+	probs [][][]float32
+	conts [][]float32
+	score float64
+}
+
+func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
+	base := py.levels[0]
+	var cands []scored
+	printLines := 0
+	for _, transposed := range []bool{false, true} {
+		det, f := detectionPlane(py, transposed)
+		chains := detectLines(det)
+		printLines = max(printLines, len(chains))
+		for _, c := range zoneCandidates(chains, f) {
+			for _, rev := range []bool{false, true} {
+				lines := append([]Line(nil), c.lines...)
+				if rev {
+					for i, l := range c.lines {
+						lines[i] = l.reversed()
+					}
+				}
+				for i := range lines {
+					RefineLine(py, &lines[i])
+				}
+				orderLines(lines)
+				// A first look at every third cell ranks the candidates.
+				cands = append(cands, classify(net, py, lines, 3))
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return &Result{Status: StatusNotFound, Hint: HintNoZone, PrintLines: printLines}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	// Lines of marks whose cells do not look like MRZ characters (a
+	// pattern, a barcode, print in another font) are no zone at all.
+	if cands[0].score < minZoneScore {
+		return &Result{Status: StatusNotFound, Hint: HintNoZone, PrintLines: printLines}
+	}
+	var best *Result
+	for k := range min(len(cands), 4) {
+		full := classify(net, py, cands[k].lines, 1)
+		r := result(&full, base, ref)
+		if best == nil || rank(r) > rank(best) {
+			best = r
+		}
+		if r.Status == StatusRead {
+			break
+		}
+	}
+	best.PrintLines = printLines
+	return best
+}
+
+func rank(r *Result) int {
+	switch r.Status {
+	case StatusRead:
+		return 3
+	case StatusInvalid:
+		return 2
+	case StatusUnreadable:
+		return 1
+	}
+	return 0
+}
+
+// detectionPlane is the image at a size where MRZ characters are a dozen
+// pixels or more (tiny images are enlarged, large ones halved), and
+// transposed on request, so that vertical lines become horizontal.
+func detectionPlane(py *Pyramid, transposed bool) (*plane, frame) {
+	p := py.levels[0]
+	scale := 1.0
+	long := max(p.w, p.h)
+	for k := 1; long > 1400 && k < len(py.levels); k++ {
+		p = py.levels[k]
+		scale /= 2
+		long = max(p.w, p.h)
+	}
+	if long < 400 {
+		p, scale = enlarge(p, 3), 3
+	} else if long < 700 {
+		p, scale = enlarge(p, 2), 2
+	}
+	if transposed {
+		t := newPlane(p.h, p.w)
+		for y := range p.h {
+			for x := range p.w {
+				t.pix[x*t.w+y] = p.pix[y*p.w+x]
+			}
+		}
+		p = t
+	}
+	return p, frame{scale: scale, transposed: transposed}
+}
+
+// enlarge scales p up by an integer factor, bilinearly.
+func enlarge(p *plane, k int) *plane {
+	q := newPlane(p.w*k, p.h*k)
+	for y := range q.h {
+		sy := (float64(y)+0.5)/float64(k) - 0.5
+		for x := range q.w {
+			q.pix[y*q.w+x] = p.at((float64(x)+0.5)/float64(k)-0.5, sy)
+		}
+	}
+	return q
+}
+
+// classify runs the classifier over every stride-th cell of a candidate
+// and scores it by how much the cells look like MRZ characters.
+func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
+	s := scored{lines: lines}
+	var sum float64
+	n := 0
+	for i := range lines {
+		cs := SampleLine(py, &lines[i])
+		lp := make([][]float32, len(cs.Cells))
+		for k, c := range cs.Cells {
+			if k%stride != 0 {
+				continue
+			}
+			p := make([]float32, None+1)
+			net.Forward(c, p, nil)
+			lp[k] = p
+			best := float32(0)
+			for _, v := range p[:None] {
+				best = max(best, v)
+			}
+			sum += math.Log(float64(max(best, 1e-6)))
+			n++
+		}
+		s.probs = append(s.probs, lp)
+		s.conts = append(s.conts, cs.Contrast)
+	}
+	s.score = sum / float64(max(n, 1))
+	return s
+}
+
+// result decodes a candidate and explains a failure.
+func result(s *scored, base *plane, ref time.Time) *Result {
+	d := decode(s.probs)
+	if d.notZone {
+		return &Result{Status: StatusNotFound, Hint: HintNoZone}
+	}
+	r := &Result{Format: d.format, Lines: d.lines, Confidence: d.conf, Failing: d.failing, MinConfidence: 1}
+	for _, l := range d.conf {
+		for _, c := range l {
+			r.MinConfidence = min(r.MinConfidence, c)
+		}
+	}
+	for _, p := range d.unsure {
+		r.Unsure = append(r.Unsure, [2]int{p.line, p.col})
+	}
+	l0 := &s.lines[0]
+	tx, ty := l0.tangent(float64(l0.N) / 2)
+	r.Rotation = math.Mod(math.Atan2(ty, tx)*180/math.Pi+360, 360)
+	r.PitchPx = l0.Pitch()
+	r.Box = zoneBox(s.lines)
+	switch {
+	case d.sure && len(d.failing) == 0:
+		r.Status = StatusRead
+	case d.sure:
+		r.Status = StatusInvalid
+	default:
+		r.Status = StatusUnreadable
+		r.Hint = hint(s, d, base)
+	}
+	if r.Status != StatusUnreadable {
+		doc, err := mrz.ParseLines(d.lines, ref)
+		if err != nil {
+			// Every character is clear, yet the zone breaks the MRZ
+			// grammar (a letter where a digit belongs, a date not in the
+			// calendar). Only when the classifier has no doubt at all is
+			// that the document's fault; otherwise it is ours.
+			if r.MinConfidence < strictProb {
+				r.Status, r.Hint = StatusUnreadable, HintUnclear
+				return r
+			}
+			r.Status, r.Failing = StatusInvalid, []string{"format: " + err.Error()}
+			return r
+		}
+		r.Document = doc
+		if !doc.Valid && r.Status == StatusRead {
+			r.Status = StatusInvalid
+		}
+		if doc.Valid && r.Status == StatusInvalid {
+			// mrz.Parse knows issuer rules the decoder does not (the
+			// Belgian document number): trust it.
+			r.Status, r.Failing = StatusRead, nil
+		}
+	}
+	return r
+}
+
+func zoneBox(lines []Line) image.Rectangle {
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := range lines {
+		l := &lines[i]
+		for _, c := range []float64{-0.5, float64(l.N) - 0.5} {
+			x, y := l.centre(c)
+			h := l.height(c)
+			minX, minY = min(minX, x-h), min(minY, y-h)
+			maxX, maxY = max(maxX, x+h), max(maxY, y+h)
+		}
+	}
+	return image.Rect(int(minX), int(minY), int(math.Ceil(maxX)), int(math.Ceil(maxY)))
+}
+
+// hint tells why a zone could not be read: cells outside the picture,
+// characters too small, washed-out cells (glare), or blur.
+func hint(s *scored, d *decoded, base *plane) Hint {
+	for i := range s.lines {
+		l := &s.lines[i]
+		for _, c := range []float64{0, float64(l.N - 1)} {
+			x, y := l.centre(c)
+			p := l.Pitch()
+			if x < -0.3*p || y < -0.3*p || x > float64(base.w)-0.7*p || y > float64(base.h)-0.7*p {
+				return HintCutOff
+			}
+		}
+	}
+	if s.lines[0].Pitch() < 5 {
+		return HintTooSmall
+	}
+	var all []float64
+	for _, cs := range s.conts {
+		for _, c := range cs {
+			all = append(all, float64(c))
+		}
+	}
+	med := median(all)
+	washed := 0
+	for _, p := range d.unsure {
+		if float64(s.conts[p.line][p.col]) < 0.45*med {
+			washed++
+		}
+	}
+	if washed >= 2 && washed*2 >= len(d.unsure) {
+		return HintGlare
+	}
+	if len(d.unsure) > 8 {
+		return HintBlurry
+	}
+	return HintUnclear
+}
+
+// String summarises a result for logs and the benchmark.
+func (r *Result) String() string {
+	return fmt.Sprintf("%s %s %q min %.3f", r.Status, r.Hint, r.Lines, r.MinConfidence)
+}
+
+// orderLines puts lines in reading order: top to bottom as the reading
+// direction of the first line defines "down" (for a page turned by 90°,
+// the detection image is a mirror, whose top-to-bottom order is wrong).
+func orderLines(lines []Line) {
+	tx, ty := lines[0].tangent(0)
+	dx, dy := -ty, tx
+	sort.SliceStable(lines, func(i, j int) bool {
+		xi, yi := lines[i].centre(float64(lines[i].N) / 2)
+		xj, yj := lines[j].centre(float64(lines[j].N) / 2)
+		return xi*dx+yi*dy < xj*dx+yj*dy
+	})
+}

@@ -1,0 +1,95 @@
+package ocr
+
+import (
+	"encoding/json"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kycd/internal/realdata"
+)
+
+// Floors of the reader on the shared document photos. The issue's goal is
+// 36 of the 40 doc_* images; the reader now reads 29 (the floor: a change
+// that reads fewer fails), and falls short where the classifier hesitates
+// between look-alikes (0 and O, a filler and C) that no check digit can
+// settle. The test also fails whenever any image, of any kind, comes back
+// as a valid reading that is wrong.
+const (
+	floorDocExact = 29
+)
+
+type groundTruth struct {
+	Image     string   `json:"image"`
+	MRZ       []string `json:"mrz"`
+	Format    string   `json:"format"`
+	Validates bool     `json:"validates"`
+}
+
+func loadTruth(t *testing.T) (string, []groundTruth) {
+	path := realdata.Path(t, "images/doc_mrz_groundtruth.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gt []groundTruth
+	if err := json.Unmarshal(b, &gt); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(path), gt
+}
+
+func decodeFile(t testing.TB, path string) image.Image {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+func TestReadSharedDocuments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 47 photos")
+	}
+	dir, gt := loadTruth(t)
+	ref := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	exact, docs := 0, 0
+	for _, g := range gt {
+		r, err := Read(decodeFile(t, filepath.Join(dir, g.Image)), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := strings.Join(r.Lines, "\n") == strings.Join(g.MRZ, "\n")
+		if r.Status == StatusRead && !same {
+			t.Errorf("%s: read %q as valid, want %q: a wrong reading that passes every check digit", g.Image, r.Lines, g.MRZ)
+		}
+		if r.Status == StatusInvalid && !same {
+			t.Errorf("%s: read %q as printed with a wrong check digit, want %q", g.Image, r.Lines, g.MRZ)
+		}
+		taken := r.Status == StatusRead || r.Status == StatusInvalid
+		if strings.HasPrefix(g.Image, "doc_") {
+			docs++
+			if same && taken {
+				exact++
+			}
+		}
+		if taken && same && (r.Document != nil && r.Document.Valid) != g.Validates && !(r.Document == nil && g.Validates) {
+			t.Errorf("%s: %s, ground truth says valid %v", g.Image, r.Status, g.Validates)
+		}
+		t.Logf("%-45s %-10s %-9s %v", g.Image, r.Status, r.Hint, r.Lines)
+	}
+	t.Logf("doc_* read exactly: %d of %d", exact, docs)
+	if exact < floorDocExact {
+		t.Errorf("read %d of %d doc_* images exactly, floor %d", exact, docs, floorDocExact)
+	}
+}

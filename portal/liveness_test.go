@@ -1,0 +1,277 @@
+package portal_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime/multipart"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kycd/internal/realdata"
+	"kycd/kyc"
+	"kycd/liveness"
+)
+
+// openResponse is the answer that opens a camera session.
+type openResponse struct {
+	ID, Nonce        string
+	Moves            []string
+	Deadline         string
+	Seconds          int
+	MaxFramesPerStep int
+	SessionsLeft     int
+}
+
+type verdictResponse struct {
+	SessionID string
+	Passed    bool
+	Failed    []struct {
+		Check, Code string
+		Step        *int
+	}
+	Selfie *struct {
+		ID            string
+		Width, Height int
+	}
+	SelfieFrame  int
+	SessionsLeft int
+}
+
+func (e *env) openSession(token string) (*response, openResponse) {
+	e.t.Helper()
+	r := e.do("POST", "/portal/"+token+"/liveness", nil)
+	var o openResponse
+	if r.status == 201 {
+		if err := json.Unmarshal([]byte(r.body), &o); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return r, o
+}
+
+// sendFrames posts frames (JPEG bytes by step) to a session.
+func (e *env) sendFrames(token, id, nonce string, steps [][][]byte) (*response, verdictResponse) {
+	e.t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	var stepList []string
+	for s, frames := range steps {
+		for range frames {
+			stepList = append(stepList, strconv.Itoa(s))
+		}
+	}
+	w.WriteField("nonce", nonce)
+	w.WriteField("steps", strings.Join(stepList, ","))
+	for _, frames := range steps {
+		for i, f := range frames {
+			part, err := w.CreateFormFile("frame", "frame"+strconv.Itoa(i)+".jpg")
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			part.Write(f)
+		}
+	}
+	w.Close()
+	r := e.do("POST", "/portal/"+token+"/liveness/"+id, &buf, "Content-Type", w.FormDataContentType())
+	var v verdictResponse
+	if r.status == 200 {
+		if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return r, v
+}
+
+func frameFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(realdata.Path(t, "images/liveness/"+name+".jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// people are the shared frames of one person that show each movement
+// clearly (p1's chin-up frame is left out: its descriptor is too far from
+// his straight frame, see package liveness), and a straight frame.
+var people = []struct {
+	straight string
+	moves    map[string]string
+}{
+	{"live_p1_03_frontal", map[string]string{"turn_left": "live_p1_05_left", "turn_right": "live_p1_01_right", "look_down": "live_p1_07_down"}},
+	{"live_p2_01_frontal", map[string]string{"look_up": "live_p2_02_up", "move_closer": "live_p2_04_closer", "turn_left": "live_p2_07_left"}},
+}
+
+// framesFor returns real frames that follow moves, one per step, when one
+// person's frames can (every movement shown once), else nil.
+func framesFor(t *testing.T, moves []string) [][][]byte {
+	t.Helper()
+	for _, p := range people {
+		steps := [][][]byte{{frameFile(t, p.straight)}}
+		used := map[string]bool{}
+		for _, m := range moves {
+			name, ok := p.moves[m]
+			if !ok || used[name] {
+				steps = nil
+				break
+			}
+			used[name] = true
+			steps = append(steps, [][]byte{frameFile(t, name)})
+		}
+		if steps != nil {
+			return steps
+		}
+	}
+	return nil
+}
+
+// TestLivenessSessionPasses: a session whose frames are one person's real
+// frames in the order the server's (random) challenge asked passes; its
+// straight frame becomes the request's selfie, a camera_challenge capture
+// tied to the session, and every frame is kept.
+func TestLivenessSessionPasses(t *testing.T) {
+	e := newEnv(t)
+	// The challenge is drawn at random; open sessions (on new requests
+	// once a request has used its five) until one asks for movements the
+	// shared frames show. About one challenge in five does.
+	for tries := 0; tries < 60; tries++ {
+		token, req := e.create(kyc.WorkflowStandard, "")
+		for range kyc.MaxLivenessSessions {
+			r, o := e.openSession(token)
+			if r.status != 201 {
+				t.Fatalf("open: %d %s", r.status, r.body)
+			}
+			steps := framesFor(t, o.Moves)
+			if steps == nil {
+				continue
+			}
+			if o.Seconds != 20 || o.MaxFramesPerStep != liveness.MaxFramesPerStep || !strings.HasPrefix(o.ID, "lvs_") || len(o.Nonce) < 40 {
+				t.Errorf("open answer %+v", o)
+			}
+			e.clock.Advance(9 * time.Second)
+			r, v := e.sendFrames(token, o.ID, o.Nonce, steps)
+			if r.status != 200 || !v.Passed || v.Selfie == nil || v.SelfieFrame != 0 {
+				t.Fatalf("challenge %v: %d %s", o.Moves, r.status, r.body)
+			}
+			caps, err := e.st.FindCaptures(t.Context(), req.ID, "selfie")
+			if err != nil || len(caps) != 1 {
+				t.Fatalf("selfies %v %v", caps, err)
+			}
+			c := caps[0]
+			if c.ID != v.Selfie.ID || c.Method != kyc.MethodCameraChallenge || c.SessionID == nil || *c.SessionID != o.ID {
+				t.Errorf("selfie %+v", c)
+			}
+			sessions, err := e.st.FindLivenessSessions(t.Context(), req.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := sessions[len(sessions)-1]
+			if last.Status != kyc.LivenessPassed || len(last.Frames) != len(steps) || last.SelfieCaptureID == nil ||
+				*last.SelfieCaptureID != c.ID || last.ReceivedAt == nil || len(last.Verdict) == 0 {
+				t.Errorf("stored session %+v", last)
+			}
+			f, _, err := e.st.FindLivenessFrameData(t.Context(), last.Frames[1].ID)
+			if err != nil || len(f.Data) == 0 || f.Step != 1 {
+				t.Errorf("frame data: %v %v", f, err)
+			}
+			// The nonce is spent: the same frames again are refused.
+			r, _ = e.sendFrames(token, o.ID, o.Nonce, steps)
+			if r.status != 409 || r.envelope(t).Error.Reason != "session_used" {
+				t.Errorf("reused session: %d %s", r.status, r.body)
+			}
+			t.Logf("challenge %v passed after %d requests", o.Moves, tries+1)
+			return
+		}
+	}
+	t.Fatal("no servable challenge drawn in 300 sessions")
+}
+
+// TestLivenessSessionRefused: a still picture sent for every step (what a
+// fake camera fed one image gives) fails, says why and how many tries are
+// left; a late upload fails on timing; a wrong nonce, a sixth session and
+// another request's session are refused.
+func TestLivenessSessionRefused(t *testing.T) {
+	e := newEnv(t)
+	token, req := e.create(kyc.WorkflowStandard, "")
+	still := frameFile(t, "live_p1_03_frontal")
+
+	r, o := e.openSession(token)
+	if r.status != 201 {
+		t.Fatalf("open: %d %s", r.status, r.body)
+	}
+	steps := make([][][]byte, len(o.Moves)+1)
+	for i := range steps {
+		steps[i] = [][]byte{still, still}
+	}
+	if r, _ := e.sendFrames(token, o.ID, "not-the-nonce", steps); r.status != 400 || r.envelope(t).Error.Reason != "nonce_mismatch" {
+		t.Errorf("wrong nonce: %d %s", r.status, r.body)
+	}
+	e.clock.Advance(8 * time.Second)
+	r, v := e.sendFrames(token, o.ID, o.Nonce, steps)
+	if r.status != 200 || v.Passed || v.Selfie != nil || v.SelfieFrame != -1 || v.SessionsLeft != kyc.MaxLivenessSessions-1 {
+		t.Fatalf("still picture: %d %s", r.status, r.body)
+	}
+	codes := map[string]bool{}
+	for _, f := range v.Failed {
+		codes[f.Code] = true
+	}
+	if !codes[liveness.CodeMovementMissed] || !codes[liveness.CodeDuplicates] {
+		t.Errorf("still picture failed with %v, want the movement and duplicate checks", v.Failed)
+	}
+	if caps, _ := e.st.FindCaptures(t.Context(), req.ID, "selfie"); len(caps) != 0 {
+		t.Errorf("a failed session made a selfie: %v", caps)
+	}
+
+	// Late: the frames of a real session arrive after the deadline.
+	_, o2 := e.openSession(token)
+	e.clock.Advance(liveness.Deadline + time.Second)
+	real := framesFor(t, []string{"turn_left", "turn_right"}) // p1's frames; the challenge's moves do not matter here
+	_, v = e.sendFrames(token, o2.ID, o2.Nonce, real)
+	late := false
+	for _, f := range v.Failed {
+		late = late || f.Code == liveness.CodeTooLate
+	}
+	if v.Passed || !late {
+		t.Errorf("late session: %+v", v)
+	}
+
+	// Another request cannot use this request's session.
+	other, _ := e.create(kyc.WorkflowStandard, "")
+	_, o3 := e.openSession(token)
+	if r, _ := e.sendFrames(other, o3.ID, o3.Nonce, steps); r.status != 404 {
+		t.Errorf("session of another request: %d %s", r.status, r.body)
+	}
+	// Two more sessions use up the five; the sixth is refused.
+	for range 2 {
+		if r, _ := e.openSession(token); r.status != 201 {
+			t.Fatalf("open: %d %s", r.status, r.body)
+		}
+	}
+	if r, _ := e.openSession(token); r.status != 422 || r.envelope(t).Error.Reason != "too_many_sessions" {
+		t.Errorf("sixth session: %d %s", r.status, r.body)
+	}
+}
+
+// TestLivenessFramesForm: a malformed frames upload is a 400 naming the
+// field, before any model runs.
+func TestLivenessFramesForm(t *testing.T) {
+	e := newEnv(t)
+	token, _ := e.create(kyc.WorkflowStandard, "")
+	_, o := e.openSession(token)
+	for _, tt := range []struct {
+		name, body, ct, field string
+	}{
+		{"not multipart", `{}`, "application/json", "body"},
+		{"no frames", "--b\r\nContent-Disposition: form-data; name=\"nonce\"\r\n\r\n" + o.Nonce + "\r\n--b--\r\n", "multipart/form-data; boundary=b", "frame"},
+		{"bad steps", "--b\r\nContent-Disposition: form-data; name=\"steps\"\r\n\r\n0,x\r\n--b--\r\n", "multipart/form-data; boundary=b", "steps"},
+		{"unknown field", "--b\r\nContent-Disposition: form-data; name=\"method\"\r\n\r\ncamera\r\n--b--\r\n", "multipart/form-data; boundary=b", "method"},
+	} {
+		r := e.do("POST", "/portal/"+token+"/liveness/"+o.ID, strings.NewReader(tt.body), "Content-Type", tt.ct)
+		if r.status != 400 || !strings.Contains(r.envelope(t).fields(), tt.field) {
+			t.Errorf("%s: %d %s", tt.name, r.status, r.body)
+		}
+	}
+}

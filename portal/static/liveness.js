@@ -1,0 +1,112 @@
+// The selfie's camera check: the server draws a challenge (look straight,
+// then two or three head movements) and a deadline; this script shows
+// each instruction over the live camera view, takes a few small frames
+// per step and sends them with the session's nonce. The server looks at
+// the frames and decides; nothing here decides anything. portal.js drives
+// it; it knows nothing about steps or uploads besides its own.
+window.portalLiveness = (function () {
+  'use strict';
+
+  // Per step: show the instruction, then take a frame at each of these
+  // delays (ms). A person needs about half a second to read and start
+  // moving, and the movement is held by the second frame.
+  var FRAME_AT = [1100, 1700];
+  var STEP_MS = 2000;
+  // Frames are small: the longer side at most 640 px, JPEG quality 0.85.
+  var MAX_SIDE = 640;
+  var QUALITY = 0.85;
+
+  // Each movement's arrow; its words are the catalog's
+  // js.liveness.move.<move>, from the applicant's point of view (the
+  // preview is mirrored, so their left is the screen's left).
+  var ARROWS = {
+    look_straight: '●',
+    turn_left: '←',
+    turn_right: '→',
+    look_up: '↑',
+    look_down: '↓',
+    move_closer: '⤢'
+  };
+
+  // The reason codes the page can explain (js.liveness.reason.<code>);
+  // any other failure gets js.liveness.generic.
+  var REASONS = ['LIVENESS_MOVEMENT_NOT_SEEN', 'LIVENESS_NOT_FACING_CAMERA', 'LIVENESS_NO_FACE', 'LIVENESS_MULTIPLE_FACES',
+    'LIVENESS_DIFFERENT_PEOPLE', 'LIVENESS_DUPLICATE_FRAMES', 'LIVENESS_TOO_LATE'];
+
+  function wait(ms) {
+    return new Promise(function (resolve) { window.setTimeout(resolve, ms); });
+  }
+
+  // grab draws the current video frame, not mirrored, at most MAX_SIDE
+  // px, and resolves with a JPEG blob.
+  function grab(video, canvas) {
+    return new Promise(function (resolve, reject) {
+      var w = video.videoWidth, h = video.videoHeight;
+      if (!w || !h) {
+        reject(new Error('camera'));
+        return;
+      }
+      var k = Math.min(1, MAX_SIDE / Math.max(w, h));
+      canvas.width = Math.round(w * k);
+      canvas.height = Math.round(h * k);
+      canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
+      canvas.toBlob(function (blob) {
+        if (blob) resolve(blob); else reject(new Error('camera'));
+      }, 'image/jpeg', QUALITY);
+    });
+  }
+
+  // run performs one session. open opens it (resolving with the server's
+  // answer: id, nonce, moves), send posts the frames (resolving with the
+  // server's verdict). show(move, text, arrow, n, total) puts an
+  // instruction on screen; t is the page's message lookup. It resolves
+  // with {verdict, frames} or rejects.
+  function run(o) {
+    var session;
+    var frames = []; // {blob, step}
+    return o.open().then(function (s) {
+      session = s;
+      var steps = ['look_straight'].concat(s.moves);
+      var chain = Promise.resolve();
+      steps.forEach(function (move, i) {
+        chain = chain.then(function () {
+          o.show(move, o.t('js.liveness.move.' + move), ARROWS[move] || '', i + 1, steps.length);
+          var started = Date.now();
+          var shots = FRAME_AT.map(function (at) {
+            return wait(at).then(function () { return grab(o.video, o.canvas); }).then(function (blob) {
+              frames.push({ blob: blob, step: i, at: Date.now() - started });
+            });
+          });
+          return Promise.all(shots.concat([wait(STEP_MS)]));
+        });
+      });
+      return chain;
+    }).then(function () {
+      o.show('', '', '', 0, 0);
+      frames.sort(function (a, b) { return a.step - b.step || a.at - b.at; });
+      var form = new FormData();
+      form.append('nonce', session.nonce);
+      form.append('steps', frames.map(function (f) { return f.step; }).join(','));
+      frames.forEach(function (f, i) { form.append('frame', f.blob, 'frame' + i + '.jpg'); });
+      return o.send(session.id, form);
+    }).then(function (verdict) {
+      return { verdict: verdict, frames: frames };
+    });
+  }
+
+  // explain turns a failed verdict into sentences for the applicant.
+  function explain(verdict, t) {
+    var seen = {};
+    var out = [];
+    (verdict.failed || []).forEach(function (f) {
+      var key = REASONS.indexOf(f.code) >= 0 ? 'js.liveness.reason.' + f.code : 'js.liveness.generic';
+      if (!seen[key]) {
+        seen[key] = true;
+        out.push(t(key));
+      }
+    });
+    return out.length ? out : [t('js.liveness.generic')];
+  }
+
+  return { run: run, explain: explain };
+})();

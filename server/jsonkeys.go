@@ -1,0 +1,138 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strconv"
+
+	"kycd/kyc"
+)
+
+// duplicateKeys names every object member that appears twice in the JSON
+// text b, at any depth ("metadata.a", "applicant.firstName"; array elements
+// as "list[2].name"), compared after unescaping, so "a" and "\u0061" are
+// the same key. encoding/json keeps the last of them silently, so a body
+// could say one thing to a client's validator and another to kycd.
+//
+// b must be valid JSON (callers check first, so that a syntax error is
+// reported as such): this is a small scanner of its own, which follows the
+// structure and does not check it, rather than json.Decoder.Token, which
+// allocated for every token and cost more than the parse itself.
+func duplicateKeys(b []byte) []kyc.FieldError {
+	if bytes.IndexByte(b, '{') < 0 {
+		return nil
+	}
+	type frame struct {
+		object bool
+		path   string   // of this object ("…." for members) or array
+		keys   []string // objects: the members seen
+		member string   // objects: the member whose value comes next
+		index  int      // arrays: the index of the current element
+	}
+	var stack []*frame
+	var dups []kyc.FieldError
+	wantKey := false
+	// childPath is the path of the value starting now in the top frame.
+	childPath := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		f := stack[len(stack)-1]
+		if f.object {
+			return f.path + f.member
+		}
+		return f.path + "[" + strconv.Itoa(f.index) + "]"
+	}
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case ' ', '\t', '\r', '\n', ':':
+			i++
+		case '{':
+			p := childPath()
+			if len(stack) > 0 || p != "" {
+				p += "."
+			}
+			stack = append(stack, &frame{object: true, path: p})
+			wantKey = true
+			i++
+		case '[':
+			stack = append(stack, &frame{path: childPath()})
+			wantKey = false
+			i++
+		case '}', ']':
+			if len(stack) == 0 {
+				return sortFields(dups)
+			}
+			stack = stack[:len(stack)-1]
+			wantKey = false
+			i++
+		case ',':
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					wantKey = true
+				} else {
+					stack[n-1].index++
+				}
+			}
+			i++
+		case '"':
+			end, escaped := scanString(b, i)
+			if end < 0 {
+				return sortFields(dups) // unterminated: the parser says so
+			}
+			if n := len(stack); n > 0 && stack[n-1].object && wantKey {
+				f := stack[n-1]
+				key := string(b[i+1 : end])
+				if escaped {
+					if err := json.Unmarshal(b[i:end+1], &key); err != nil {
+						return sortFields(dups)
+					}
+				}
+				if slices.Contains(f.keys, key) {
+					if field := f.path + key; !slices.ContainsFunc(dups, func(d kyc.FieldError) bool { return d.Field == field }) {
+						dups = append(dups, kyc.FieldError{Field: field, Message: "appears more than once in the object"})
+					}
+				} else {
+					f.keys = append(f.keys, key)
+				}
+				f.member, wantKey = key, false
+			}
+			i = end + 1
+		default: // a number, true, false or null: up to the next delimiter
+			for i < len(b) && !jsonDelimiter(b[i]) {
+				i++
+			}
+		}
+	}
+	return sortFields(dups)
+}
+
+func jsonDelimiter(c byte) bool {
+	switch c {
+	case ',', ':', '{', '}', '[', ']', '"', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+// scanString returns the index of the quote that closes the string opening
+// at b[start], and whether it holds an escape; -1 when it is not closed.
+func scanString(b []byte, start int) (end int, escaped bool) {
+	for i := start + 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			return i, escaped
+		}
+	}
+	return -1, escaped
+}
+
+func sortFields(fe []kyc.FieldError) []kyc.FieldError {
+	sort.SliceStable(fe, func(i, j int) bool { return fe[i].Field < fe[j].Field })
+	return fe
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"kycd/mrz/ocr"
+)
+
+// TestRefineCalibration measures what ocr.RefineLine makes of the true
+// geometry of clean synthetic lines: its constants (refineExtent,
+// refineBias) must keep the refined height and centre on the true ones,
+// so that the cells the classifier learns from are framed as designed.
+func TestRefineCalibration(t *testing.T) {
+	fs, err := loadFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ratios, offs []float64
+	for k := range 200 {
+		r := rand.New(rand.NewPCG(9, uint64(k)))
+		p := drawParams(r)
+		p.blur, p.motion, p.noise, p.jpegQ, p.glare, p.lowres = 0, 0, 0, 0, false, 0
+		pg := render(r, fs, p)
+		py := ocr.NewPyramid(pg.gray)
+		for _, l := range pg.geom {
+			m := l
+			ocr.RefineLine(py, &m)
+			ratios = append(ratios, m.H[0]/l.H[0])
+			offs = append(offs, (m.Y[0]-l.Y[0])/l.H[0])
+		}
+	}
+	var s, so float64
+	for i := range ratios {
+		s += ratios[i]
+		so += offs[i]
+	}
+	ratio, off := s/float64(len(ratios)), so/float64(len(offs))
+	t.Logf("height ratio mean %.4f, offset mean %.4f heights (n=%d)", ratio, off, len(ratios))
+	if math.Abs(ratio-1) > 0.02 || math.Abs(off) > 0.01 {
+		t.Errorf("refined geometry is off the true one: height ×%.4f, centre %+.4f heights; update refineExtent and refineBias", ratio, off)
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// background fills img with paper: a base level, an illumination
+// gradient, smooth blotches and the fine periodic lines of security
+// printing.
+func background(r *rand.Rand, img []float64, W, H int, p params) {
+	gx, gy := (r.Float64()*2-1)*0.25/float64(W), (r.Float64()*2-1)*0.25/float64(H)
+	type wave struct{ fx, fy, ph, amp float64 }
+	var waves []wave
+	for range r.IntN(4) {
+		period := p.pitch * (0.3 + 3*r.Float64())
+		th := r.Float64() * math.Pi
+		waves = append(waves, wave{math.Cos(th) * 2 * math.Pi / period, math.Sin(th) * 2 * math.Pi / period, r.Float64() * 2 * math.Pi, r.Float64() * 0.25 * (p.paper - p.ink)})
+	}
+	// Blotches: a coarse random grid, bilinearly enlarged.
+	cell := p.pitch * (1 + 4*r.Float64())
+	gw, gh := int(float64(W)/cell)+2, int(float64(H)/cell)+2
+	grid := make([]float64, gw*gh)
+	bl := r.Float64() * 0.2 * (p.paper - p.ink)
+	for i := range grid {
+		grid[i] = (r.Float64()*2 - 1) * bl
+	}
+	for y := range H {
+		for x := range W {
+			v := p.paper * (1 + gx*float64(x-W/2) + gy*float64(y-H/2))
+			for _, w := range waves {
+				v += w.amp * math.Sin(w.fx*float64(x)+w.fy*float64(y)+w.ph)
+			}
+			fx, fy := float64(x)/cell, float64(y)/cell
+			ix, iy := int(fx), int(fy)
+			ax, ay := fx-float64(ix), fy-float64(iy)
+			g0 := grid[iy*gw+ix]*(1-ax) + grid[iy*gw+ix+1]*ax
+			g1 := grid[(iy+1)*gw+ix]*(1-ax) + grid[(iy+1)*gw+ix+1]*ax
+			v += g0*(1-ay) + g1*ay
+			img[y*W+x] = min(v, 255)
+		}
+	}
+}
+
+// gaussBlur blurs img in place with a Gaussian of standard deviation s.
+func gaussBlur(img []float64, W, H int, s float64) {
+	rad := int(math.Ceil(3 * s))
+	k := make([]float64, 2*rad+1)
+	var sum float64
+	for i := range k {
+		d := float64(i - rad)
+		k[i] = math.Exp(-d * d / (2 * s * s))
+		sum += k[i]
+	}
+	for i := range k {
+		k[i] /= sum
+	}
+	convolve(img, W, H, k, 1, 0)
+	convolve(img, W, H, k, 0, 1)
+}
+
+// convolve applies the 1-D kernel k along direction (dx, dy) ∈ {(1,0),
+// (0,1)}, clamping at the edges.
+func convolve(img []float64, W, H int, k []float64, dx, dy int) {
+	rad := len(k) / 2
+	n := W
+	if dy == 1 {
+		n = H
+	}
+	line := make([]float64, n)
+	out := make([]float64, n)
+	for o := range W*dy + H*dx {
+		for i := range n {
+			line[i] = img[idx(o, i, W, dx)]
+		}
+		for i := range n {
+			var s float64
+			for j, w := range k {
+				s += w * line[min(max(i+j-rad, 0), n-1)]
+			}
+			out[i] = s
+		}
+		for i := range n {
+			img[idx(o, i, W, dx)] = out[i]
+		}
+	}
+}
+
+func idx(o, i, W, dx int) int {
+	if dx == 1 {
+		return o*W + i
+	}
+	return i*W + o
+}
+
+// motionBlur averages img along a segment of the given length and angle.
+func motionBlur(img []float64, W, H int, length, angle float64) {
+	n := int(math.Ceil(length)) + 1
+	src := append([]float64(nil), img...)
+	cx, cy := math.Cos(angle), math.Sin(angle)
+	for y := range H {
+		for x := range W {
+			var s float64
+			for k := range n {
+				t := (float64(k)/float64(n-1) - 0.5) * length
+				xx := min(max(int(float64(x)+t*cx+0.5), 0), W-1)
+				yy := min(max(int(float64(y)+t*cy+0.5), 0), H-1)
+				s += src[yy*W+xx]
+			}
+			img[y*W+x] = s / float64(n)
+		}
+	}
+}
+
+// lowRes shrinks img by f (area average) and enlarges it back (bilinear),
+// as a low-resolution camera and a client-side upscale would.
+func lowRes(img []float64, W, H int, f float64) []float64 {
+	w, h := max(1, int(float64(W)/f)), max(1, int(float64(H)/f))
+	small := make([]float64, w*h)
+	cnt := make([]float64, w*h)
+	for y := range H {
+		sy := min(y*h/H, h-1)
+		for x := range W {
+			sx := min(x*w/W, w-1)
+			small[sy*w+sx] += img[y*W+x]
+			cnt[sy*w+sx]++
+		}
+	}
+	for i := range small {
+		small[i] /= max(cnt[i], 1)
+	}
+	out := make([]float64, W*H)
+	for y := range H {
+		fy := (float64(y)+0.5)*float64(h)/float64(H) - 0.5
+		y0 := min(max(int(math.Floor(fy)), 0), h-1)
+		y1 := min(y0+1, h-1)
+		ay := min(max(fy-float64(y0), 0), 1)
+		for x := range W {
+			fx := (float64(x)+0.5)*float64(w)/float64(W) - 0.5
+			x0 := min(max(int(math.Floor(fx)), 0), w-1)
+			x1 := min(x0+1, w-1)
+			ax := min(max(fx-float64(x0), 0), 1)
+			a := small[y0*w+x0]*(1-ax) + small[y0*w+x1]*ax
+			b := small[y1*w+x0]*(1-ax) + small[y1*w+x1]*ax
+			out[y*W+x] = a*(1-ay) + b*ay
+		}
+	}
+	return out
+}
