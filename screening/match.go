@@ -2,6 +2,7 @@ package screening
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -98,28 +99,34 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 	// query and how much of the name the shared parts cover), so that of
 	// the many names sharing one common part (Ahmad, Aleksandr) the short
 	// ones, which a second part with a typo may complete, come first.
-	cands := make([]int32, 0, 64)
+	// The estimate is computed once per name, not in the comparisons: a
+	// common part of a list of a million names touches thousands.
+	type cand struct {
+		n   int32
+		est float32
+	}
+	cands := make([]cand, 0, 64)
 	for _, n := range acc.touched {
-		if acc.score[n] >= 0.3*total {
-			cands = append(cands, n)
+		if a := acc.score[n]; a >= 0.3*total {
+			cands = append(cands, cand{n, queryWeight*min(1, a/total) + (1-queryWeight)*min(1, a/ix.nameWeight[n])})
 		}
 	}
-	est := func(n int32) float32 {
-		a := acc.score[n]
-		return queryWeight*min(1, a/total) + (1-queryWeight)*min(1, a/ix.nameWeight[n])
-	}
-	sort.Slice(cands, func(i, j int) bool {
-		if ei, ej := est(cands[i]), est(cands[j]); ei != ej {
-			return ei > ej
+	slices.SortFunc(cands, func(a, b cand) int {
+		switch {
+		case a.est > b.est:
+			return -1
+		case a.est < b.est:
+			return 1
 		}
-		return cands[i] < cands[j]
+		return int(a.n - b.n)
 	})
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
 	}
 	best := map[int32]Match{}
 	memo := simMemo{}
-	for _, n := range cands {
+	for _, c := range cands {
+		n := c.n
 		in := &ix.names[n]
 		ent := &ix.entities[in.entity]
 		if !schemaAllowed(ent.Schema, q.Schemas) {
