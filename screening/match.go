@@ -111,6 +111,31 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 			cands = append(cands, cand{n, queryWeight*min(1, a/total) + (1-queryWeight)*min(1, a/ix.nameWeight[n])})
 		}
 	}
+	if len(cands) > 4*maxCandidates {
+		// Only the best maxCandidates are scored: keep those whose
+		// estimate falls in the top bins of a histogram holding at least
+		// that many (the order sorted below is the same), so a common
+		// part's thousands of names are not all sorted.
+		const bins = 1024
+		var hist [bins + 1]int32
+		bin := func(e float32) int { return int(min(max(e, 0), 1) * bins) }
+		for _, c := range cands {
+			hist[bin(c.est)]++
+		}
+		cut, n := bins, int32(0)
+		for ; cut > 0; cut-- {
+			if n += hist[cut]; n >= maxCandidates {
+				break
+			}
+		}
+		kept := cands[:0]
+		for _, c := range cands {
+			if bin(c.est) >= cut {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
 	slices.SortFunc(cands, func(a, b cand) int {
 		switch {
 		case a.est > b.est:
@@ -124,7 +149,6 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 		cands = cands[:maxCandidates]
 	}
 	best := map[int32]Match{}
-	memo := simMemo{}
 	for _, c := range cands {
 		n := c.n
 		in := &ix.names[n]
@@ -132,7 +156,7 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 		if !schemaAllowed(ent.Schema, q.Schemas) {
 			continue
 		}
-		f := ix.scoreName(qt, units, in, memo)
+		f := ix.scoreName(qt, units, in)
 		f.MixedScript = mixed
 		f.DOB, f.DOBFactor = compareDOB(q.DOB, ent.DOBs)
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
@@ -355,7 +379,7 @@ func (ix *Index) confirm(u *unit, acc *accumulator) {
 // similar pairs first, each part used once. A query join (two adjacent
 // parts written together) may stand for one listed part, and a listed
 // part may stand for two joined query parts.
-func (ix *Index) scoreName(qt []token, units []unit, in *indexedName, memo simMemo) Features {
+func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	ctoks := ix.nameTokens(in)
 	type pair struct {
 		qi, qj int // query parts covered (qj = qi for a single part)
@@ -367,12 +391,12 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName, memo simMe
 	for c, v := range ctoks {
 		ct := &ix.vocab[v]
 		for i := range qt {
-			if s := memo.sim(i, v, &qt[i], ct); s >= minTokenSim {
+			if s := tokenSim(&qt[i], ct); s >= minTokenSim {
 				pairs = append(pairs, pair{i, i, c, s, weakAlignment(&qt[i], ct, false)})
 			}
 		}
 		for i := 0; i+1 < len(qt); i++ {
-			if s := memo.sim(len(qt)+i, v, &units[len(qt)+i].tok, ct); s >= minTokenSim {
+			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
 				pairs = append(pairs, pair{i, i + 1, c, s, weakAlignment(&units[len(qt)+i].tok, ct, true)})
 			}
 		}
@@ -656,25 +680,6 @@ const (
 	omittedWeight = 0.5
 	innerWeight   = 0.25
 )
-
-// simMemo keeps tokenSim of a query unit and a vocabulary part for one
-// search: the candidates of a query share parts (every name with Ahmad,
-// every Mohammed), and comparing a part with a common name's dozens of
-// spellings (variantEdit) costs more than a map lookup.
-type simMemo map[uint64]float64
-
-func (m simMemo) sim(unit int, v int32, q, c *token) float64 {
-	if m == nil {
-		return tokenSim(q, c)
-	}
-	k := uint64(unit)<<32 | uint64(uint32(v))
-	if s, ok := m[k]; ok {
-		return s
-	}
-	s := tokenSim(q, c)
-	m[k] = s
-	return s
-}
 
 // leftoverSim is the similarity given to a leftover pair (see scoreName),
 // as to a four-letter part with one typo: found, well under an exact part.
