@@ -83,6 +83,24 @@ func TestDecode(t *testing.T) {
 			want:  uto, valid: true,
 		},
 		{
+			// Fillers cut by the cell's edge look like C: past the name's
+			// end (three fillers in a row) only fillers can stand.
+			name:  "filler after the name's end",
+			lines: uto, over: map[[2]int]map[byte]float32{{0, 38}: {'C': 0.6}, {0, 39}: {'C': 0.55}, {0, 43}: {'K': 0.5}},
+			want: uto, valid: true,
+		},
+		{
+			// Before the end a letter may stand: a doubt there stays one.
+			name:  "filler or C inside the name",
+			lines: uto, over: map[[2]int]map[byte]float32{{0, 14}: {'C': 0.6}},
+		},
+		{
+			// A clear letter past the end is read as printed.
+			name:  "clear letter past the name's end",
+			lines: []string{"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<X", uto[1]},
+			want:  []string{"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<X", uto[1]}, valid: true,
+		},
+		{
 			// "No character here" (glare, a cell off the line) is unsure.
 			name:  "blank cell",
 			lines: uto, over: map[[2]int]map[byte]float32{{0, 20}: {0: 0}},
