@@ -229,12 +229,23 @@ func decode(probs [][][]float32) *decoded {
 	}
 	// Checks as read, for the cells they cover.
 	checks = checkLayout(f, text)
+	// The cells of failing fields need strictProb: the failure must not be
+	// the reader's doing. When some failing field fails in every
+	// plausible reading of its cells (every cell's alternatives at least
+	// altProb likely), no doubt of the classifier can make the zone
+	// valid: the zone is printed wrong whatever those doubts, and the
+	// failing fields' cells need only sureProb, as cells no check digit
+	// covers do.
 	failingCells := map[pos]bool{}
+	failNeed := strictProb
 	for _, ch := range checks {
 		if ch.holds(text) {
 			continue
 		}
 		d.failing = append(d.failing, ch.field)
+		if failsSurely(&ch, dists, text) {
+			failNeed = sureProb
+		}
 		for _, p := range ch.data {
 			failingCells[p] = true
 		}
@@ -253,7 +264,7 @@ func decode(probs [][][]float32) *decoded {
 			case vouched[p]:
 				need = 0 // its field's check digit or the list of states singles it out
 			case failingCells[p]:
-				need = strictProb
+				need = failNeed
 			case covered[p] && d.valid:
 				need = 0 // the check digits single it out
 			}
@@ -528,4 +539,22 @@ func fillNameEnds(f mrz.Format, dists [][]cellDist, text [][]byte) {
 			}
 		}
 	}
+}
+
+// failsSurely tells whether a field whose check digit fails as read
+// fails in every plausible reading of its cells (every combination of
+// their alternatives, all of them enumerated).
+func failsSurely(ch *checkSpan, dists [][]cellDist, text [][]byte) bool {
+	var amb []pos
+	for _, p := range append(append([]pos(nil), ch.data...), ch.digit) {
+		if len(dists[p.line][p.col].alts) > 1 {
+			amb = append(amb, p)
+		}
+	}
+	holds, n := false, 0
+	enumerate(amb, dists, text, func(float64, []byte) {
+		n++
+		holds = holds || ch.holds(text)
+	})
+	return !holds && n < maxEnum
 }

@@ -76,6 +76,13 @@ func TestDecode(t *testing.T) {
 			want: bad, wantFails: []string{"document_number", "composite"},
 		},
 		{
+			// A wrong digit read with a doubt (I for L, below strictProb)
+			// that no reading makes right: the failure is the document's.
+			name:  "wrong digit, a doubt that cannot fix it",
+			lines: bad, over: map[[2]int]map[byte]float32{{1, 0}: {'I': 0.015}},
+			want: bad, wantFails: []string{"document_number", "composite"},
+		},
+		{
 			// A state code read as no state's, with a known one plausible.
 			name:  "state code from the list",
 			lines: []string{uto[0], "L898902C36UTQ7408122F1204159ZE184226B<<<<<10"},
@@ -152,5 +159,22 @@ func TestDecodeNeverRepairsIntoValid(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDecodeFailingComposite: a TD1 whose composite alone fails. With
+// every character certain it is printed wrong (invalid); with a doubt in
+// a cell only the composite covers (1 at 0.99), one of whose alternatives
+// (I, too unlikely to be taken as a repair) would make it hold, the
+// failure may be the reader's: unsure.
+func TestDecodeFailingComposite(t *testing.T) {
+	lines := []string{"I<SWE59000002<8198703142391<<<", "8703145M1701027SWE<<<<<<<<<<<9", "SPECIMEN<<SVEN<<<<<<<<<<<<<<<<"}
+	d := decode(zoneProbs(lines, nil))
+	if !d.sure || d.valid || !slices.Equal(d.failing, []string{"composite"}) || !slices.Equal(d.lines, lines) {
+		t.Fatalf("certain: sure %v valid %v failing %v %q", d.sure, d.valid, d.failing, d.lines)
+	}
+	d = decode(zoneProbs(lines, map[[2]int]map[byte]float32{{0, 15}: {'I': 0.004, 'L': 0.006}}))
+	if d.sure {
+		t.Fatalf("a doubt that could fix the composite: sure of %q", d.lines)
 	}
 }
