@@ -3,6 +3,7 @@ package ocr
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"kycd/mrz"
 )
@@ -166,6 +167,7 @@ func decode(probs [][][]float32) *decoded {
 		}
 	}
 	fillNameEnds(f, dists, text)
+	firstLetter(f, &dists[0][0], text)
 	d := &decoded{format: f}
 	// ICAO 9303 starts every zone with A, C or I (identity documents), P
 	// (passports) or V (visas): a zone that starts otherwise is print that
@@ -557,4 +559,32 @@ func failsSurely(ch *checkSpan, dists [][]cellDist, text [][]byte) bool {
 		holds = holds || ch.holds(text)
 	})
 	return !holds && n < maxEnum
+}
+
+// firstLetter applies ICAO 9303's document codes to the zone's first
+// cell: A, C or I on identity cards (TD1, TD2, the French card), P on
+// passports (TD3), V on visas (MRV-A, MRV-B). Another letter is weighted
+// as a symbol outside its class (offClass): still read when the
+// classifier has no doubt, but a cell torn between I and a look-alike (1,
+// L, T) reads as the letter a document can start with.
+func firstLetter(f mrz.Format, d *cellDist, text [][]byte) {
+	codes := "ACI"
+	switch f {
+	case mrz.TD3:
+		codes = "P"
+	case mrz.MRVA, mrz.MRVB:
+		codes = "V"
+	}
+	var sum float64
+	for k := range d.q {
+		if !strings.ContainsRune(codes, rune(Alphabet[k])) {
+			d.q[k] *= offClass
+		}
+		sum += d.q[k]
+	}
+	for k := range d.q {
+		d.q[k] /= max(sum, 1e-30)
+	}
+	d.alts = altsOf(&d.q)
+	text[0][0] = Alphabet[d.alts[0]]
 }

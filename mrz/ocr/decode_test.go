@@ -178,3 +178,19 @@ func TestDecodeFailingComposite(t *testing.T) {
 		t.Fatalf("a doubt that could fix the composite: sure of %q", d.lines)
 	}
 }
+
+// TestDecodeFirstLetter: an identity card starts with A, C or I, so a
+// first cell torn between I and look-alikes no card starts with reads as
+// I; a clear other letter is still read as printed.
+func TestDecodeFirstLetter(t *testing.T) {
+	lines := []string{"I<SWE59000002<8198703142391<<<", "8703145M1701027SWE<<<<<<<<<<<8", "SPECIMEN<<SVEN<<<<<<<<<<<<<<<<"}
+	d := decode(zoneProbs(lines, map[[2]int]map[byte]float32{{0, 0}: {'T': 0.25, 'L': 0.15}}))
+	if !d.sure || !d.valid || !slices.Equal(d.lines, lines) {
+		t.Fatalf("I among look-alikes: sure %v valid %v %q (unsure %v)", d.sure, d.valid, d.lines, d.unsure)
+	}
+	odd := slices.Clone(lines)
+	odd[0] = "X" + odd[0][1:]
+	if d := decode(zoneProbs(odd, nil)); d.lines[0][0] != 'X' {
+		t.Fatalf("a clear X read as %q", d.lines[0])
+	}
+}
