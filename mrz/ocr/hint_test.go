@@ -75,6 +75,9 @@ func TestRetakeHints(t *testing.T) {
 	// The picture ends in the middle of the zone's lines.
 	cut := img.SubImage(image.Rect(0, 0, box.Min.X+box.Dx()*2/3, img.Rect.Max.Y)).(*image.Gray)
 
+	// Out of focus: a blur of a third of a character's width.
+	blurred := blurGray(img, float64(box.Dx())/44/3)
+
 	// A glare: the middle third of the lines washed out to near white.
 	glare := grayOf(img)
 	gx0, gx1 := box.Min.X+box.Dx()/3, box.Min.X+box.Dx()*2/3
@@ -98,6 +101,7 @@ func TestRetakeHints(t *testing.T) {
 	}{
 		{"cut off", cut, HintCutOff},
 		{"glare", glare, HintGlare},
+		{"blurred", blurred, HintBlurry},
 	} {
 		r, err := Read(c.img, ref)
 		if err != nil {
@@ -131,10 +135,11 @@ func TestNoZoneHint(t *testing.T) {
 	}
 	for _, c := range []struct {
 		cut, bars bool
+		blur      float64
 		want      Hint
-	}{{true, true, HintCutOff}, {false, true, HintBlurry}, {false, false, HintNoZone}} {
-		if got := noZoneHint(c.cut, c.bars); got != c.want {
-			t.Errorf("noZoneHint(%v, %v) = %s, want %s", c.cut, c.bars, got, c.want)
+	}{{true, true, 3, HintCutOff}, {false, true, 0, HintBlurry}, {false, false, 3, HintBlurry}, {false, false, 1, HintNoZone}} {
+		if got := noZoneHint(c.cut, c.bars, c.blur); got != c.want {
+			t.Errorf("noZoneHint(%v, %v, %v) = %s, want %s", c.cut, c.bars, c.blur, got, c.want)
 		}
 	}
 }

@@ -202,7 +202,7 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 		}
 	}
 	notFound := func() *Result {
-		return &Result{Status: StatusNotFound, Hint: noZoneHint(cut, bars), PrintLines: printLines}
+		return &Result{Status: StatusNotFound, Hint: noZoneHint(cut, bars, pictureBlur(base)), PrintLines: printLines}
 	}
 	if len(cands) == 0 {
 		return notFound()
