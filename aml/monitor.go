@@ -153,8 +153,14 @@ func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error 
 		return err
 	}
 	ok, err := tx.RecordRescreen(c, sc)
-	if err != nil || !ok || !sc.Changed {
+	if err != nil || !ok {
 		return err
+	}
+	if err := tx.Meter(c.OrganizationID, c.Environment, kyc.UsageMonitoringRescreens, sc.ID); err != nil {
+		return err
+	}
+	if !sc.Changed {
+		return nil
 	}
 	return recordAlert(tx, c, &prev, len(added), sc.ChangedEntities)
 }

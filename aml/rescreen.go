@@ -68,6 +68,9 @@ func (s *Service) RecordRescreen(tx *store.Tx, r *Rescreened) (*kyc.AMLCheck, er
 	if err := tx.RecordManualRescreen(c, sc); err != nil {
 		return nil, err
 	}
+	if err := tx.Meter(c.OrganizationID, c.Environment, kyc.UsageManualRescreens, sc.ID); err != nil {
+		return nil, err
+	}
 	if err := recordEvent(tx, c, kyc.EventAMLCompleted, nil, 0); err != nil {
 		return nil, err
 	}

@@ -134,6 +134,9 @@ func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, sc *Sc
 	if err := tx.CreateAMLCheck(c, hist); err != nil {
 		return nil, err
 	}
+	if err := tx.Meter(orgID, env, kyc.UsageAMLChecks, c.ID); err != nil {
+		return nil, err
+	}
 	c.History = []kyc.Screening{*hist}
 	if err := recordEvent(tx, c, kyc.EventAMLCompleted, nil, 0); err != nil {
 		return nil, err

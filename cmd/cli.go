@@ -25,6 +25,7 @@ type CLI struct {
 	Lists     ListsCmd     `cmd:"" help:"Import, list and update the AML watch lists."`
 	Webhooks  WebhooksCmd  `cmd:"" help:"Webhook tools."`
 	Audit     AuditCmd     `cmd:"" help:"Verify and export the hash-chained audit log."`
+	Usage     UsageCmd     `cmd:"" help:"Print an organization's metered (billable, live) usage in a month, per day."`
 	MasterKey MasterKeyCmd `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
 	Backup    BackupCmd    `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
 	Restore   RestoreCmd   `cmd:"" help:"Restore the database from a replica (serve --replicate)."`

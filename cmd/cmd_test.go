@@ -205,6 +205,7 @@ func TestCommandsRefuseMissingDatabase(t *testing.T) {
 		{"webhooks", "test", "we_" + ulid},
 		{"audit", "verify"},
 		{"audit", "export"},
+		{"usage", "--org", org, "--month", "2026-01"},
 		{"master-key", "rotate", "--new-key-file", key},
 		{"backup", "--out", filepath.Join(dir, "backup.db")},
 		{"users", "create", "--org", org, "--email", "ada@acme.example", "--role", "admin"},

@@ -183,6 +183,9 @@ func (c *ServeCmd) Run(e *env) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
+	if err := srv.FlushKeyUse(sctx); err != nil {
+		log.Warn("record API key use at shutdown", "err", err)
+	}
 	if err := <-runnerDone; err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 // so that every allowed request reaches its handler's real work.
 type resources struct {
 	caseID, captureID, checkID, matchID, applicantID string
+	webhookID, deliveryID, keyID                     string
 }
 
 func (s *reviewStack) resources(e kyc.Environment, last string) resources {
@@ -35,7 +36,17 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 		kyc.Sandbox: {"firstName": "Sandbox", "lastName": "Everything"}}[e]
 	c := s.api(key, "POST", "/v1/aml-checks", body, http.StatusCreated)
 	m := c["results"].([]any)[0].(map[string]any)["matches"].([]any)[0].(map[string]any)
-	return resources{caseID: req.ID, captureID: caps[0].ID, checkID: c["id"].(string), matchID: m["id"].(string), applicantID: req.ApplicantID}
+	ep := s.api(key, "POST", "/v1/webhook-endpoints", map[string]any{"url": "https://93.184.216.34/hook"}, http.StatusCreated)
+	test := s.api(key, "POST", "/v1/webhook-endpoints/"+ep["id"].(string)+"/test", nil, http.StatusAccepted)
+	var apiKey *kyc.APIKey
+	if err := s.st.InTx(s.t.Context(), func(tx *store.Tx) (err error) {
+		apiKey, _, err = tx.CreateAPIKey(store.NewAPIKeyParams{OrganizationID: s.org.ID, Environment: e, Name: "authz"})
+		return err
+	}); err != nil {
+		s.t.Fatal(err)
+	}
+	return resources{caseID: req.ID, captureID: caps[0].ID, checkID: c["id"].(string), matchID: m["id"].(string), applicantID: req.ApplicantID,
+		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID}
 }
 
 // path fills a route's pattern with ids.
@@ -51,6 +62,12 @@ func (r resources) path(pattern, userID string) string {
 		p = strings.Replace(p, "ID", r.applicantID, 1)
 	case strings.Contains(p, "/users/"):
 		p = strings.Replace(p, "ID", userID, 1)
+	case strings.Contains(p, "/webhooks/"):
+		p = strings.Replace(p, "ID", r.webhookID, 1)
+	case strings.Contains(p, "/deliveries/"):
+		p = strings.Replace(p, "ID", r.deliveryID, 1)
+	case strings.Contains(p, "/keys/"):
+		p = strings.Replace(p, "ID", r.keyID, 1)
 	}
 	return p
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// TrustForwardedFor takes the client address (sign-in throttling,
 	// sessions) from the last X-Forwarded-For entry.
 	TrustForwardedFor bool
+	// Secrets seals webhook endpoints' signing secrets (the API's box).
+	Secrets store.Sealer
+	// AllowPrivateWebhooks is serve's --allow-private-webhooks: endpoint
+	// URLs may resolve to private addresses.
+	AllowPrivateWebhooks bool
 }
 
 // console is the handler's state.
@@ -51,6 +56,9 @@ type console struct {
 	secure bool
 	cookie string
 	proxy  bool
+
+	secrets      store.Sealer
+	allowPrivate bool
 
 	pages  map[string]*template.Template
 	assets *assets
@@ -71,7 +79,7 @@ func newConsole(o Options) *console {
 		panic("console: Options.Store, KYC, AML and Users are required")
 	}
 	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, proxy: o.TrustForwardedFor,
-		mux: http.NewServeMux()}
+		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, mux: http.NewServeMux()}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}

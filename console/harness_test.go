@@ -31,13 +31,15 @@ var cheap = &argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLe
 // env is kycd with the API, the portal and the console on one real HTTP
 // server and a fresh database, an organization with keys, and a clock.
 type env struct {
-	t     *testing.T
-	st    *store.Store
-	srv   *httptest.Server
-	clock *storetest.Clock
-	org   storetest.Org
-	users *users.Service
-	kyc   *verification.Service
+	t      *testing.T
+	st     *store.Store
+	srv    *httptest.Server
+	clock  *storetest.Clock
+	org    storetest.Org
+	users  *users.Service
+	kyc    *verification.Service
+	server *server.Server
+	box    *seal.Box
 }
 
 func newEnv(t *testing.T, setup ...func(*env, *server.Options)) *env {
@@ -66,6 +68,7 @@ func newEnv(t *testing.T, setup ...func(*env, *server.Options)) *env {
 		t.Fatal(err)
 	}
 	mux.Handle("/", api.Handler())
+	e.server, e.box = api, box
 	return e
 }
 

@@ -44,6 +44,8 @@ func mustParsePages(a *assets) map[string]*template.Template {
 		"add":      func(a, b int) int { return a + b },
 		"fieldErr": fieldError,
 		"val":      val,
+		"dict":     dict,
+		"list":     func(xs ...string) []string { return xs },
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -86,7 +88,7 @@ func (p *page) Sandbox() bool { return p.Env == kyc.Sandbox }
 // resource of one environment does not exist in the other).
 func (p *page) SwitchURL(to kyc.Environment) string {
 	sec := p.Section
-	if sec != "queue" && sec != "alerts" && sec != "applicants" {
+	if sec != "queue" && sec != "alerts" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
 		sec = "queue"
 	}
 	return "/console/" + string(to) + "/" + sec
@@ -111,6 +113,15 @@ var notices = map[string]string{
 	"session-ended": "Your session ended. Please sign in again.",
 	"invite-sent":   "The invitation is sent.",
 	"link-sent":     "A new set-password link is sent.",
+
+	"endpoint-saved":    "The endpoint is saved.",
+	"endpoint-enabled":  "The endpoint is enabled: deliveries resume.",
+	"endpoint-disabled": "The endpoint is disabled: nothing is sent to it until you enable it.",
+	"endpoint-deleted":  "The endpoint is deleted. Its deliveries stay in the log.",
+	"test-sent":         "A svc.webhook.test event is queued for delivery now.",
+	"replayed":          "The delivery is queued for one new attempt now.",
+	"batch-replayed":    "The selected deliveries are queued for one new attempt each.",
+	"key-revoked":       "The key is revoked: requests with it now get 401.",
 }
 
 // render writes a page: executed into memory first, so that a template
@@ -313,4 +324,20 @@ func fieldError(e *kyc.Error, field string) string {
 		}
 	}
 	return ""
+}
+
+// dict builds a map for a partial template's arguments: key, value, ….
+func dict(kv ...any) (map[string]any, error) {
+	if len(kv)%2 != 0 {
+		return nil, fmt.Errorf("dict: odd number of arguments")
+	}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		k, ok := kv[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("dict: key %v is not a string", kv[i])
+		}
+		m[k] = kv[i+1]
+	}
+	return m, nil
 }

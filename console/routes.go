@@ -87,6 +87,27 @@ func (c *console) table() []route {
 
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
+
+		// Part 2: usage, integrations, settings, audit.
+		{pattern: "GET /console/usage", access: signedIn, perm: kyc.PermRead, h: c.handleUsage},
+
+		{pattern: "GET /console/{env}/webhooks", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhooks},
+		{pattern: "POST /console/{env}/webhooks", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookCreate, back: c.handleWebhooks},
+		{pattern: "GET /console/{env}/webhooks/{id}", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhook},
+		{pattern: "POST /console/{env}/webhooks/{id}", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookUpdate, back: c.handleWebhook},
+		{pattern: "POST /console/{env}/webhooks/{id}/enabled", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookEnabled, back: c.handleWebhook},
+		{pattern: "POST /console/{env}/webhooks/{id}/rotate", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookRotate, back: c.handleWebhook},
+		{pattern: "POST /console/{env}/webhooks/{id}/test", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookTest, back: c.handleWebhook},
+		{pattern: "POST /console/{env}/webhooks/{id}/delete", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookDelete, back: c.handleWebhook},
+		{pattern: "GET /console/{env}/deliveries/{id}", access: signedIn, perm: kyc.PermAdmin, h: c.handleDelivery},
+		{pattern: "POST /console/{env}/deliveries/{id}/replay", access: signedIn, perm: kyc.PermAdmin, h: c.handleDeliveryReplay, back: c.handleDelivery},
+		{pattern: "POST /console/{env}/deliveries/replay", access: signedIn, perm: kyc.PermAdmin, h: c.handleDeliveryReplayBatch},
+		{pattern: "GET /console/audit", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAudit},
+		{pattern: "GET /console/audit/export", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAuditExport},
+		{pattern: "POST /console/audit/verify", access: signedIn, perm: kyc.PermAdmin, h: c.handleAuditVerify, back: c.handleAudit},
+		{pattern: "GET /console/{env}/keys", access: signedIn, perm: kyc.PermAdmin, h: c.handleKeys},
+		{pattern: "POST /console/{env}/keys", access: signedIn, perm: kyc.PermAdmin, h: c.handleKeyCreate, back: c.handleKeys},
+		{pattern: "POST /console/{env}/keys/{id}/revoke", access: signedIn, perm: kyc.PermAdmin, h: c.handleKeyRevoke, back: c.handleKeys},
 	}
 }
 
@@ -181,6 +202,11 @@ func (c *console) guard(rt route, e kyc.Environment) http.Handler {
 			sess = c.optionalSession(r)
 		}
 		ctx := context.WithValue(r.Context(), sessionKey, sess)
+		if sess != nil && sess.Stage == store.StageFull {
+			// Operator actions the store audits (keys, endpoints) name the
+			// user, as the API's name its key.
+			ctx = store.WithActor(ctx, kyc.Principal{Type: kyc.ActorUser, ID: sess.User.ID})
+		}
 		r = r.WithContext(context.WithValue(ctx, envKey, e))
 		if err := rt.h(w, r); err != nil {
 			c.fail(w, r, sess, rt, err)

@@ -56,6 +56,7 @@ func (s *Server) authenticate(next handlerFunc) handlerFunc {
 			return authError(kyc.EInvalidAPIKey, kyc.ReasonRevokedAPIKey, "The API key was revoked. Create a new key.")
 		}
 		requestInfoFrom(r.Context()).key = key
+		s.noteKeyUse(key.ID, s.clientIP(r), s.now())
 		// What this request changes is audited as done by its key.
 		ctx := store.WithActor(context.WithValue(r.Context(), keyCtx{}, key), kyc.Principal{Type: kyc.ActorAPIKey, ID: "key_" + key.ID})
 		return next(w, r.WithContext(ctx))

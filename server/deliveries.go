@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"time"
 
 	"kycd/kyc"
 	"kycd/store"
@@ -76,15 +78,7 @@ func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) erro
 	p, size := q.paging()
 	f := store.DeliveryFilter{Page: p, Size: size, EndpointID: q.str("endpointId"), Status: q.str("status"), EventType: q.str("eventType"),
 		Target: q.str("target")}
-	if f.Target != "" && f.Target != "endpoint" && f.Target != "callback" {
-		q.errs = append(q.errs, kyc.FieldError{Field: "target", Message: "must be endpoint or callback"})
-	}
-	if f.Status != "" && !deliveryStatuses[f.Status] {
-		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be pending, delivered or failed"})
-	}
-	if f.EventType != "" && !kyc.EventType(f.EventType).Valid() {
-		q.errs = append(q.errs, kyc.FieldError{Field: "eventType", Message: "is not an event type"})
-	}
+	q.errs = append(q.errs, CheckDeliveryFilter(&f, q.str("createdFrom"), q.str("createdTo"))...)
 	if err := q.check(); err != nil {
 		return err
 	}
@@ -134,6 +128,98 @@ func (s *Server) handleDeliveryGet(w http.ResponseWriter, r *http.Request) error
 	}
 	writeJSON(w, http.StatusOK, j)
 	return nil
+}
+
+// CheckDeliveryFilter checks a deliveries filter's fields (the console's
+// filters too) and reads its time bounds (RFC 3339) into f.
+func CheckDeliveryFilter(f *store.DeliveryFilter, from, to string) []kyc.FieldError {
+	var errs []kyc.FieldError
+	if f.Target != "" && f.Target != "endpoint" && f.Target != "callback" {
+		errs = append(errs, kyc.FieldError{Field: "target", Message: "must be endpoint or callback"})
+	}
+	if f.Status != "" && !deliveryStatuses[f.Status] {
+		errs = append(errs, kyc.FieldError{Field: "status", Message: "must be pending, delivered or failed"})
+	}
+	if f.EventType != "" && !kyc.EventType(f.EventType).Valid() {
+		errs = append(errs, kyc.FieldError{Field: "eventType", Message: "is not an event type"})
+	}
+	for _, b := range []struct {
+		name, v string
+		t       *time.Time
+	}{{"createdFrom", from, &f.From}, {"createdTo", to, &f.To}} {
+		if b.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, b.v)
+		if err != nil {
+			errs = append(errs, kyc.FieldError{Field: b.name, Message: "must be an RFC 3339 date-time"})
+			continue
+		}
+		*b.t = t
+	}
+	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		errs = append(errs, kyc.FieldError{Field: "createdTo", Message: "must be after createdFrom"})
+	}
+	return errs
+}
+
+// replayBatchJSON answers a batch replay.
+type replayBatchJSON struct {
+	Replayed int              `json:"replayed"`
+	Skipped  []replaySkipJSON `json:"skipped"`
+	Data     []deliveryJSON   `json:"data"`
+}
+
+type replaySkipJSON struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// handleDeliveryReplayBatch handles "POST /v1/webhook-deliveries/replay":
+// every delivered or failed delivery the filters select (at most limit,
+// oldest first) gets one new attempt, as the one-delivery replay does.
+// Deliveries still pending are skipped, so repeating the request replays
+// nothing twice while the new attempts run; an Idempotency-Key replays the
+// first answer.
+func (s *Server) handleDeliveryReplayBatch(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	f := store.DeliveryFilter{}
+	str := func(name string) string {
+		if v := o.str(name); v != nil {
+			return *v
+		}
+		return ""
+	}
+	f.EndpointID, f.Status, f.EventType, f.Target = str("endpointId"), str("status"), str("eventType"), str("target")
+	errs := CheckDeliveryFilter(&f, str("createdFrom"), str("createdTo"))
+	if f.Status == "pending" {
+		errs = append(errs, kyc.FieldError{Field: "status", Message: "must be delivered or failed: pending deliveries are being attempted"})
+	}
+	limit := store.MaxReplayBatch
+	if n, ok := o.integer("limit"); ok {
+		if n < 1 || n > store.MaxReplayBatch {
+			errs = append(errs, kyc.FieldError{Field: "limit", Message: fmt.Sprintf("must be from 1 to %d", store.MaxReplayBatch)})
+		}
+		limit = n
+	}
+	if err := o.check(errs); err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	return s.commit(w, r, http.StatusAccepted, func(tx *store.Tx) (any, error) {
+		res, err := tx.ReplayDeliveries(key.OrganizationID, key.Environment, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		j := replayBatchJSON{Replayed: len(res.Replayed), Skipped: []replaySkipJSON{}, Data: mapAll(res.Replayed, toDeliveryJSON)}
+		for _, sk := range res.Skipped {
+			j.Skipped = append(j.Skipped, replaySkipJSON{ID: sk.ID, Reason: sk.Reason})
+		}
+		return j, nil
+	})
 }
 
 // handleDeliveryReplay handles "POST /v1/webhook-deliveries/{id}/replay":

@@ -50,8 +50,11 @@ func (s *Server) routes() {
 	s.handle("GET /v1/webhook-deliveries", s.handleDeliveryList)
 	s.handle("GET /v1/webhook-deliveries/{id}", s.handleDeliveryGet)
 	s.handle("POST /v1/webhook-deliveries/{id}/replay", s.handleDeliveryReplay)
+	s.handle("POST /v1/webhook-deliveries/replay", s.handleDeliveryReplayBatch)
 	s.handle("GET /v1/callback-secret", s.handleCallbackSecretGet)
 	s.handle("POST /v1/callback-secret/rotate", s.handleCallbackSecretRotate)
+
+	s.handle("GET /v1/usage", s.handleUsage)
 
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
@@ -60,7 +63,7 @@ func (s *Server) routes() {
 	// The back office: HTML pages behind a session cookie (console/routes.go
 	// has its route table, each route with the permission it needs).
 	s.mux.Handle("/console/", console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
-		Now: s.now, BaseURL: s.baseURL, TrustForwardedFor: s.trustProxy}))
+		Now: s.now, BaseURL: s.baseURL, TrustForwardedFor: s.trustProxy, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

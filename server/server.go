@@ -89,6 +89,7 @@ type Server struct {
 	kyc                  *verification.Service
 	users                *users.Service
 	trustProxy           bool
+	keyUse               keyUse
 	urlKey               []byte
 	jobsLastPoll         func() time.Time
 	replication          func() []ReplicaStatus

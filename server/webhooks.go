@@ -55,8 +55,6 @@ func toEndpointJSON(e *kyc.WebhookEndpoint, withSecret bool) endpointJSON {
 	return j
 }
 
-const maxDescriptionLen = 500
-
 // readEventTypes reads eventTypes: an array of known event types.
 func readEventTypes(o *object) *[]kyc.EventType {
 	list, ok := o.strList("eventTypes")
@@ -101,8 +99,8 @@ func (s *Server) handleWebhookEndpointCreate(w http.ResponseWriter, r *http.Requ
 	} else {
 		s.checkTarget(r.Context(), o, "url", *u, key.Environment)
 	}
-	if desc != nil && utf8.RuneCountInString(*desc) > maxDescriptionLen {
-		o.fail("description", fmt.Sprintf("must be at most %d characters", maxDescriptionLen))
+	if desc != nil && utf8.RuneCountInString(*desc) > webhook.MaxDescriptionLen {
+		o.fail("description", fmt.Sprintf("must be at most %d characters", webhook.MaxDescriptionLen))
 	}
 	if err := o.check(nil); err != nil {
 		return err
@@ -169,8 +167,8 @@ func (s *Server) handleWebhookEndpointUpdate(w http.ResponseWriter, r *http.Requ
 	if u.URL != nil {
 		s.checkTarget(r.Context(), o, "url", *u.URL, key.Environment)
 	}
-	if u.Description != nil && utf8.RuneCountInString(*u.Description) > maxDescriptionLen {
-		o.fail("description", fmt.Sprintf("must be at most %d characters", maxDescriptionLen))
+	if u.Description != nil && utf8.RuneCountInString(*u.Description) > webhook.MaxDescriptionLen {
+		o.fail("description", fmt.Sprintf("must be at most %d characters", webhook.MaxDescriptionLen))
 	}
 	if err := o.check(nil); err != nil {
 		return err

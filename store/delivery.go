@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,7 +35,25 @@ type DeliveryFilter struct {
 	Target     string // "endpoint" or "callback"
 	Status     string
 	EventType  string
+	// From and To bound created_at (From inclusive, To exclusive); zero:
+	// unbounded.
+	From, To   time.Time
 	Page, Size int
+}
+
+// where is the filter as a WHERE clause over webhook_deliveries d.
+func (f DeliveryFilter) where(orgID string, env kyc.Environment) (string, []any) {
+	where := `d.organization_id = ? AND d.environment = ? AND (? = '' OR d.endpoint_id = ?) AND (? = '' OR d.status = ?) AND (? = '' OR d.event_type = ?)
+		AND (? = '' OR (? = 'callback') = (d.endpoint_id IS NULL)) AND (? = '' OR d.created_at >= ?) AND (? = '' OR d.created_at < ?)`
+	from, to := "", ""
+	if !f.From.IsZero() {
+		from = kyc.FormatTime(f.From)
+	}
+	if !f.To.IsZero() {
+		to = kyc.FormatTime(f.To)
+	}
+	return where, []any{orgID, string(env), f.EndpointID, f.EndpointID, f.Status, f.Status, f.EventType, f.EventType, f.Target, f.Target,
+		from, from, to, to}
 }
 
 const deliveryColumns = `d.id, coalesce(d.endpoint_id, ''), coalesce(d.callback_url, ''), d.event_id, d.event_type, d.environment, d.status, d.attempts, d.last_status_code,
@@ -43,9 +62,7 @@ const deliveryColumns = `d.id, coalesce(d.endpoint_id, ''), coalesce(d.callback_
 // FindDeliveries returns one page of the environment's deliveries, newest
 // first, and the total matching the filter.
 func (s *Store) FindDeliveries(ctx context.Context, orgID string, env kyc.Environment, f DeliveryFilter) ([]*Delivery, int, error) {
-	where := `d.organization_id = ? AND d.environment = ? AND (? = '' OR d.endpoint_id = ?) AND (? = '' OR d.status = ?) AND (? = '' OR d.event_type = ?)
-		AND (? = '' OR (? = 'callback') = (d.endpoint_id IS NULL))`
-	args := []any{orgID, string(env), f.EndpointID, f.EndpointID, f.Status, f.Status, f.EventType, f.EventType, f.Target, f.Target}
+	where, args := f.where(orgID, env)
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries d WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count deliveries: %w", err)
@@ -158,4 +175,66 @@ func (tx *Tx) ReplayDelivery(orgID string, env kyc.Environment, id string) (*Del
 	}
 	d.Status, d.NextAttemptAt, d.UpdatedAt = "pending", &tx.now, tx.now
 	return d, nil
+}
+
+// ReplayResult is what a batch replay did.
+type ReplayResult struct {
+	Replayed []*Delivery
+	// Skipped: matching deliveries not replayed, with why (still being
+	// attempted, endpoint disabled or deleted).
+	Skipped []ReplaySkip
+}
+
+// ReplaySkip is one delivery a batch replay left alone.
+type ReplaySkip struct {
+	ID, Reason string
+}
+
+// MaxReplayBatch bounds one batch replay, so that it stays one short
+// transaction; the rest is replayed by asking again.
+const MaxReplayBatch = 500
+
+// ReplayDeliveries replays, as ReplayDelivery does one, every delivered or
+// failed delivery the filter selects (its Page and Size are ignored), up to
+// limit of them, oldest first. Deliveries still pending are skipped, so
+// asking twice replays each once until its new attempt has finished.
+func (tx *Tx) ReplayDeliveries(orgID string, env kyc.Environment, f DeliveryFilter, limit int) (*ReplayResult, error) {
+	if limit <= 0 || limit > MaxReplayBatch {
+		limit = MaxReplayBatch
+	}
+	where, args := f.where(orgID, env)
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT d.id, d.status FROM webhook_deliveries d WHERE `+where+`
+		ORDER BY d.id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("select deliveries to replay: %w", err)
+	}
+	type cand struct{ id, status string }
+	var cands []cand
+	for rows.Next() {
+		var c cand
+		if err := rows.Scan(&c.id, &c.status); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("select deliveries to replay: %w", err)
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	res := &ReplayResult{Replayed: []*Delivery{}, Skipped: []ReplaySkip{}}
+	for _, c := range cands {
+		d, err := tx.ReplayDelivery(orgID, env, c.id)
+		switch code := kyc.ErrorCode(err); {
+		case err == nil:
+			res.Replayed = append(res.Replayed, d)
+		case code == kyc.EConflict || code == kyc.EUnprocessable:
+			var ke *kyc.Error
+			errors.As(err, &ke)
+			res.Skipped = append(res.Skipped, ReplaySkip{ID: c.id, Reason: ke.Message})
+		default:
+			return nil, err
+		}
+	}
+	return res, nil
 }

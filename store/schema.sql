@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 21
+-- PRAGMA user_version = 22
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -71,6 +71,13 @@ CREATE TABLE "aml_screenings" (
   detail          TEXT NOT NULL              -- JSON: new/removed matches, list versions
 ) STRICT;
 
+CREATE TABLE api_key_requests (
+  key_id   TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  hour     TEXT NOT NULL,                                -- UTC, "2026-11-24T13"
+  requests INTEGER NOT NULL,
+  PRIMARY KEY (key_id, hour)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE api_keys (
   id              TEXT PRIMARY KEY,          -- the <ulid> part of svc_test_<ulid>.<secret>
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -81,7 +88,7 @@ CREATE TABLE api_keys (
   secret_hash     BLOB NOT NULL,             -- SHA-256 of the secret part
   created_at      TEXT NOT NULL,
   revoked_at      TEXT
-) STRICT;
+, last_used_at TEXT, last_used_ip TEXT) STRICT;
 
 CREATE TABLE applicants (
   id              TEXT PRIMARY KEY,          -- app_<ulid>
@@ -360,6 +367,14 @@ CREATE TABLE organizations (
   created_at    TEXT NOT NULL
 , aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1))) STRICT;
 
+CREATE TABLE usage_events (
+  metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
+  resource_id     TEXT NOT NULL,                         -- the KYC request, AML check or screening (history entry) billed
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  occurred_at     TEXT NOT NULL,
+  PRIMARY KEY (metric, resource_id)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE user_tokens (
   token_hash BLOB PRIMARY KEY,
   user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -466,6 +481,8 @@ CREATE INDEX applicants_org_env_id_idx ON applicants (organization_id, environme
 
 CREATE INDEX applicants_org_env_status_id_idx ON applicants (organization_id, environment, status, id);
 
+CREATE INDEX audit_log_org_idx ON audit_log (organization_id, id);
+
 CREATE INDEX audit_log_resource_idx ON audit_log (resource_id, id);
 
 CREATE INDEX console_sessions_expires_idx ON console_sessions (expires_at);
@@ -516,6 +533,8 @@ CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WH
 CREATE INDEX liveness_sessions_request_idx ON liveness_sessions (request_id, id);
 
 CREATE INDEX login_failures_idx ON login_failures (scope, subject, at);
+
+CREATE INDEX usage_events_org_idx ON usage_events (organization_id, occurred_at);
 
 CREATE INDEX user_tokens_user_idx ON user_tokens (user_id);
 

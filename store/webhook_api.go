@@ -58,7 +58,8 @@ type WebhookEndpointUpdate struct {
 }
 
 // UpdateWebhookEndpoint applies a validated update. Enabling clears the
-// disabled reason; disabling records that the API did it.
+// disabled reason; disabling records that the API (or, for a user, the
+// console) did it.
 func (tx *Tx) UpdateWebhookEndpoint(orgID string, env kyc.Environment, id string, u WebhookEndpointUpdate) (*kyc.WebhookEndpoint, error) {
 	e, err := findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
 	if err != nil {
@@ -101,7 +102,11 @@ func (tx *Tx) UpdateWebhookEndpoint(orgID string, env kyc.Environment, id string
 		}
 	}
 	if u.Enabled != nil && *u.Enabled != e.Enabled {
-		return tx.SetWebhookEndpointEnabled(orgID, env, id, *u.Enabled, "disabled through the API")
+		why := "disabled through the API"
+		if tx.actor.Type == kyc.ActorUser {
+			why = "disabled in the console"
+		}
+		return tx.SetWebhookEndpointEnabled(orgID, env, id, *u.Enabled, why)
 	}
 	return findWebhookEndpoint(context.Background(), tx.q, orgID, env, id)
 }

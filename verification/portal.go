@@ -130,6 +130,11 @@ func (s *Service) Submit(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	if err := s.move(tx, r, kyc.ActionSubmit, "", applicantActor, nil); err != nil {
 		return nil, err
 	}
+	// Billed once the applicant submits (the engine runs on it), in the
+	// submission's transaction; the request id keys it, so it counts once.
+	if err := tx.Meter(r.OrganizationID, r.Environment, kyc.UsageKYCSubmitted, r.ID); err != nil {
+		return nil, err
+	}
 	payload, err := json.Marshal(requestJob{RequestID: r.ID})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,10 @@ import (
 	"kycd/store"
 )
 
+// MaxDescriptionLen bounds an endpoint's description (characters), in the
+// API and the console alike.
+const MaxDescriptionLen = 500
+
 // CheckURL applies the endpoint URL rules: absolute http(s) with a host,
 // https in live (spec §6.3.5), no credentials in the URL. Whether the host
 // resolves to a private address is checked at connect time (Sender).

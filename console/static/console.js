@@ -14,3 +14,15 @@
     a.setAttribute('aria-expanded', 'false');
   });
 })();
+// Copy buttons (secrets shown once): hidden without script.
+(function () {
+  'use strict';
+  document.querySelectorAll('button[data-copy]').forEach(function (b) {
+    var src = document.getElementById(b.getAttribute('data-copy'));
+    if (!src || !navigator.clipboard) return;
+    b.hidden = false;
+    b.addEventListener('click', function () {
+      navigator.clipboard.writeText(src.textContent.trim()).then(function () { b.textContent = 'Copied'; });
+    });
+  });
+})();
