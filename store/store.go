@@ -38,9 +38,11 @@ const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=s
 // does not exist.
 var ErrNoDatabase = errors.New("no database file")
 
-// Store is the handle on the database file.
+// Store is the handle on the database: a SQLite file or, with a
+// postgres:// URL, a PostgreSQL database (engine_postgres.go).
 type Store struct {
-	path   string
+	path   string // the file, or the URL without its password
+	eng    engine
 	writer *sql.DB // one connection; only the commit loop uses it
 	reader *sql.DB // query_only pool for single-statement reads
 	ckpt   *sql.DB // one connection for background checkpoints
@@ -106,6 +108,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: no database path given")
 	}
+	if IsPostgres(path) {
+		return openPostgres(ctx, path, opts)
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -133,7 +138,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	writer.SetConnMaxLifetime(0)
 	writer.SetConnMaxIdleTime(0)
 
-	s := &Store{path: path, writer: writer, log: log, Now: time.Now,
+	s := &Store{path: path, eng: sqliteEngine{}, writer: writer, log: log, Now: time.Now,
 		writes: make(chan *writeReq, 256), closing: make(chan struct{}), jobSignal: make(chan struct{}, 1),
 		pauses: make(chan func())}
 	if err := s.migrate(ctx); err != nil {
@@ -205,8 +210,24 @@ func createPrivate(path string) error {
 	return f.Close()
 }
 
-// Path returns the database file's path.
+// Path returns the database file's path (for PostgreSQL, its URL without
+// the password).
 func (s *Store) Path() string { return s.path }
+
+// beginWrite starts a write transaction outside InTx (Open's own work).
+// On SQLite the writer's BEGIN IMMEDIATE takes the write lock; on
+// PostgreSQL the fleet-wide advisory lock does.
+func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil || s.eng.Name() == "sqlite" {
+		return tx, err
+	}
+	if err := lockWrites(tx); err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
 
 // Close stops the commit loop after the queued transactions, checkpoints and
 // closes the file.
@@ -228,7 +249,9 @@ func (s *Store) Close() error {
 		if s.reader != nil {
 			s.readStmts.close()
 			s.writeStmts.close()
-			err = errors.Join(err, s.reader.Close())
+			if s.reader != s.writer {
+				err = errors.Join(err, s.reader.Close())
+			}
 		}
 		err = errors.Join(err, s.writer.Close())
 	})

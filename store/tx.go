@@ -21,8 +21,9 @@ type Tx struct {
 	tx       *sql.Tx
 	q        txPool
 	now      time.Time
-	enqueued bool          // a job was enqueued: wake the runner after commit
-	keys     *keyring      // encryption at rest (datakey.go)
+	enqueued bool     // a job was enqueued: wake the runner after commit
+	keys     *keyring // encryption at rest (datakey.go)
+	eng      engine
 	actor    kyc.Principal // who the use case acts for (WithActor)
 }
 
@@ -68,7 +69,13 @@ var ErrClosed = errors.New("store: closed")
 // fsync of synchronous=FULL is paid once per batch. Isolation is as if the
 // calls ran one after the other; each call's outcome is independent except
 // that a failed COMMIT fails the whole batch.
+//
+// On PostgreSQL there is no commit loop: each call is its own transaction
+// (inPlainTx, engine_postgres.go), with the same guarantees.
 func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
+	if s.writes == nil {
+		return s.inPlainTx(ctx, fn)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -187,7 +194,7 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", formatError(err)))
 		}
 		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys,
-			actor: ActorFrom(req.ctx)}
+			eng: s.eng, actor: ActorFrom(req.ctx)}
 		res := runOne(req.fn, tx)
 		enqueued = enqueued || (tx.enqueued && res.err == nil && !res.panicked)
 		if res.err != nil || res.panicked || res.goexit {
