@@ -26,6 +26,10 @@ type engine interface {
 	jsonInt(col, field string) string
 	// zeroBlob is an expression for n zero bytes.
 	zeroBlob(n int) string
+	// skipLocked ends a SELECT that picks rows to update: rows another
+	// transaction has locked are passed over (PostgreSQL's FOR UPDATE SKIP
+	// LOCKED; nothing on SQLite, which has one writer).
+	skipLocked() string
 	// schemaVersion reads how many migrations the database has.
 	schemaVersion(ctx context.Context, q rowQueryer) (int, error)
 	// secureDelete asks the engine to overwrite what the transaction

@@ -44,6 +44,8 @@ func (pgEngine) jsonInt(col, field string) string {
 	return "(convert_from(" + col + ", 'UTF8')::jsonb ->> '" + field + "')::bigint"
 }
 
+func (pgEngine) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
+
 func (pgEngine) zeroBlob(n int) string { return fmt.Sprintf("decode(repeat('00', %d), 'hex')", n) }
 
 func (pgEngine) schemaVersion(ctx context.Context, q rowQueryer) (int, error) {
@@ -128,6 +130,20 @@ func redactDSN(dsn string) string {
 // fleet-wide write lock. As on SQLite, once started it runs to completion
 // even if ctx ends, so that the caller learns whether it committed.
 func (s *Store) inPlainTx(ctx context.Context, fn func(*Tx) error) error {
+	return s.plainTx(ctx, fn, true)
+}
+
+// inTxNoFleetLock is InTx for the few use cases that lock the rows they
+// change themselves (ClaimJobs): on PostgreSQL it does not take the
+// fleet-wide write lock; on SQLite it is InTx.
+func (s *Store) inTxNoFleetLock(ctx context.Context, fn func(*Tx) error) error {
+	if s.writes != nil {
+		return s.InTx(ctx, fn)
+	}
+	return s.plainTx(ctx, fn, false)
+}
+
+func (s *Store) plainTx(ctx context.Context, fn func(*Tx) error, fleetLock bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -144,9 +160,11 @@ func (s *Store) inPlainTx(ctx context.Context, fn func(*Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", formatError(err))
 	}
-	if err := lockWrites(sqlTx); err != nil {
-		_ = sqlTx.Rollback()
-		return fmt.Errorf("begin: %w", formatError(err))
+	if fleetLock {
+		if err := lockWrites(sqlTx); err != nil {
+			_ = sqlTx.Rollback()
+			return fmt.Errorf("begin: %w", formatError(err))
+		}
 	}
 	// The clock is read under the lock, so that timestamps follow the
 	// order in which transactions commit, as on SQLite.
