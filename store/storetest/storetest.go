@@ -48,7 +48,11 @@ var Engines = []string{"sqlite", "postgres"}
 // is unset, except under CI=true, where they fail.
 func OpenOn(t testing.TB, engine string) *store.Store {
 	t.Helper()
-	s, err := store.Open(t.Context(), DB(t, engine), store.Options{MasterKey: MasterKey})
+	db := DB(t, engine)
+	s, err := store.Open(t.Context(), db, store.Options{MasterKey: MasterKey})
+	if err == nil {
+		opened.Store(s, db)
+	}
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -58,6 +62,19 @@ func OpenOn(t testing.TB, engine string) *store.Store {
 		}
 	})
 	return s
+}
+
+// opened maps the stores Open made to their --db value: a PostgreSQL
+// store's Path hides the password.
+var opened sync.Map // *store.Store → string
+
+// Reopen returns the --db value of a store Open made, to open a second
+// handle on its database (as the CLI does while serve runs).
+func Reopen(s *store.Store) string {
+	if v, ok := opened.Load(s); ok {
+		return v.(string)
+	}
+	return s.Path()
 }
 
 // DB returns a fresh, empty database for engine, as a --db value: a file
