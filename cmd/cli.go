@@ -28,6 +28,7 @@ type CLI struct {
 	MasterKey MasterKeyCmd `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
 	Backup    BackupCmd    `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
 	Restore   RestoreCmd   `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
+	Migrate   MigrateCmd   `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
 	Version   VersionCmd   `cmd:"" help:"Print the version."`
 }
 

@@ -117,7 +117,9 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	return s, nil
 }
 
-// redactDSN hides the password of a postgres:// URL, for messages and logs.
+// RedactDSN hides the password of a postgres:// URL, for messages and logs.
+func RedactDSN(dsn string) string { return redactDSN(dsn) }
+
 func redactDSN(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {

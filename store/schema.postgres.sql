@@ -33,7 +33,7 @@ CREATE TABLE aml_checks (
   updated_at text COLLATE "C" NOT NULL,
   CONSTRAINT aml_checks_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT aml_checks_monitoring_check CHECK ((monitoring = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
-  CONSTRAINT aml_checks_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT aml_checks_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_checks_pkey PRIMARY KEY (id),
   CONSTRAINT aml_checks_public_id_key UNIQUE (public_id),
   CONSTRAINT aml_checks_risk_level_check CHECK ((risk_level = ANY (ARRAY['low'::text, 'medium'::text, 'high'::text]))),
@@ -52,7 +52,7 @@ CREATE TABLE aml_screenings (
   changed bigint NOT NULL,
   detail text COLLATE "C" NOT NULL,
   CONSTRAINT aml_screenings_changed_check CHECK ((changed = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
-  CONSTRAINT aml_screenings_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE,
+  CONSTRAINT aml_screenings_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_screenings_pkey PRIMARY KEY (id),
   CONSTRAINT aml_screenings_trigger_check CHECK ((trigger = ANY (ARRAY['initial'::text, 'daily'::text, 'list_update'::text])))
 );
@@ -68,7 +68,7 @@ CREATE TABLE api_keys (
   created_at text COLLATE "C" NOT NULL,
   revoked_at text COLLATE "C",
   CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT api_keys_pkey PRIMARY KEY (id),
   CONSTRAINT api_keys_rpm_override_check CHECK ((rpm_override >= 0)),
   CONSTRAINT api_keys_tier_check CHECK ((tier = ANY (ARRAY['free'::text, 'starter'::text, 'pro'::text])))
@@ -92,7 +92,7 @@ CREATE TABLE applicants (
   updated_at text COLLATE "C" NOT NULL,
   archived_at text COLLATE "C",
   CONSTRAINT applicants_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT applicants_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT applicants_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT applicants_pkey PRIMARY KEY (id),
   CONSTRAINT applicants_public_id_key UNIQUE (public_id),
   CONSTRAINT applicants_status_check CHECK ((status = ANY (ARRAY['active'::text, 'archived'::text])))
@@ -139,7 +139,7 @@ CREATE TABLE callback_secrets (
   rotated_at text COLLATE "C",
   CONSTRAINT callback_secrets_dual_sign_check CHECK ((dual_sign = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT callback_secrets_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT callback_secrets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT callback_secrets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT callback_secrets_pkey PRIMARY KEY (organization_id, environment)
 );
 
@@ -167,9 +167,9 @@ CREATE TABLE email_outbox (
   logo_sha256 text COLLATE "C",
   body_key_id bigint,
   expired_at text COLLATE "C",
-  CONSTRAINT email_outbox_body_key_id_fkey FOREIGN KEY (body_key_id) REFERENCES data_keys(id),
-  CONSTRAINT email_outbox_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256),
-  CONSTRAINT email_outbox_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT email_outbox_body_key_id_fkey FOREIGN KEY (body_key_id) REFERENCES data_keys(id) DEFERRABLE,
+  CONSTRAINT email_outbox_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
+  CONSTRAINT email_outbox_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT email_outbox_pkey PRIMARY KEY (id)
 );
 
@@ -182,7 +182,7 @@ CREATE TABLE events (
   payload bytea NOT NULL,
   created_at text COLLATE "C" NOT NULL,
   CONSTRAINT events_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT events_pkey PRIMARY KEY (id)
 );
 
@@ -196,14 +196,14 @@ CREATE TABLE face_descriptors (
   key_id bigint NOT NULL,
   descriptor bytea NOT NULL,
   created_at text COLLATE "C" NOT NULL,
-  CONSTRAINT face_descriptors_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id),
-  CONSTRAINT face_descriptors_capture_id_fkey FOREIGN KEY (capture_id) REFERENCES kyc_captures(id) ON DELETE CASCADE,
+  CONSTRAINT face_descriptors_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
+  CONSTRAINT face_descriptors_capture_id_fkey FOREIGN KEY (capture_id) REFERENCES kyc_captures(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT face_descriptors_capture_id_key UNIQUE (capture_id),
   CONSTRAINT face_descriptors_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT face_descriptors_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id),
-  CONSTRAINT face_descriptors_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT face_descriptors_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id) DEFERRABLE,
+  CONSTRAINT face_descriptors_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT face_descriptors_pkey PRIMARY KEY (id),
-  CONSTRAINT face_descriptors_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE
+  CONSTRAINT face_descriptors_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE idempotency_keys (
@@ -217,9 +217,9 @@ CREATE TABLE idempotency_keys (
   expires_at text COLLATE "C" NOT NULL,
   response_key_id bigint,
   CONSTRAINT idempotency_keys_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT idempotency_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT idempotency_keys_pkey PRIMARY KEY (organization_id, environment, key),
-  CONSTRAINT idempotency_keys_response_key_id_fkey FOREIGN KEY (response_key_id) REFERENCES data_keys(id)
+  CONSTRAINT idempotency_keys_response_key_id_fkey FOREIGN KEY (response_key_id) REFERENCES data_keys(id) DEFERRABLE
 );
 
 CREATE TABLE jobs (
@@ -261,12 +261,12 @@ CREATE TABLE kyc_captures (
   captured_at text COLLATE "C" NOT NULL,
   key_id bigint,
   session_id text COLLATE "C",
-  CONSTRAINT kyc_captures_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id),
+  CONSTRAINT kyc_captures_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_captures_kind_check CHECK ((kind = ANY (ARRAY['document'::text, 'selfie'::text]))),
   CONSTRAINT kyc_captures_method_check CHECK ((method = ANY (ARRAY['camera'::text, 'upload'::text]))),
   CONSTRAINT kyc_captures_pkey PRIMARY KEY (id),
-  CONSTRAINT kyc_captures_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE,
-  CONSTRAINT kyc_captures_session_id_fkey FOREIGN KEY (session_id) REFERENCES liveness_sessions(id),
+  CONSTRAINT kyc_captures_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_captures_session_id_fkey FOREIGN KEY (session_id) REFERENCES liveness_sessions(id) DEFERRABLE,
   CONSTRAINT kyc_captures_side_check CHECK ((side = ANY (ARRAY['front'::text, 'back'::text])))
 );
 
@@ -283,7 +283,7 @@ CREATE TABLE kyc_events (
   created_at text COLLATE "C" NOT NULL,
   CONSTRAINT kyc_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['api_key'::text, 'applicant'::text, 'system'::text, 'reviewer'::text]))),
   CONSTRAINT kyc_events_pkey PRIMARY KEY (id),
-  CONSTRAINT kyc_events_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE
+  CONSTRAINT kyc_events_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE kyc_requests (
@@ -318,11 +318,11 @@ CREATE TABLE kyc_requests (
   review_reason_code text COLLATE "C",
   document_key_id bigint,
   locale text COLLATE "C",
-  CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id),
+  CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
-  CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id),
+  CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT kyc_requests_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT kyc_requests_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT kyc_requests_pkey PRIMARY KEY (id),
   CONSTRAINT kyc_requests_portal_token_hash_key UNIQUE (portal_token_hash),
   CONSTRAINT kyc_requests_public_id_key UNIQUE (public_id),
@@ -340,7 +340,7 @@ CREATE TABLE list_entities (
   seq bigint NOT NULL,
   body bytea NOT NULL,
   CONSTRAINT list_entities_pkey PRIMARY KEY (version_id, seq),
-  CONSTRAINT list_entities_version_id_fkey FOREIGN KEY (version_id) REFERENCES list_versions(id) ON DELETE CASCADE
+  CONSTRAINT list_entities_version_id_fkey FOREIGN KEY (version_id) REFERENCES list_versions(id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE list_versions (
@@ -372,9 +372,9 @@ CREATE TABLE liveness_frames (
   sha256 text COLLATE "C" NOT NULL,
   key_id bigint NOT NULL,
   data bytea NOT NULL,
-  CONSTRAINT liveness_frames_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id),
+  CONSTRAINT liveness_frames_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT liveness_frames_pkey PRIMARY KEY (id),
-  CONSTRAINT liveness_frames_session_id_fkey FOREIGN KEY (session_id) REFERENCES liveness_sessions(id) ON DELETE CASCADE,
+  CONSTRAINT liveness_frames_session_id_fkey FOREIGN KEY (session_id) REFERENCES liveness_sessions(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT liveness_frames_session_id_seq_key UNIQUE (session_id, seq)
 );
 
@@ -393,8 +393,8 @@ CREATE TABLE liveness_sessions (
   ip text COLLATE "C" NOT NULL,
   CONSTRAINT liveness_sessions_nonce_sha256_key UNIQUE (nonce_sha256),
   CONSTRAINT liveness_sessions_pkey PRIMARY KEY (id),
-  CONSTRAINT liveness_sessions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE,
-  CONSTRAINT liveness_sessions_selfie_capture_id_fkey FOREIGN KEY (selfie_capture_id) REFERENCES kyc_captures(id) ON DELETE SET NULL,
+  CONSTRAINT liveness_sessions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT liveness_sessions_selfie_capture_id_fkey FOREIGN KEY (selfie_capture_id) REFERENCES kyc_captures(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT liveness_sessions_status_check CHECK ((status = ANY (ARRAY['open'::text, 'passed'::text, 'failed'::text])))
 );
 
@@ -426,7 +426,7 @@ CREATE TABLE organizations (
   aml_kinds text COLLATE "C",
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
-  CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256),
+  CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT organizations_pkey PRIMARY KEY (id)
 );
 
@@ -442,7 +442,7 @@ CREATE TABLE webhook_attempts (
   error text COLLATE "C" NOT NULL DEFAULT ''::text,
   started_at text COLLATE "C" NOT NULL,
   next_retry_at text COLLATE "C",
-  CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT webhook_attempts_pkey PRIMARY KEY (id),
   CONSTRAINT webhook_attempts_response_body_withheld_check CHECK ((response_body_withheld = ANY (ARRAY[(0)::bigint, (1)::bigint])))
 );
@@ -463,10 +463,10 @@ CREATE TABLE webhook_deliveries (
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
   CONSTRAINT webhook_deliveries_check CHECK (((endpoint_id IS NULL) = (callback_url IS NOT NULL))),
-  CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT webhook_deliveries_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES events(id) ON DELETE CASCADE,
-  CONSTRAINT webhook_deliveries_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES events(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT webhook_deliveries_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id),
   CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
 );
@@ -491,7 +491,7 @@ CREATE TABLE webhook_endpoints (
   CONSTRAINT webhook_endpoints_dual_sign_check CHECK ((dual_sign = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT webhook_endpoints_enabled_check CHECK ((enabled = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT webhook_endpoints_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
-  CONSTRAINT webhook_endpoints_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_endpoints_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id)
 );
 

@@ -77,6 +77,24 @@ func Reopen(s *store.Store) string {
 	return s.Path()
 }
 
+// SQL opens a plain database/sql handle on the database of a store Open
+// made, outside the store, as anyone with access to it could: for tests
+// that look at rows directly. Queries with placeholders must use the
+// engine's own ($1 on PostgreSQL).
+func SQL(t testing.TB, s *store.Store) *sql.DB {
+	t.Helper()
+	dsn, driver := Reopen(s), "sqlite"
+	if store.IsPostgres(dsn) {
+		driver = "pgx"
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // DB returns a fresh, empty database for engine, as a --db value: a file
 // path in t.TempDir(), or the URL of a new schema (dropped when the test
 // ends) in the database KYCD_TEST_POSTGRES names.

@@ -8,6 +8,8 @@
 -- fixed width, so text order is time order), bytea for blobs. Text is
 -- COLLATE "C": byte order, as SQLite's BINARY collation, whatever locale
 -- the database was created with, so ORDER BY id and time comparisons agree.
+-- Foreign keys are DEFERRABLE (checked per statement, as SQLite's, unless a
+-- transaction defers them): kycd migrate copies tables in any order.
 
 -- kycd_refuse raises the error named by the trigger's argument: the
 -- counterpart of SQLite's RAISE(ABORT, ...).
@@ -31,7 +33,7 @@ CREATE TABLE organizations (
   name          TEXT COLLATE "C" NOT NULL,
   contact_email TEXT COLLATE "C",
   created_at    TEXT COLLATE "C" NOT NULL
-, aml_threshold DOUBLE PRECISION CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT COLLATE "C", four_eyes BIGINT NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT COLLATE "C", support_email TEXT COLLATE "C", privacy_url TEXT COLLATE "C", brand_color TEXT COLLATE "C", default_locale TEXT COLLATE "C", logo_sha256 TEXT COLLATE "C" REFERENCES organization_logos (sha256), aml_kinds TEXT COLLATE "C");
+, aml_threshold DOUBLE PRECISION CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT COLLATE "C", four_eyes BIGINT NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT COLLATE "C", support_email TEXT COLLATE "C", privacy_url TEXT COLLATE "C", brand_color TEXT COLLATE "C", default_locale TEXT COLLATE "C", logo_sha256 TEXT COLLATE "C" REFERENCES organization_logos (sha256) DEFERRABLE, aml_kinds TEXT COLLATE "C");
 
 CREATE TABLE data_keys (
   id         BIGINT PRIMARY KEY,
@@ -42,7 +44,7 @@ CREATE TABLE data_keys (
 
 CREATE TABLE api_keys (
   id              TEXT COLLATE "C" PRIMARY KEY,          -- the <ulid> part of svc_test_<ulid>.<secret>
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
   tier            TEXT COLLATE "C" NOT NULL CHECK (tier IN ('free', 'starter', 'pro')),
   rpm_override    BIGINT CHECK (rpm_override >= 0), -- NULL: the tier's limit; 0: unlimited
@@ -55,7 +57,7 @@ CREATE TABLE api_keys (
 CREATE TABLE applicants (
   id              TEXT COLLATE "C" PRIMARY KEY,          -- app_<ulid>
   public_id       TEXT COLLATE "C" NOT NULL UNIQUE,      -- app_<12 base32>
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
   first_name      TEXT COLLATE "C" NOT NULL,
   last_name       TEXT COLLATE "C" NOT NULL,
@@ -74,9 +76,9 @@ CREATE TABLE applicants (
 CREATE TABLE kyc_requests (
   id                    TEXT COLLATE "C" PRIMARY KEY,      -- kyc_<ulid>
   public_id             TEXT COLLATE "C" NOT NULL UNIQUE,  -- kyc_<12 base32>
-  organization_id       TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id       TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment           TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  applicant_id          TEXT COLLATE "C" NOT NULL REFERENCES applicants (id),
+  applicant_id          TEXT COLLATE "C" NOT NULL REFERENCES applicants (id) DEFERRABLE,
   status                TEXT COLLATE "C" NOT NULL CHECK (status IN ('link_generated', 'in_progress', 'submitted', 'processing',
                           'approved', 'rejected', 'awaiting_review', 'expired', 'cancelled', 'failed')),
   decision              TEXT COLLATE "C" NOT NULL CHECK (decision IN ('pending', 'approved', 'rejected', 'none')),
@@ -98,11 +100,11 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT COLLATE "C",
   created_at            TEXT COLLATE "C" NOT NULL,
   updated_at            TEXT COLLATE "C" NOT NULL
-, document_data TEXT COLLATE "C", document_number TEXT COLLATE "C", pending_review TEXT COLLATE "C", review_reason_code TEXT COLLATE "C", document_key_id BIGINT REFERENCES data_keys (id), locale TEXT COLLATE "C");
+, document_data TEXT COLLATE "C", document_number TEXT COLLATE "C", pending_review TEXT COLLATE "C", review_reason_code TEXT COLLATE "C", document_key_id BIGINT REFERENCES data_keys (id) DEFERRABLE, locale TEXT COLLATE "C");
 
 CREATE TABLE kyc_captures (
   id            TEXT COLLATE "C" PRIMARY KEY,              -- cap_<ulid>
-  request_id    TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  request_id    TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE DEFERRABLE,
   kind          TEXT COLLATE "C" NOT NULL CHECK (kind IN ('document', 'selfie')),
   side          TEXT COLLATE "C" CHECK (side IN ('front', 'back')),
   document_type TEXT COLLATE "C",
@@ -119,11 +121,11 @@ CREATE TABLE kyc_captures (
   meta          TEXT COLLATE "C" NOT NULL DEFAULT '{}',
   data          BYTEA NOT NULL,
   captured_at   TEXT COLLATE "C" NOT NULL
-, key_id BIGINT REFERENCES data_keys (id), session_id TEXT COLLATE "C");
+, key_id BIGINT REFERENCES data_keys (id) DEFERRABLE, session_id TEXT COLLATE "C");
 
 CREATE TABLE liveness_sessions (
   id                TEXT COLLATE "C" PRIMARY KEY,            -- lvs_<ulid>
-  request_id        TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  request_id        TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE DEFERRABLE,
   nonce_sha256      TEXT COLLATE "C" NOT NULL UNIQUE,        -- the page holds the nonce; only its hash is kept
   challenge         TEXT COLLATE "C" NOT NULL,               -- JSON array of movements
   status            TEXT COLLATE "C" NOT NULL CHECK (status IN ('open', 'passed', 'failed')),
@@ -131,16 +133,16 @@ CREATE TABLE liveness_sessions (
   deadline_at       TEXT COLLATE "C" NOT NULL,
   received_at       TEXT COLLATE "C",                        -- when the frames arrived: the nonce is spent
   verdict           TEXT COLLATE "C",                        -- JSON: liveness.Verdict
-  selfie_capture_id TEXT COLLATE "C" REFERENCES kyc_captures (id) ON DELETE SET NULL,
+  selfie_capture_id TEXT COLLATE "C" REFERENCES kyc_captures (id) ON DELETE SET NULL DEFERRABLE,
   user_agent        TEXT COLLATE "C" NOT NULL,
   ip                TEXT COLLATE "C" NOT NULL
 );
 
-ALTER TABLE kyc_captures ADD FOREIGN KEY (session_id) REFERENCES liveness_sessions (id);
+ALTER TABLE kyc_captures ADD FOREIGN KEY (session_id) REFERENCES liveness_sessions (id) DEFERRABLE;
 
 CREATE TABLE liveness_frames (
   id           TEXT COLLATE "C" PRIMARY KEY,                 -- lvf_<ulid>
-  session_id   TEXT COLLATE "C" NOT NULL REFERENCES liveness_sessions (id) ON DELETE CASCADE,
+  session_id   TEXT COLLATE "C" NOT NULL REFERENCES liveness_sessions (id) ON DELETE CASCADE DEFERRABLE,
   seq          BIGINT NOT NULL,                 -- capture order, from 0
   step         BIGINT NOT NULL,                 -- 0 looks straight, then the challenge's movements
   content_type TEXT COLLATE "C" NOT NULL,
@@ -148,14 +150,14 @@ CREATE TABLE liveness_frames (
   width        BIGINT NOT NULL,
   height       BIGINT NOT NULL,
   sha256       TEXT COLLATE "C" NOT NULL,
-  key_id       BIGINT NOT NULL REFERENCES data_keys (id),
+  key_id       BIGINT NOT NULL REFERENCES data_keys (id) DEFERRABLE,
   data         BYTEA NOT NULL,
   UNIQUE (session_id, seq)
 );
 
 CREATE TABLE kyc_events (
   id          TEXT COLLATE "C" PRIMARY KEY,                -- kte_<ulid>
-  request_id  TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  request_id  TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE DEFERRABLE,
   type        TEXT COLLATE "C" NOT NULL,
   from_status TEXT COLLATE "C",
   to_status   TEXT COLLATE "C" NOT NULL,
@@ -168,12 +170,12 @@ CREATE TABLE kyc_events (
 
 CREATE TABLE face_descriptors (
   id              TEXT COLLATE "C" PRIMARY KEY,            -- fd_<ulid>
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  applicant_id    TEXT COLLATE "C" NOT NULL REFERENCES applicants (id),
-  request_id      TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
-  capture_id      TEXT COLLATE "C" NOT NULL UNIQUE REFERENCES kyc_captures (id) ON DELETE CASCADE,
-  key_id          BIGINT NOT NULL REFERENCES data_keys (id),
+  applicant_id    TEXT COLLATE "C" NOT NULL REFERENCES applicants (id) DEFERRABLE,
+  request_id      TEXT COLLATE "C" NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE DEFERRABLE,
+  capture_id      TEXT COLLATE "C" NOT NULL UNIQUE REFERENCES kyc_captures (id) ON DELETE CASCADE DEFERRABLE,
+  key_id          BIGINT NOT NULL REFERENCES data_keys (id) DEFERRABLE,
   descriptor      BYTEA NOT NULL,               -- 128 little-endian float32, sealed
   created_at      TEXT COLLATE "C" NOT NULL
 );
@@ -181,7 +183,7 @@ CREATE TABLE face_descriptors (
 CREATE TABLE aml_checks (
   id               TEXT COLLATE "C" PRIMARY KEY,         -- aml_<ulid>
   public_id        TEXT COLLATE "C" NOT NULL UNIQUE,     -- aml_<12 base32>
-  organization_id  TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id  TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment      TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
   first_name       TEXT COLLATE "C" NOT NULL,
   last_name        TEXT COLLATE "C" NOT NULL,
@@ -201,7 +203,7 @@ CREATE TABLE aml_checks (
 
 CREATE TABLE aml_screenings (
   id              TEXT COLLATE "C" PRIMARY KEY,          -- ams_<ulid>
-  check_id        TEXT COLLATE "C" NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  check_id        TEXT COLLATE "C" NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE DEFERRABLE,
   trigger         TEXT COLLATE "C" NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update')),
   screened_at     TEXT COLLATE "C" NOT NULL,
   status          TEXT COLLATE "C" NOT NULL,
@@ -238,7 +240,7 @@ CREATE TABLE audit_head (
 );
 
 CREATE TABLE callback_secrets (
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
   secret          BYTEA NOT NULL,             -- sealed whsec_… secret, AAD 'callback <org> <env>'
   previous_secret BYTEA,                      -- sealed; signs too until previous_secret_until when dual_sign
@@ -251,18 +253,18 @@ CREATE TABLE callback_secrets (
 
 CREATE TABLE email_outbox (
   id              BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-  organization_id TEXT COLLATE "C" REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   to_address      TEXT COLLATE "C" NOT NULL,
   subject         TEXT COLLATE "C" NOT NULL,
   body            TEXT COLLATE "C" NOT NULL,
   created_at      TEXT COLLATE "C" NOT NULL,
   sent_at         TEXT COLLATE "C",
   error           TEXT COLLATE "C"
-, html_body TEXT COLLATE "C", from_name TEXT COLLATE "C", reply_to TEXT COLLATE "C", logo_sha256 TEXT COLLATE "C" REFERENCES organization_logos (sha256), body_key_id BIGINT REFERENCES data_keys (id), expired_at TEXT COLLATE "C");
+, html_body TEXT COLLATE "C", from_name TEXT COLLATE "C", reply_to TEXT COLLATE "C", logo_sha256 TEXT COLLATE "C" REFERENCES organization_logos (sha256) DEFERRABLE, body_key_id BIGINT REFERENCES data_keys (id) DEFERRABLE, expired_at TEXT COLLATE "C");
 
 CREATE TABLE events (
   id              TEXT COLLATE "C" PRIMARY KEY,          -- kev_<ulid>
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
   type            TEXT COLLATE "C" NOT NULL,             -- one of spec §6.2
   resource_id     TEXT COLLATE "C" NOT NULL,             -- kyc_…, aml_…, we_… (test events)
@@ -272,7 +274,7 @@ CREATE TABLE events (
 
 CREATE TABLE webhook_endpoints (
   id              TEXT COLLATE "C" PRIMARY KEY,          -- we_<ulid>
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
   url             TEXT COLLATE "C" NOT NULL,
   description     TEXT COLLATE "C" NOT NULL DEFAULT '',
@@ -290,11 +292,11 @@ CREATE TABLE webhook_endpoints (
 
 CREATE TABLE webhook_deliveries (
   id              TEXT COLLATE "C" PRIMARY KEY,          -- whd_<ulid>
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  endpoint_id     TEXT COLLATE "C" REFERENCES webhook_endpoints (id) ON DELETE CASCADE, -- NULL: to callback_url
+  endpoint_id     TEXT COLLATE "C" REFERENCES webhook_endpoints (id) ON DELETE CASCADE DEFERRABLE, -- NULL: to callback_url
   callback_url    TEXT COLLATE "C",                      -- the request's callbackUrl; set exactly when endpoint_id is NULL
-  event_id        TEXT COLLATE "C" NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+  event_id        TEXT COLLATE "C" NOT NULL REFERENCES events (id) ON DELETE CASCADE DEFERRABLE,
   event_type      TEXT COLLATE "C" NOT NULL,
   status          TEXT COLLATE "C" NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
   attempts        BIGINT NOT NULL DEFAULT 0,
@@ -308,7 +310,7 @@ CREATE TABLE webhook_deliveries (
 
 CREATE TABLE webhook_attempts (
   id               BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-  delivery_id      TEXT COLLATE "C" NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+  delivery_id      TEXT COLLATE "C" NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE DEFERRABLE,
   attempt          BIGINT NOT NULL,
   request_headers  TEXT COLLATE "C" NOT NULL,            -- JSON object of the headers sent
   response_status  BIGINT,                  -- NULL: no HTTP response
@@ -323,14 +325,14 @@ CREATE TABLE webhook_attempts (
 );
 
 CREATE TABLE idempotency_keys (
-  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
   key             TEXT COLLATE "C" NOT NULL,
   request_hash    BYTEA NOT NULL,             -- SHA-256 of method, path and canonical body
   status_code     BIGINT NOT NULL,
   response_body   BYTEA NOT NULL,
   created_at      TEXT COLLATE "C" NOT NULL,
-  expires_at      TEXT COLLATE "C" NOT NULL, response_key_id BIGINT REFERENCES data_keys (id),
+  expires_at      TEXT COLLATE "C" NOT NULL, response_key_id BIGINT REFERENCES data_keys (id) DEFERRABLE,
   PRIMARY KEY (organization_id, environment, key)
 );
 
@@ -361,7 +363,7 @@ CREATE TABLE list_versions (
 , complete BIGINT NOT NULL DEFAULT 1 CHECK (complete IN (0, 1)));
 
 CREATE TABLE list_entities (
-  version_id TEXT COLLATE "C" NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
+  version_id TEXT COLLATE "C" NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE DEFERRABLE,
   seq        BIGINT NOT NULL,
   body       BYTEA NOT NULL,                  -- JSON of screening.Entity
   PRIMARY KEY (version_id, seq)
