@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	codeberg.org/go-pdf/fpdf v0.12.0
 	github.com/alecthomas/kong v1.17.0
+	github.com/alexedwards/argon2id v1.0.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/corona10/goimagehash v1.1.0
@@ -13,7 +14,9 @@ require (
 	github.com/gosimple/unidecode v1.0.1
 	github.com/oasdiff/yaml v0.1.1
 	github.com/oklog/ulid/v2 v2.1.2
+	github.com/pquerna/otp v1.5.0
 	github.com/swaggo/files/v2 v2.0.2
+	github.com/trustelem/zxcvbn v1.0.1
 	github.com/wneessen/go-mail v0.8.1
 	golang.org/x/text v0.43.0
 	modernc.org/sqlite v1.60.1
@@ -29,6 +32,12 @@ require (
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
+)
+
+require (
+	github.com/boombuler/barcode v1.1.0 // indirect
+	github.com/dlclark/regexp2 v1.11.0 // indirect
+	github.com/test-go/testify v1.1.4 // indirect
 )
 
 require (

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"sync/atomic"
@@ -91,6 +92,10 @@ func TestImportStreamsFTM(t *testing.T) {
 	}
 	f.Close()
 
+	// A low GC target keeps garbage from counting as held memory: the
+	// test is about what the import keeps, not the collector's pacing,
+	// which under a loaded machine let the heap peak drift past the limit.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)

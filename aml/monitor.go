@@ -3,6 +3,7 @@ package aml
 import (
 	"context"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -117,6 +118,7 @@ func (s *Service) RescreenDue(ctx context.Context, limit int) (int, error) {
 				c := due[i]
 				sub := Subject{FirstName: c.FirstName, LastName: c.LastName, DOB: c.DOB, Country: c.Country}
 				fresh[i] = s.screener.ScreenKinds(c.Environment, sub.query(), c.Threshold, scopes[i])
+				kyc.AssignMatchIDs(fresh[i])
 			}
 		}()
 	}
@@ -136,21 +138,72 @@ func (s *Service) RescreenDue(ctx context.Context, limit int) (int, error) {
 	return len(due), err
 }
 
+// rescreenOne records a re-screen of c. It alerts (monitoring_alert) when
+// the status changed or a match needs a person again: a match the previous
+// screening did not have and nobody has decided, or a decided match whose
+// listed entity changed since the decision (the alert and the history say
+// what changed), once, when the change first shows. A match already
+// decided — false positive or confirmed — whose entity the list still
+// describes the same never alerts again, even when it dropped out of a
+// screening and came back.
 func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error {
-	trig := trigger(c)
+	prev := c.Status
+	sc, added, err := rescreened(tx, c, results, trigger(c))
+	if err != nil {
+		return err
+	}
+	ok, err := tx.RecordRescreen(c, sc)
+	if err != nil || !ok || !sc.Changed {
+		return err
+	}
+	return recordAlert(tx, c, &prev, len(added), sc.ChangedEntities)
+}
+
+// rescreened puts fresh results on c (with the person's decisions on its
+// matches applied) and returns the history entry that records them against
+// what c had before, and the keys of the new, undecided matches.
+func rescreened(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult, trigger string) (*kyc.Screening, []string, error) {
 	prev := c.Status
 	old := map[string]bool{}
-	for _, k := range matchKeys(c.Results) {
-		old[k] = true
+	oldEntity := map[string]string{} // key → fingerprint of the entity as last screened
+	for _, r := range c.Results {
+		for i := range r.Matches {
+			m := &r.Matches[i]
+			old[m.Key()], oldEntity[m.Key()] = true, m.Entity().Fingerprint()
+		}
 	}
+	decisions, err := tx.FindMatchDecisions(c.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	latest := kyc.LatestDecisions(decisions)
 	c.Results = results
 	c.Status, c.RiskLevel, c.MatchCount = kyc.RollUp(results)
+	c.ReviewStatus, _ = kyc.ApplyMatchDecisions(c.Results, decisions)
 	now := map[string]bool{}
 	var added, removed []string
-	for _, k := range matchKeys(results) {
-		now[k] = true
-		if !old[k] {
-			added = append(added, k)
+	var changedEntities []kyc.EntityChange
+	alerting, settled := 0, 0
+	for _, r := range results {
+		for i := range r.Matches {
+			m := &r.Matches[i]
+			k := m.Key()
+			now[k] = true
+			d := latest[m.ID]
+			switch {
+			case d != nil && m.Review != nil && m.Review.Current:
+				settled++ // decided, and the list says the same: no alert
+			case d != nil && oldEntity[k] == m.Entity().Fingerprint():
+				// Changed since the decision, but already alerted on when
+				// the change first showed: it waits for a new decision.
+			case d != nil:
+				changedEntities = append(changedEntities, kyc.EntityChange{MatchID: m.ID, Key: k, PreviousDecision: d.Decision,
+					Changes: m.Review.Changes})
+				alerting++
+			case !old[k]:
+				added = append(added, k)
+				alerting++
+			}
 		}
 	}
 	for k := range old {
@@ -158,13 +211,12 @@ func rescreenOne(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult) error 
 			removed = append(removed, k)
 		}
 	}
-	changed := prev != c.Status || len(added) > 0
-	sc := &kyc.Screening{Trigger: trig, Status: c.Status, PreviousStatus: &prev, RiskLevel: c.RiskLevel,
+	sort.Strings(removed) // map order would make the history differ run to run
+	// A new status alone alerts, unless it is a potential match on matches
+	// that are all decided and unchanged (a false positive coming back).
+	statusAlert := prev != c.Status && !(c.Status == kyc.AMLPotentialMatch && settled == c.MatchCount)
+	changed := statusAlert || alerting > 0
+	return &kyc.Screening{Trigger: trigger, Status: c.Status, PreviousStatus: &prev, RiskLevel: c.RiskLevel,
 		MatchCount: c.MatchCount, NewMatches: added, RemovedMatches: removed, Changed: changed,
-		ListVersions: versionIDs(results)}
-	ok, err := tx.RecordRescreen(c, sc)
-	if err != nil || !ok || !changed {
-		return err
-	}
-	return recordEvent(tx, c, kyc.EventAMLMonitoringAlert, &prev, len(added))
+		ListVersions: versionIDs(results), ChangedEntities: changedEntities}, added, nil
 }

@@ -86,6 +86,7 @@ func (s *Service) Screen(ctx context.Context, orgID string, env kyc.Environment,
 	}
 	start := time.Now()
 	results := s.screener.ScreenKinds(env, sub.query(), th, scope)
+	kyc.AssignMatchIDs(results)
 	if fn := s.observe.Load(); fn != nil {
 		(*fn)(env, time.Since(start))
 	}
@@ -147,6 +148,16 @@ func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, sc *Sc
 
 // recordEvent stores an AML event and its deliveries (the outbox).
 func recordEvent(tx *store.Tx, c *kyc.AMLCheck, typ kyc.EventType, prev *kyc.AMLStatus, newMatches int) error {
+	return recordEventChanges(tx, c, typ, prev, newMatches, nil)
+}
+
+// recordAlert fires monitoring_alert, naming the decided matches whose
+// listed entity changed.
+func recordAlert(tx *store.Tx, c *kyc.AMLCheck, prev *kyc.AMLStatus, newMatches int, changed []kyc.EntityChange) error {
+	return recordEventChanges(tx, c, kyc.EventAMLMonitoringAlert, prev, newMatches, changed)
+}
+
+func recordEventChanges(tx *store.Tx, c *kyc.AMLCheck, typ kyc.EventType, prev *kyc.AMLStatus, newMatches int, changed []kyc.EntityChange) error {
 	ev := tx.NewEvent(c.OrganizationID, c.Environment, typ, c.ID)
 	summaries := make([]map[string]any, 0, len(c.Results))
 	for _, r := range c.Results {
@@ -160,6 +171,10 @@ func recordEvent(tx *store.Tx, c *kyc.AMLCheck, typ kyc.EventType, prev *kyc.AML
 	}
 	if typ == kyc.EventAMLMonitoringAlert {
 		body["previousStatus"], body["newMatchCount"] = prev, newMatches
+		if changed == nil {
+			changed = []kyc.EntityChange{}
+		}
+		body["changedEntities"] = changed
 	}
 	var err error
 	if ev.Payload, err = json.Marshal(body); err != nil {

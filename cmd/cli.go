@@ -22,6 +22,7 @@ type CLI struct {
 	Serve     ServeCmd     `cmd:"" help:"Run the HTTP API."`
 	Orgs      OrgsCmd      `cmd:"" help:"Manage organizations."`
 	Keys      KeysCmd      `cmd:"" help:"Create, list and revoke API keys."`
+	Users     UsersCmd     `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
 	Lists     ListsCmd     `cmd:"" help:"Import, list and update the AML watch lists."`
 	Webhooks  WebhooksCmd  `cmd:"" help:"Webhook tools."`
 	Audit     AuditCmd     `cmd:"" help:"Verify and export the hash-chained audit log."`

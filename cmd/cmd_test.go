@@ -207,6 +207,11 @@ func TestCommandsRefuseMissingDatabase(t *testing.T) {
 		{"audit", "export"},
 		{"master-key", "rotate", "--new-key-file", key},
 		{"backup", "--out", filepath.Join(dir, "backup.db")},
+		{"users", "create", "--org", org, "--email", "ada@acme.example", "--role", "admin"},
+		{"users", "list", "--org", org},
+		{"users", "disable", "--org", org, "usr_" + ulid},
+		{"users", "enable", "--org", org, "usr_" + ulid},
+		{"users", "link", "--org", org, "usr_" + ulid},
 	} {
 		code, _, errOut := run(t, append(args, "--db", typo)...)
 		if code != 1 || !strings.Contains(errOut, "no database at "+typo) && !strings.Contains(errOut, "no such file") {

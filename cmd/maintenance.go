@@ -6,10 +6,11 @@ import (
 
 	"kycd/jobs"
 	"kycd/store"
+	"kycd/users"
 )
 
-// kindPurge is the hourly clean-up: expired idempotency keys and old
-// finished jobs.
+// kindPurge is the hourly clean-up: expired idempotency keys, old
+// finished jobs and the console's ended sessions and old sign-in failures.
 const kindPurge = "maintenance.purge"
 
 // purgeBatch keeps each delete short so that requests queue behind it for
@@ -44,7 +45,12 @@ func registerMaintenance(r *jobs.Runner, st *store.Store) {
 				}
 			}
 			return st.InTx(ctx, func(tx *store.Tx) error {
-				_, err := tx.PurgeFinishedJobs(7 * 24 * time.Hour)
+				if _, err := tx.PurgeFinishedJobs(7 * 24 * time.Hour); err != nil {
+					return err
+				}
+				// Console sessions past their ends, old failed sign-ins, used
+				// or expired links and expired claims.
+				_, err := tx.PurgeConsole(tx.Now().Add(-users.SessionIdle), tx.Now().Add(-users.FailureWindow))
 				return err
 			})
 		}})

@@ -219,6 +219,12 @@ func TestNoSecretAtRest(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // let the send be recorded
 
+	// The back office: the set-password link, the password, sessions and
+	// the second factor's secret.
+	for label, v := range consoleSecrets(t, db, p.addr, org) {
+		add(label, v)
+	}
+
 	// The keys themselves, as files and as bytes, and the download-URL key
 	// derived from the secrets key.
 	for _, f := range []string{db + ".master-key", db + ".secret-key"} {

@@ -40,7 +40,10 @@ const (
 // when the policy asks for it; and a typed document number with the MRZ's.
 // Data.comparisons reports each part. Without an MRZ read from the
 // document there is nothing the server knows the document says: the
-// signal is not_run.
+// signal is not_run. It passes only when the name and the date of birth
+// were both compared; when the date of birth could not be (none on the
+// record, or only part of it on the document) it warns with
+// DATA_PARTIALLY_COMPARED instead.
 func DataConsistency(a *kyc.Applicant, typed *kyc.DocumentData, parsed *MRZData, p *Policy) Signal {
 	if parsed == nil {
 		return notRun(SigDataConsistency, "Document data not read from the document: there is nothing the document says to compare with the applicant.")
@@ -70,6 +73,13 @@ func DataConsistency(a *kyc.Applicant, typed *kyc.DocumentData, parsed *MRZData,
 		s.add(Fail, 0, CodeDOBMismatch, fmt.Sprintf("The date of birth on the document (%s) is not the applicant's (%s).", parsed.BirthDate, *a.DOB))
 	}
 	cmp = append(cmp, c)
+	if c.Result == NotCompared {
+		// The name and the date of birth are what make the document the
+		// applicant's: with only the name compared, a pass would claim
+		// more than was compared.
+		s.add(Warn, 0.5, CodeDataPartiallyCompared, "Only the name was compared with the document; the date of birth was not: "+
+			strings.ToLower(c.Detail[:1])+c.Detail[1:])
+	}
 
 	c = Comparison{Field: "country", Document: strings.Trim(parsed.NationalityISO+" / "+parsed.IssuingISO, " /")}
 	switch {

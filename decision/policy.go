@@ -71,7 +71,7 @@ var AllCodes = []string{
 	CodeImageTooSmall, CodeImageBlurry, CodeImageGlare, CodeImageDark, CodeDocumentNotFilling,
 	CodeFaceNotDetected, CodeMultipleFaces, CodeMRZMissing, CodeMRZInvalid, CodeMRZChecksumFailed,
 	CodeDocumentExpired, CodeUnderAge, CodeNameMismatch, CodeDOBMismatch, CodeNationalityMismatch,
-	CodeDocumentNumberDiffer, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
+	CodeDocumentNumberDiffer, CodeDataPartiallyCompared, CodeSanctionsMatch, CodePEPMatch, CodeAdverseMediaMatch, CodeScreeningFailed,
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
 	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument, CodeSelfieNotLive, CodeSpoofScore,
@@ -97,12 +97,12 @@ func DefaultPolicy() *Policy {
 			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
 			CodeSelfieNotLive: ActReview, CodeSpoofScore: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
-			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn,
+			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn, CodeDataPartiallyCompared: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,
 		},
 		Weights: map[string]float64{
 			CodeImageTooSmall: 15, CodeImageBlurry: 15, CodeImageGlare: 10, CodeImageDark: 10, CodeDocumentNotFilling: 5,
-			CodeMRZMissing: 10, CodeNationalityMismatch: 15, CodeUploadedNotCaptured: 10, CodeManyAttemptsFromIP: 20,
+			CodeMRZMissing: 10, CodeNationalityMismatch: 15, CodeDataPartiallyCompared: 10, CodeUploadedNotCaptured: 10, CodeManyAttemptsFromIP: 20,
 			CodeHighRiskCountry: 30,
 		},
 	}

@@ -89,18 +89,20 @@ func TestDataConsistency(t *testing.T) {
 		want string
 	}{
 		{"same person", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}, mrzData, ""},
-		{"diacritics and order", &kyc.Applicant{FirstName: "Ánna Maria", LastName: "Ériksson"}, mrzData, ""},
-		{"Cyrillic record", &kyc.Applicant{FirstName: "Анна", LastName: "Эрикссон"}, mrzData, ""},
+		{"diacritics and order", &kyc.Applicant{FirstName: "Ánna Maria", LastName: "Ériksson", DOB: ptr("1974-08-12")}, mrzData, ""},
+		{"Cyrillic record", &kyc.Applicant{FirstName: "Анна", LastName: "Эрикссон", DOB: ptr("1974-08-12")}, mrzData, ""},
+		// The name alone: the date of birth was not compared (no pass).
+		{"no date of birth on the record", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, mrzData, CodeDataPartiallyCompared},
 		// ICAO transliteration: Müller is MUELLER in the zone, Peña PENA.
-		{"umlaut as AE", &kyc.Applicant{FirstName: "Jürgen", LastName: "Müller"}, &MRZData{Surname: "MUELLER", GivenNames: "JUERGEN"}, ""},
-		{"umlaut dropped", &kyc.Applicant{FirstName: "Jürgen", LastName: "Müller"}, &MRZData{Surname: "MULLER", GivenNames: "JURGEN"}, ""},
-		{"slashed o", &kyc.Applicant{FirstName: "Søren", LastName: "Ødegård"}, &MRZData{Surname: "OEDEGAARD", GivenNames: "SOEREN"}, ""},
-		{"eñe", &kyc.Applicant{FirstName: "Iñigo", LastName: "Peña"}, &MRZData{Surname: "PENA", GivenNames: "INIGO"}, ""},
-		{"name cut to fit the zone", &kyc.Applicant{FirstName: "Jodie Pippa Alexandra", LastName: "United Kingdom Twenty Six"},
-			&MRZData{Surname: "UNITED KINGDOM TWENTY SIX", GivenNames: "JODIE PIPPA A", Truncated: true}, ""},
+		{"umlaut as AE", &kyc.Applicant{FirstName: "Jürgen", LastName: "Müller", DOB: ptr("1974-08-12")}, &MRZData{Surname: "MUELLER", GivenNames: "JUERGEN", BirthDate: "1974-08-12"}, ""},
+		{"umlaut dropped", &kyc.Applicant{FirstName: "Jürgen", LastName: "Müller", DOB: ptr("1974-08-12")}, &MRZData{Surname: "MULLER", GivenNames: "JURGEN", BirthDate: "1974-08-12"}, ""},
+		{"slashed o", &kyc.Applicant{FirstName: "Søren", LastName: "Ødegård", DOB: ptr("1974-08-12")}, &MRZData{Surname: "OEDEGAARD", GivenNames: "SOEREN", BirthDate: "1974-08-12"}, ""},
+		{"eñe", &kyc.Applicant{FirstName: "Iñigo", LastName: "Peña", DOB: ptr("1974-08-12")}, &MRZData{Surname: "PENA", GivenNames: "INIGO", BirthDate: "1974-08-12"}, ""},
+		{"name cut to fit the zone", &kyc.Applicant{FirstName: "Jodie Pippa Alexandra", LastName: "United Kingdom Twenty Six", DOB: ptr("1974-08-12")},
+			&MRZData{Surname: "UNITED KINGDOM TWENTY SIX", GivenNames: "JODIE PIPPA A", Truncated: true, BirthDate: "1974-08-12"}, ""},
 		{"another name", &kyc.Applicant{FirstName: "Bob", LastName: "Smith", DOB: ptr("1974-08-12")}, mrzData, CodeNameMismatch},
 		{"another birthday", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1975-08-12")}, mrzData, CodeDOBMismatch},
-		{"another country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("NO")}, mrzData, CodeNationalityMismatch},
+		{"another country", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("NO")}, mrzData, CodeNationalityMismatch},
 	} {
 		s := DataConsistency(tt.a, doc, tt.d, p)
 		if codes(s) != tt.want {
@@ -115,14 +117,63 @@ func TestDataConsistency(t *testing.T) {
 	}
 	off := DefaultPolicy()
 	off.MatchCountry = false
-	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("NO")}, nil, mrzData, off); codes(s) != "" {
+	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("NO")}, nil, mrzData, off); codes(s) != "" {
 		t.Errorf("country not compared by policy: %q", codes(s))
 	}
-	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson"}, &kyc.DocumentData{DocumentNumber: "X123"}, mrzData, p); codes(s) != CodeDocumentNumberDiffer {
+	if s := DataConsistency(&kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12")}, &kyc.DocumentData{DocumentNumber: "X123"}, mrzData, p); codes(s) != CodeDocumentNumberDiffer {
 		t.Errorf("typed number differs from the MRZ: %q", codes(s))
 	}
 	if s := DataConsistency(&kyc.Applicant{}, doc, nil, p); s.Status != NotRun {
 		t.Errorf("nothing read from the document: %s", s.Status)
+	}
+}
+
+// TestDataConsistencyHonest: the signal passes only on a real comparison
+// of the name and the date of birth with what was read from the document;
+// with nothing read it is not_run (it used to pass with score 1 when only
+// the typed document number was there), and when the date of birth could
+// not be compared it warns DATA_PARTIALLY_COMPARED instead of passing.
+func TestDataConsistencyHonest(t *testing.T) {
+	p := DefaultPolicy()
+	read := &MRZData{Surname: "ERIKSSON", GivenNames: "ANNA MARIA", BirthDate: "1974-08-12", Nationality: "SWE", NationalityISO: "SE", DocumentNumber: "L898902C3"}
+	full := &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("SE")}
+	typed := &kyc.DocumentData{DocumentType: "driving_licence", IssuingCountry: "SE", DocumentNumber: "L898902C3", ExpiryDate: "2031-01-01"}
+	noDOB := &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", Country: ptr("SE")}
+	partDOB := *read
+	partDOB.BirthDate = ""
+	for _, tt := range []struct {
+		name   string
+		a      *kyc.Applicant
+		doc    *kyc.DocumentData
+		mrz    *MRZData
+		status Status
+		dob    string // the dateOfBirth comparison's result ("" when not_run)
+	}{
+		{"typed details only, nothing read", full, typed, nil, NotRun, ""},
+		{"nothing confirmed, nothing read", full, nil, nil, NotRun, ""},
+		{"record without a date of birth", noDOB, typed, read, Warn, NotCompared},
+		{"document without a full date of birth", full, typed, &partDOB, Warn, NotCompared},
+		{"name and date of birth", &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("1974-08-12")}, nil, read, Pass, Match},
+		{"everything", full, typed, read, Pass, Match},
+	} {
+		s := DataConsistency(tt.a, tt.doc, tt.mrz, p)
+		dob := ""
+		if cmp, ok := s.Data["comparisons"].([]Comparison); ok {
+			for _, c := range cmp {
+				if c.Field == "dateOfBirth" {
+					dob = c.Result
+				}
+			}
+		}
+		if s.Status != tt.status || dob != tt.dob {
+			t.Errorf("%s: %s, dateOfBirth %q (%s); want %s, %q", tt.name, s.Status, dob, s.Detail, tt.status, tt.dob)
+		}
+		if s.Status == Pass && s.Score != 1 || s.Status == NotRun && s.Score != 0 || s.Status == Warn && s.Score >= 1 {
+			t.Errorf("%s: %s with score %v", tt.name, s.Status, s.Score)
+		}
+		if s.Status == Warn && codes(s) != CodeDataPartiallyCompared {
+			t.Errorf("%s: warn with codes %q", tt.name, codes(s))
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package kyc
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -34,8 +35,9 @@ const (
 
 // RiskLevel grades a result. Per list: low when clear; high for any
 // sanctions hit and for any hit scoring at least HighRiskScore; medium for
-// other PEP and adverse-media hits. A check's level is the highest of its
-// lists' and null when nothing matched.
+// other PEP and adverse-media hits; none (null) when the list could not be
+// screened. A check's level is the highest of its lists' and null when
+// nothing matched.
 type RiskLevel string
 
 // Risk levels, lowest first.
@@ -78,20 +80,29 @@ type AMLCheck struct {
 	MatchCount        int
 	Threshold         float64
 	Results           []ListResult
-	LastScreenedAt    time.Time
-	NextScreenAt      *time.Time
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// ReviewStatus says whether every match has a current decision;
+	// ResolvedAt is when the last one was decided.
+	ReviewStatus   AMLReviewStatus
+	ResolvedAt     *time.Time
+	ConfirmedCount int // matches decided confirmed (set with the decisions)
+	LastScreenedAt time.Time
+	NextScreenAt   *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 	// History is the monitoring history, oldest first, when loaded.
 	History []Screening
 }
 
 // ListResult is the item of results: one per list kind.
 type ListResult struct {
-	CheckType  string        `json:"checkType"`
-	Provider   string        `json:"provider"`
-	Status     ListStatus    `json:"status"`
-	RiskLevel  RiskLevel     `json:"riskLevel"`
+	CheckType string     `json:"checkType"`
+	Provider  string     `json:"provider"`
+	Status    ListStatus `json:"status"`
+	// RiskLevel is low when clear, medium or high on a hit, and null when
+	// the list was not screened (error, not_screened): an error graded
+	// "low" would read as a clean result to anyone who looks only at the
+	// level.
+	RiskLevel  *RiskLevel    `json:"riskLevel"`
 	MatchCount int           `json:"matchCount"`
 	Matches    []MatchRecord `json:"matches"`
 	// Lists are the list versions screened, so a result can be traced to
@@ -99,6 +110,26 @@ type ListResult struct {
 	Lists []ListVersionRef `json:"lists"`
 	Error *string          `json:"error"`
 }
+
+// UnmarshalJSON reads a stored result. Results stored before the risk
+// level of a list that was not screened (error, not_screened) became null
+// say "low" there; they are read as null, so no client ever sees a list
+// that was not screened graded low.
+func (r *ListResult) UnmarshalJSON(b []byte) error {
+	type plain ListResult
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.Status == ListError || p.Status == ListNotScreened {
+		p.RiskLevel = nil
+	}
+	*r = ListResult(p)
+	return nil
+}
+
+// Risk returns a pointer to level, for ListResult.RiskLevel.
+func Risk(level RiskLevel) *RiskLevel { return &level }
 
 // ListVersionRef identifies one imported list version.
 type ListVersionRef struct {
@@ -111,6 +142,8 @@ type ListVersionRef struct {
 
 // MatchRecord is one listed entity resembling the screened person.
 type MatchRecord struct {
+	// ID is stable across re-screens (MatchID); decisions refer to it.
+	ID              string         `json:"id"`
 	EntityID        string         `json:"entityId"`
 	ListVersionID   string         `json:"listVersionId"`
 	Source          string         `json:"source"`
@@ -126,6 +159,9 @@ type MatchRecord struct {
 	Reference       *string        `json:"reference"`
 	Reason          *string        `json:"reason"`
 	Features        map[string]any `json:"features"`
+	// Review is the latest decision on the match, attached when the check
+	// is read (ApplyMatchDecisions); never stored with the results.
+	Review *MatchReview `json:"review"`
 }
 
 // Key identifies the entity across re-screens (a new match is one whose
@@ -151,8 +187,8 @@ func RollUp(results []ListResult) (AMLStatus, *RiskLevel, int) {
 			}
 		case ListHit:
 			status = AMLPotentialMatch
-			if r.RiskLevel.rank() > level.rank() {
-				level = r.RiskLevel
+			if r.RiskLevel != nil && r.RiskLevel.rank() > level.rank() {
+				level = *r.RiskLevel
 			}
 		}
 	}
@@ -199,25 +235,30 @@ func (in *AMLCheckInput) Validate(now time.Time) []FieldError {
 
 // AMLCheckFilter selects checks for a list.
 type AMLCheckFilter struct {
-	Status     AMLStatus // "" for all
-	Page, Size int
+	Status       AMLStatus       // "" for all
+	ReviewStatus AMLReviewStatus // "" for all
+	OldestFirst  bool            // the default is newest first
+	Page, Size   int
 }
 
 // Screening is one entry of a check's monitoring history: the first
 // screening and every re-screen.
 type Screening struct {
-	ID             string       `json:"id"`
-	Trigger        string       `json:"trigger"` // initial, daily, list_update
-	ScreenedAt     time.Time    `json:"-"`
-	Status         AMLStatus    `json:"status"`
-	PreviousStatus *AMLStatus   `json:"previousStatus"`
-	RiskLevel      *RiskLevel   `json:"riskLevel"`
-	MatchCount     int          `json:"matchCount"`
-	NewMatches     []string     `json:"newMatches"`     // keys of matches not in the previous screening
-	RemovedMatches []string     `json:"removedMatches"` // keys no longer matched
-	Changed        bool         `json:"changed"`        // status changed or a new match appeared
-	ListVersions   []string     `json:"listVersions"`
-	Results        []ListResult `json:"-"`
+	ID             string     `json:"id"`
+	Trigger        string     `json:"trigger"` // initial, daily, list_update, manual
+	ScreenedAt     time.Time  `json:"-"`
+	Status         AMLStatus  `json:"status"`
+	PreviousStatus *AMLStatus `json:"previousStatus"`
+	RiskLevel      *RiskLevel `json:"riskLevel"`
+	MatchCount     int        `json:"matchCount"`
+	NewMatches     []string   `json:"newMatches"`     // keys of matches not in the previous screening
+	RemovedMatches []string   `json:"removedMatches"` // keys no longer matched
+	Changed        bool       `json:"changed"`        // status changed or a new match appeared
+	// ChangedEntities are decided matches whose listed entity changed in
+	// a later list version: they alert again and need a new decision.
+	ChangedEntities []EntityChange `json:"changedEntities"`
+	ListVersions    []string       `json:"listVersions"`
+	Results         []ListResult   `json:"-"`
 }
 
 // Screening triggers.
@@ -225,4 +266,5 @@ const (
 	TriggerInitial    = "initial"
 	TriggerDaily      = "daily"
 	TriggerListUpdate = "list_update"
+	TriggerManual     = "manual" // POST /v1/aml-checks/{id}/rescreen
 )

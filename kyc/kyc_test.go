@@ -1,6 +1,7 @@
 package kyc
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -139,9 +140,11 @@ func FuzzClassifyID(f *testing.F) {
 // TestRollUp is the roll-up table of spec §3.2 with the precedence kycd
 // chose: hit > error > clear.
 func TestRollUp(t *testing.T) {
-	clear := ListResult{Status: ListClear, RiskLevel: RiskLow}
-	hit := func(l RiskLevel, n int) ListResult { return ListResult{Status: ListHit, RiskLevel: l, MatchCount: n} }
-	failed := ListResult{Status: ListError, RiskLevel: RiskLow}
+	clear := ListResult{Status: ListClear, RiskLevel: Risk(RiskLow)}
+	hit := func(l RiskLevel, n int) ListResult {
+		return ListResult{Status: ListHit, RiskLevel: Risk(l), MatchCount: n}
+	}
+	failed := ListResult{Status: ListError}
 	for _, tt := range []struct {
 		name    string
 		results []ListResult
@@ -164,5 +167,27 @@ func TestRollUp(t *testing.T) {
 		if st != tt.status || got != tt.risk || n != tt.count {
 			t.Errorf("%s: %s %q %d, want %s %q %d", tt.name, st, got, n, tt.status, tt.risk, tt.count)
 		}
+	}
+}
+
+// TestListResultErrorRiskNull: a list that could not be screened has no
+// risk level (null), also when it was stored by a kycd that wrote "low".
+func TestListResultErrorRiskNull(t *testing.T) {
+	var r ListResult
+	if err := json.Unmarshal([]byte(`{"checkType":"pep","status":"error","riskLevel":"low","matchCount":0,"error":"no pep list"}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.RiskLevel != nil {
+		t.Fatalf("stored error result: riskLevel %q, want null", *r.RiskLevel)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"riskLevel":null`) {
+		t.Fatalf("error result encodes as %s, want riskLevel null", b)
+	}
+	if err := json.Unmarshal([]byte(`{"checkType":"pep","status":"clear","riskLevel":"low"}`), &r); err != nil || r.RiskLevel == nil || *r.RiskLevel != RiskLow {
+		t.Fatalf("clear result: %v %v, want low", r.RiskLevel, err)
 	}
 }

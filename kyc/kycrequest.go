@@ -10,10 +10,12 @@ import (
 type KYCStatus string
 
 // The KYC statuses. The transition table below is the only place that
-// says which moves between them are allowed.
+// says which moves between them are allowed. Opening the portal link is
+// not a status (spec §3.1 has none for it, and clients with a closed enum
+// must never see one it lacks): it sets PortalOpenedAt and adds the
+// timeline entry TimelineOpened, and the status stays link_generated.
 const (
-	KYCLinkGenerated  KYCStatus = "link_generated"  // created; the applicant has not opened the link
-	KYCInProgress     KYCStatus = "in_progress"     // the applicant opened the link
+	KYCLinkGenerated  KYCStatus = "link_generated"  // created or re-issued; the applicant has not submitted
 	KYCSubmitted      KYCStatus = "submitted"       // the applicant finished the portal flow
 	KYCProcessing     KYCStatus = "processing"      // screenings and the decision engine run
 	KYCApproved       KYCStatus = "approved"        // final
@@ -25,7 +27,7 @@ const (
 )
 
 // KYCStatuses lists every status (OpenAPI enum, list filter).
-var KYCStatuses = []KYCStatus{KYCLinkGenerated, KYCInProgress, KYCSubmitted, KYCProcessing, KYCApproved,
+var KYCStatuses = []KYCStatus{KYCLinkGenerated, KYCSubmitted, KYCProcessing, KYCApproved,
 	KYCRejected, KYCAwaitingReview, KYCExpired, KYCCancelled, KYCFailed}
 
 // Valid reports whether s is a status.
@@ -70,7 +72,6 @@ type KYCAction string
 // The actions of the transition table.
 const (
 	ActionCreate     KYCAction = "create"
-	ActionOpen       KYCAction = "open"        // the applicant opens the portal link
 	ActionResendLink KYCAction = "resend_link" // new token and expiry
 	ActionSubmit     KYCAction = "submit"
 	ActionProcess    KYCAction = "process" // the processing job starts
@@ -86,24 +87,23 @@ const (
 type Transition struct {
 	Action KYCAction
 	From   []KYCStatus // empty for create
-	To     KYCStatus   // "" when the engine chooses (auto_decide) or the status stays (resend_link from a live link)
-	Event  EventType   // the §6.2 webhook it fires; "" when none exists (open)
+	To     KYCStatus   // "" when the engine chooses (auto_decide)
+	Event  EventType   // the §6.2 webhook it fires; "" when the engine chooses
 	Actor  ActorType
 }
 
 // Transitions is the KYC state machine.
 var Transitions = []Transition{
 	{ActionCreate, nil, KYCLinkGenerated, EventKYCCreated, ActorAPIKey},
-	{ActionOpen, []KYCStatus{KYCLinkGenerated}, KYCInProgress, "", ActorApplicant},
-	{ActionResendLink, []KYCStatus{KYCLinkGenerated, KYCInProgress, KYCExpired}, KYCLinkGenerated, EventKYCPortalLinkReady, ActorAPIKey},
-	{ActionSubmit, []KYCStatus{KYCInProgress}, KYCSubmitted, EventKYCSubmitted, ActorApplicant},
+	{ActionResendLink, []KYCStatus{KYCLinkGenerated, KYCExpired}, KYCLinkGenerated, EventKYCPortalLinkReady, ActorAPIKey},
+	{ActionSubmit, []KYCStatus{KYCLinkGenerated}, KYCSubmitted, EventKYCSubmitted, ActorApplicant},
 	{ActionProcess, []KYCStatus{KYCSubmitted}, KYCProcessing, EventKYCProcessing, ActorSystem},
 	{ActionAutoDecide, []KYCStatus{KYCProcessing}, "", "", ActorSystem}, // to approved, rejected or awaiting_review
 	{ActionFail, []KYCStatus{KYCSubmitted, KYCProcessing}, KYCFailed, EventKYCFailed, ActorSystem},
 	{ActionApprove, []KYCStatus{KYCAwaitingReview}, KYCApproved, EventKYCApproved, ActorReviewer},
 	{ActionReject, []KYCStatus{KYCAwaitingReview}, KYCRejected, EventKYCRejected, ActorReviewer},
-	{ActionCancel, []KYCStatus{KYCLinkGenerated, KYCInProgress}, KYCCancelled, EventKYCCancelled, ActorAPIKey},
-	{ActionExpire, []KYCStatus{KYCLinkGenerated, KYCInProgress}, KYCExpired, EventKYCExpired, ActorSystem},
+	{ActionCancel, []KYCStatus{KYCLinkGenerated}, KYCCancelled, EventKYCCancelled, ActorAPIKey},
+	{ActionExpire, []KYCStatus{KYCLinkGenerated}, KYCExpired, EventKYCExpired, ActorSystem},
 }
 
 // StatusEvent is the §6.2 event announcing that a request reached s.
@@ -206,8 +206,9 @@ type KYCRequest struct {
 	Metadata             map[string]any
 	Locale               *string // BCP 47 tag the portal and its e-mail use; nil: chosen per applicant
 	PortalExpiresAt      time.Time
-	AutomationDecision   *string  // approve, reject, review: the engine's recommendation
-	AutomationConfidence *float64 // [0,1]
+	PortalOpenedAt       *time.Time // when the applicant first opened the current link; nil until then
+	AutomationDecision   *string    // approve, reject, review: the engine's recommendation
+	AutomationConfidence *float64   // [0,1]
 	ProcessingResult     map[string]any
 	Screenings           []ListResult // AML results of the applicant; nil until screened
 	ReviewerNote         *string
@@ -218,14 +219,17 @@ type KYCRequest struct {
 	DecidedAt            *time.Time
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
-	// PortalToken is the link's secret, only set when it was just made.
+	// PortalToken is the link's secret: set when it was just made, and
+	// when loaded while the status is link_generated (the store keeps it
+	// sealed under the data key until the link can no longer be used);
+	// "" for requests created before the sealed copy existed.
 	PortalToken string
 }
 
 // KYCEvent is one entry of a request's timeline (append-only).
 type KYCEvent struct {
 	ID         string      `json:"id"`
-	Type       string      `json:"type"` // the §6.2 event type, or kyc.request.opened
+	Type       string      `json:"type"` // a TimelineTypes entry
 	FromStatus *KYCStatus  `json:"fromStatus"`
 	ToStatus   KYCStatus   `json:"toStatus"`
 	Decision   KYCDecision `json:"decision"`
@@ -235,9 +239,23 @@ type KYCEvent struct {
 	CreatedAt  time.Time   `json:"-"`
 }
 
-// TimelineOpened is the timeline type of the open transition, which has no
-// webhook event.
-const TimelineOpened = "kyc.request.opened"
+// Timeline types that are not webhook events (§6.2 has none for them),
+// named like every event type with the svc. prefix.
+const (
+	// TimelineOpened: the applicant opened the portal link (the first
+	// time for the current link); the status stays link_generated.
+	TimelineOpened = "svc.kyc.portal_link_opened"
+	// TimelineFirstReview: with four-eyes review, the first reviewer's
+	// decision, which waits for a second reviewer.
+	TimelineFirstReview = "svc.kyc.review.first_decision"
+)
+
+// TimelineTypes lists every type of a timeline entry: the KYC event types
+// of §6.2 (each also sent as a webhook) and the timeline-only ones.
+var TimelineTypes = []string{string(EventKYCCreated), string(EventKYCPortalLinkReady), TimelineOpened,
+	string(EventKYCSubmitted), string(EventKYCProcessing), string(EventKYCApproved), string(EventKYCRejected),
+	string(EventKYCAwaitingReview), string(EventKYCExpired), string(EventKYCCancelled), string(EventKYCFailed),
+	TimelineFirstReview}
 
 // DocumentTypes are the identity documents the portal accepts; the bool
 // says whether the document has a back side to capture.

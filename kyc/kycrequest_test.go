@@ -10,15 +10,14 @@ import (
 // INVALID_TRANSITION naming the current status for everything else.
 func TestTransitionMatrix(t *testing.T) {
 	allowed := map[KYCAction]map[KYCStatus]KYCStatus{
-		ActionOpen:       {KYCLinkGenerated: KYCInProgress},
-		ActionResendLink: {KYCLinkGenerated: KYCLinkGenerated, KYCInProgress: KYCLinkGenerated, KYCExpired: KYCLinkGenerated},
-		ActionSubmit:     {KYCInProgress: KYCSubmitted},
+		ActionResendLink: {KYCLinkGenerated: KYCLinkGenerated, KYCExpired: KYCLinkGenerated},
+		ActionSubmit:     {KYCLinkGenerated: KYCSubmitted},
 		ActionProcess:    {KYCSubmitted: KYCProcessing},
 		ActionFail:       {KYCSubmitted: KYCFailed, KYCProcessing: KYCFailed},
 		ActionApprove:    {KYCAwaitingReview: KYCApproved},
 		ActionReject:     {KYCAwaitingReview: KYCRejected},
-		ActionCancel:     {KYCLinkGenerated: KYCCancelled, KYCInProgress: KYCCancelled},
-		ActionExpire:     {KYCLinkGenerated: KYCExpired, KYCInProgress: KYCExpired},
+		ActionCancel:     {KYCLinkGenerated: KYCCancelled},
+		ActionExpire:     {KYCLinkGenerated: KYCExpired},
 	}
 	for action, from := range allowed {
 		for _, s := range KYCStatuses {
@@ -67,9 +66,37 @@ func TestStatusDecisionAndEvents(t *testing.T) {
 	}
 	for s, want := range map[KYCStatus]EventType{KYCSubmitted: EventKYCSubmitted, KYCProcessing: EventKYCProcessing,
 		KYCApproved: EventKYCApproved, KYCRejected: EventKYCRejected, KYCAwaitingReview: EventKYCAwaitingReview,
-		KYCExpired: EventKYCExpired, KYCCancelled: EventKYCCancelled, KYCFailed: EventKYCFailed, KYCInProgress: ""} {
+		KYCExpired: EventKYCExpired, KYCCancelled: EventKYCCancelled, KYCFailed: EventKYCFailed} {
 		if got := StatusEvent(s); got != want {
 			t.Errorf("StatusEvent(%s) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+// TestStatusesAreTheSpecs: the statuses are those spec §3.1 names for a
+// KYC request (link_generated, awaiting_review, approved in responses; the
+// event types' submitted, processing, rejected, expired, cancelled,
+// failed), so a client with a closed enum never meets another. Opening the
+// link is not a status (it was in_progress once).
+func TestStatusesAreTheSpecs(t *testing.T) {
+	spec := map[KYCStatus]bool{"link_generated": true, "awaiting_review": true, "approved": true, "submitted": true,
+		"processing": true, "rejected": true, "expired": true, "cancelled": true, "failed": true}
+	for _, s := range KYCStatuses {
+		if !spec[s] {
+			t.Errorf("status %q is not one of spec §3.1", s)
+		}
+	}
+	if len(KYCStatuses) != len(spec) {
+		t.Errorf("%d statuses, want the spec's %d", len(KYCStatuses), len(spec))
+	}
+	for _, tr := range Transitions {
+		if tr.To != "" && !spec[tr.To] {
+			t.Errorf("%s moves to %q", tr.Action, tr.To)
+		}
+	}
+	for _, typ := range TimelineTypes {
+		if !strings.HasPrefix(typ, "svc.") {
+			t.Errorf("timeline type %q lacks the svc. prefix of every event type", typ)
 		}
 	}
 }

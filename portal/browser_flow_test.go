@@ -34,8 +34,8 @@ func TestBrowserCamera(t *testing.T) {
 		t.Errorf("welcome: %q", got)
 	}
 	b.shot("welcome")
-	if st := s.status(id); st != kyc.KYCInProgress {
-		t.Errorf("status after opening=%s, want in_progress", st)
+	if st, opened := s.status(id), s.openedAt(id); st != kyc.KYCLinkGenerated || opened == nil {
+		t.Errorf("after opening: status %s, portalOpenedAt %v; want link_generated and a time", st, opened)
 	}
 
 	// Start without agreeing: an error, and the focus on the box.

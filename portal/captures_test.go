@@ -37,9 +37,9 @@ func TestCaptureUpload(t *testing.T) {
 	if !strings.HasPrefix(got.ID, "cap_") || got.Kind != "document" || got.Side == nil || *got.Side != "front" || got.Width != 800 || got.Height != 505 {
 		t.Fatalf("answer: %s", r.body)
 	}
-	// The upload moved the request to in_progress, like opening the page.
-	if s := e.request(req.ID).Status; s != kyc.KYCInProgress {
-		t.Errorf("status=%s, want in_progress", s)
+	// The upload opened the link, like opening the page.
+	if s := e.request(req.ID); s.Status != kyc.KYCLinkGenerated || s.PortalOpenedAt == nil {
+		t.Errorf("status=%s portalOpenedAt=%v, want link_generated and opened", s.Status, s.PortalOpenedAt)
 	}
 	caps, err := e.st.FindCaptures(t.Context(), req.ID, "")
 	if err != nil || len(caps) != 1 {

@@ -86,8 +86,8 @@ func TestDocumentSet(t *testing.T) {
 		t.Fatalf("stored: %+v", d)
 	}
 	// Setting the details opened the link, as an upload does.
-	if stored.Status != kyc.KYCInProgress {
-		t.Errorf("status=%s, want in_progress", stored.Status)
+	if stored.Status != kyc.KYCLinkGenerated || stored.PortalOpenedAt == nil {
+		t.Errorf("status=%s portalOpenedAt=%v, want link_generated and opened", stored.Status, stored.PortalOpenedAt)
 	}
 
 	// A second post (the applicant edits from the review) replaces it; an

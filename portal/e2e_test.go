@@ -151,6 +151,13 @@ func (s *stack) status(id string) kyc.KYCStatus {
 	return kyc.KYCStatus(s.api("GET", "/v1/kyc-requests/"+id, nil, http.StatusOK)["status"].(string))
 }
 
+// openedAt returns the request's portalOpenedAt as the API reports it
+// (nil until the applicant opened the link).
+func (s *stack) openedAt(id string) any {
+	s.t.Helper()
+	return s.api("GET", "/v1/kyc-requests/"+id, nil, http.StatusOK)["portalOpenedAt"]
+}
+
 // wantDocument checks the document details stored for request id.
 func (s *stack) wantDocument(id string, want kyc.DocumentData) {
 	s.t.Helper()

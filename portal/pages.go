@@ -152,8 +152,8 @@ type appPage struct {
 }
 
 // handleApp handles "GET /portal/{token}": the app for an open link
-// (whose first view moves the request to in_progress), the state page for
-// any other.
+// (whose first view records the opening: portalOpenedAt and a timeline
+// entry), the state page for any other.
 func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 	token, err := tokenParam(r)
 	if err != nil {

@@ -14,8 +14,10 @@ import (
 )
 
 // TestAppPage opens a fresh link: the app page, with the applicant's
-// name and country preselected, and the request moves to in_progress
-// once. A HEAD (a link checker) does not count as opening it.
+// name and country preselected, and the opening is recorded once
+// (portalOpenedAt and a timeline entry; the status stays link_generated,
+// in_progress is not a status of the spec). A HEAD (a link checker) does
+// not count as opening it.
 func TestAppPage(t *testing.T) {
 	e := newEnv(t)
 	token, req := e.create(kyc.WorkflowStandard, "")
@@ -23,8 +25,8 @@ func TestAppPage(t *testing.T) {
 	if r := e.do("HEAD", "/portal/"+token, nil); r.status != 200 {
 		t.Fatalf("HEAD: %d", r.status)
 	}
-	if got := e.request(req.ID).Status; got != kyc.KYCLinkGenerated {
-		t.Fatalf("after HEAD status=%s, want link_generated", got)
+	if got := e.request(req.ID); got.Status != kyc.KYCLinkGenerated || got.PortalOpenedAt != nil {
+		t.Fatalf("after HEAD status=%s portalOpenedAt=%v, want link_generated and not opened", got.Status, got.PortalOpenedAt)
 	}
 
 	r := e.do("GET", "/portal/"+token, nil)
@@ -53,9 +55,11 @@ func TestAppPage(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
-	if got := e.request(req.ID).Status; got != kyc.KYCInProgress {
-		t.Fatalf("after GET status=%s, want in_progress", got)
+	got := e.request(req.ID)
+	if got.Status != kyc.KYCLinkGenerated || got.PortalOpenedAt == nil {
+		t.Fatalf("after GET status=%s portalOpenedAt=%v, want link_generated and opened", got.Status, got.PortalOpenedAt)
 	}
+	openedAt := *got.PortalOpenedAt
 	// A second visit changes nothing and writes no second timeline entry.
 	if r := e.do("GET", "/portal/"+token, nil); r.status != 200 {
 		t.Fatalf("second GET: %d", r.status)
@@ -68,10 +72,17 @@ func TestAppPage(t *testing.T) {
 	for _, ev := range events {
 		if ev.Type == kyc.TimelineOpened {
 			opened++
+			if ev.Type != "svc.kyc.portal_link_opened" || ev.FromStatus == nil || *ev.FromStatus != kyc.KYCLinkGenerated ||
+				ev.ToStatus != kyc.KYCLinkGenerated || ev.ActorType != kyc.ActorApplicant {
+				t.Errorf("opened entry %+v", ev)
+			}
 		}
 	}
 	if opened != 1 {
 		t.Errorf("opened entries=%d, want 1", opened)
+	}
+	if again := e.request(req.ID).PortalOpenedAt; again == nil || !again.Equal(openedAt) {
+		t.Errorf("second visit moved portalOpenedAt to %v", again)
 	}
 }
 

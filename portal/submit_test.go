@@ -60,14 +60,14 @@ func TestSubmitMissing(t *testing.T) {
 					t.Errorf("detail %+v", d)
 				}
 			}
-			// The refused submission changed nothing: an upload or the
-			// details had opened the link, else it is as created.
-			want := kyc.KYCInProgress
-			if len(tt.uploads) == 0 && !tt.document {
-				want = kyc.KYCLinkGenerated
+			// The refused submission changed nothing: the status is as
+			// created; an upload or the details had opened the link.
+			stored := e.request(req.ID)
+			if stored.Status != kyc.KYCLinkGenerated {
+				t.Errorf("status=%s, want link_generated", stored.Status)
 			}
-			if s := e.request(req.ID).Status; s != want {
-				t.Errorf("status=%s, want %s", s, want)
+			if opened := len(tt.uploads) > 0 || tt.document; opened != (stored.PortalOpenedAt != nil) {
+				t.Errorf("portalOpenedAt=%v, want set: %v", stored.PortalOpenedAt, opened)
 			}
 		})
 	}

@@ -66,6 +66,7 @@ type RequestPart struct {
 	SubmittedAt     *string `json:"submittedAt"`
 	DecidedAt       *string `json:"decidedAt"`
 	PortalExpiresAt string  `json:"portalExpiresAt"`
+	PortalOpenedAt  *string `json:"portalOpenedAt"` // when the applicant first opened the current link
 }
 
 // ApplicantPart is the applicant as recorded.
@@ -164,7 +165,7 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 		Request: RequestPart{ID: r.ID, PublicID: r.PublicID, Status: string(r.Status), Decision: string(r.Decision),
 			DecisionReason: r.DecisionReason, WorkflowType: string(r.WorkflowType), ExternalRef: r.ExternalRef,
 			CreatedAt: kyc.FormatTime(r.CreatedAt), SubmittedAt: fmtTime(r.SubmittedAt), DecidedAt: fmtTime(r.DecidedAt),
-			PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt)},
+			PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt), PortalOpenedAt: fmtTime(r.PortalOpenedAt)},
 		Applicant: ApplicantPart{ID: a.ID, PublicID: a.PublicID, FirstName: a.FirstName, LastName: a.LastName, Email: a.Email,
 			Phone: a.Phone, DOB: a.DOB, Country: a.Country, ExternalRef: a.ExternalRef},
 		Automation:       AutomationPart{Decision: r.AutomationDecision, Confidence: r.AutomationConfidence, RiskScore: r.RiskScore},

@@ -21,10 +21,13 @@ import (
 // fonts lack prints without them while the text layer keeps the exact
 // name (polytonic Greek, some Vietnamese), and other scripts (CJK, Arabic,
 // Hebrew, …) print transliterated with unidecode and marked
-// "(transliterated)". The footer of every page says so (scriptLegend).
-// The fonts have nothing outside the Basic Multilingual Plane.
-const scriptLegend = "Fonts: Go (Latin, Greek, Cyrillic); accents they lack are left out in print but kept in the text layer; " +
-	"other scripts are printed transliterated and marked (transliterated)."
+// "(transliterated)". The report's last section says so once
+// (scriptLegend): a note for the reader who wonders about a name, not
+// furniture for every page. The fonts have nothing outside the Basic
+// Multilingual Plane.
+const scriptLegend = "Names and texts are printed in the Go fonts (Latin, Greek, Cyrillic). Accents the fonts lack are left out " +
+	"in print but kept in the text layer (copy and search find the exact name); other scripts are printed transliterated " +
+	"and marked (transliterated)."
 
 // A4 portrait layout in millimetres. The header and footer have fixed
 // heights so the body area is the same on every page, which is what lets
@@ -171,9 +174,9 @@ func (d *doc) header() {
 	f.SetTextColor(0, 0, 0)
 }
 
-// pageFooter draws "Page X of Y", the report's identity and the script
-// legend. The page total is fpdf's alias, filled in when the file is
-// written, so it is left-aligned (its width is unknown while drawing).
+// pageFooter draws "Page X of Y" and the report's identity. The page
+// total is fpdf's alias, filled in when the file is written, so it is
+// left-aligned (its width is unknown while drawing).
 func (d *doc) pageFooter() {
 	f := d.f
 	f.SetDrawColor(120, 120, 120)
@@ -185,10 +188,6 @@ func (d *doc) pageFooter() {
 	f.CellFormat(40, 4, fmt.Sprintf("Page %d of {nb}", f.PageNo()), "", 0, "L", false, 0, "")
 	d.font(mono, 7.5)
 	d.drawLine(margin+40, 283, contentW-40, 4, d.line(d.footer), "R")
-	d.font(regular, 6.5)
-	f.SetTextColor(110, 110, 110)
-	f.SetXY(margin, 287.5)
-	f.CellFormat(contentW, 3.5, scriptLegend, "", 0, "L", false, 0, "")
 	f.SetTextColor(0, 0, 0)
 }
 

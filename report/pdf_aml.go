@@ -10,8 +10,9 @@ import (
 	"kycd/kyc"
 )
 
-// WriteAMLPDF renders an AML check's report as an A4 PDF: the subject,
-// the verdict, each list's result with the provider and list versions it
+// WriteAMLPDF renders an AML check's report as an A4 PDF: a summary of
+// the verdict and of what a reviewer must look at, then the subject, the
+// verdict, each list's result with the provider and list versions it
 // was computed from, every match record with the features that explain
 // its score, and the monitoring history. Sandbox checks say "SANDBOX —
 // not a real decision" on every page. The same report always renders to
@@ -26,6 +27,8 @@ func WriteAMLPDF(w io.Writer, rep *AMLReport) error {
 	if err != nil {
 		return fmt.Errorf("write aml pdf: %w", err)
 	}
+
+	amlSummary(d, c)
 
 	d.section("Organization and environment")
 	t := d.kvTable()
@@ -67,6 +70,8 @@ func WriteAMLPDF(w io.Writer, rep *AMLReport) error {
 	d.section("Results per list")
 	d.screenings(c.Results)
 	amlHistory(d, c.History)
+	d.setY(d.y() + 2)
+	d.para(scriptLegend, regular, 8)
 	return d.finish(w)
 }
 
@@ -89,11 +94,13 @@ func amlHistory(d *doc, history []kyc.Screening) {
 		d.para("No screening history was loaded.", regular, 9)
 		return
 	}
-	// Widths: timestamps, triggers and statuses fit on one line.
-	t := d.newTable("", true, col{head: "#", w: 0.04, align: "R"}, col{head: "Screened", w: 0.205},
-		col{head: "Trigger", w: 0.095}, col{head: "Status", w: 0.13}, col{head: "Previous", w: 0.13},
-		col{head: "Changed", w: 0.075}, col{head: "Matches", w: 0.075, align: "R"},
-		col{head: "New matches", w: 0.125}, col{head: "Removed matches", w: 0.125}).continues("Monitoring history")
+	// Widths (shares of 180 mm, cell padding included): a timestamp takes
+	// 36 mm at 7.5 pt, potential_match 21, list_update 15, the heads
+	// Changed and Matches 14 and 13, so each fits on one line.
+	t := d.newTable("", true, col{head: "#", w: 0.03, align: "R"}, col{head: "Screened", w: 0.205},
+		col{head: "Trigger", w: 0.09}, col{head: "Status", w: 0.122}, col{head: "Previous", w: 0.122},
+		col{head: "Changed", w: 0.08}, col{head: "Matches", w: 0.076, align: "R"},
+		col{head: "New matches", w: 0.1375}, col{head: "Removed matches", w: 0.1375}).continues("Monitoring history")
 	for i, s := range history {
 		prev := none
 		if s.PreviousStatus != nil {

@@ -111,10 +111,10 @@ func typicalKYC(t testing.TB) *KYCReport {
 				Size: 41234, SHA256: strings.Repeat("ab", 32)}}},
 	}
 	rep.Screenings = []kyc.ListResult{
-		{CheckType: "sanctions", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{}, Lists: listRef("sanctions")},
-		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.RiskMedium, MatchCount: 1,
+		{CheckType: "sanctions", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow), Matches: []kyc.MatchRecord{}, Lists: listRef("sanctions")},
+		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskMedium), MatchCount: 1,
 			Matches: []kyc.MatchRecord{match(0, "Anna Maria Schmitt", "Anna Schmitt", 0.912)}, Lists: listRef("pep")},
-		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{}, Lists: listRef("crime")},
+		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow), Matches: []kyc.MatchRecord{}, Lists: listRef("crime")},
 	}
 	signal := func(name, capID, status string, score float64, detail string, codes ...string) any {
 		var findings []any
@@ -146,13 +146,13 @@ func typicalKYC(t testing.TB) *KYCReport {
 			"signal": "aml_screening", "action": "review", "weight": 35.0},
 	}
 	events := []struct{ typ, from, to, actor, reason string }{
-		{kyc.TimelineOpened, "", "link_generated", "api_key", ""},
-		{string(kyc.EventKYCPortalLinkReady), "link_generated", "link_generated", "system", ""},
-		{"svc.kyc.request.started", "link_generated", "in_progress", "applicant", ""},
-		{string(kyc.EventKYCSubmitted), "in_progress", "submitted", "applicant", ""},
+		{string(kyc.EventKYCCreated), "", "link_generated", "api_key", ""},
+		{string(kyc.EventKYCPortalLinkReady), "link_generated", "link_generated", "api_key", ""},
+		{kyc.TimelineOpened, "link_generated", "link_generated", "applicant", ""},
+		{string(kyc.EventKYCSubmitted), "link_generated", "submitted", "applicant", ""},
 		{string(kyc.EventKYCProcessing), "submitted", "processing", "system", ""},
 		{string(kyc.EventKYCAwaitingReview), "processing", "awaiting_review", "system", "PEP match needs a person."},
-		{"svc.kyc.request.review_claimed", "awaiting_review", "awaiting_review", "reviewer", ""},
+		{kyc.TimelineFirstReview, "awaiting_review", "awaiting_review", "reviewer", ""},
 		{string(kyc.EventKYCApproved), "awaiting_review", "approved", "reviewer", "Different person: date of birth 1971 vs 1990."},
 	}
 	for i, e := range events {
@@ -179,7 +179,7 @@ func typicalKYC(t testing.TB) *KYCReport {
 
 // eventTypes are cycled through by the long timeline.
 var eventTypes = []string{kyc.TimelineOpened, string(kyc.EventKYCPortalLinkReady), string(kyc.EventKYCSubmitted),
-	string(kyc.EventKYCProcessing), string(kyc.EventKYCAwaitingReview), string(kyc.EventKYCExpired), "svc.kyc.request.link_resent"}
+	string(kyc.EventKYCProcessing), string(kyc.EventKYCAwaitingReview), string(kyc.EventKYCExpired), kyc.TimelineFirstReview}
 
 // longKYC is the typical request with 200 events, 50 matches and a
 // reviewer note longer than a page.
@@ -188,7 +188,7 @@ func longKYC(t testing.TB) *KYCReport {
 	rep := typicalKYC(t)
 	rep.Timeline = rep.Timeline[:0]
 	for i := range 200 {
-		rep.Timeline = append(rep.Timeline, TimelinePart{Type: eventTypes[i%len(eventTypes)], FromStatus: ptr("in_progress"),
+		rep.Timeline = append(rep.Timeline, TimelinePart{Type: eventTypes[i%len(eventTypes)], FromStatus: ptr("link_generated"),
 			ToStatus: "expired", Decision: "pending", ActorType: "system", Reason: ptr(fmt.Sprintf("Automatic step %03d of the retry schedule.", i)),
 			At: kyc.FormatTime(t0.Add(time.Duration(i) * 37 * time.Minute))})
 	}
@@ -246,13 +246,13 @@ func amlWithHistory() *AMLReport {
 	sanction := match(7, "Anna SCHMIDT", "SCHMIDT, Anna", 0.964)
 	sanction.Source, sanction.ListVersionID, sanction.Programs = "un_consolidated", "lv_un_2026_02_27", []string{"UN 1267 (ISIL/Al-Qaida)"}
 	c.Results = []kyc.ListResult{
-		{CheckType: "sanctions", Provider: "UN Security Council", Status: kyc.ListHit, RiskLevel: kyc.RiskHigh, MatchCount: 1,
+		{CheckType: "sanctions", Provider: "UN Security Council", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskHigh), MatchCount: 1,
 			Matches: []kyc.MatchRecord{sanction}, Lists: []kyc.ListVersionRef{{ID: "lv_un_2026_02_27", Source: "un_consolidated",
 				Provider: "UN Security Council", EntityCount: 1004, ImportedAt: "2026-02-27T06:00:00.000Z"}}},
-		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.RiskMedium, MatchCount: 2,
+		{CheckType: "pep", Provider: "OpenSanctions", Status: kyc.ListHit, RiskLevel: kyc.Risk(kyc.RiskMedium), MatchCount: 2,
 			Matches: []kyc.MatchRecord{match(1, "Anna Maria Schmitt", "Anna Schmitt", 0.912), match(2, "Annette Schmidt", "A. Schmidt", 0.843)},
 			Lists:   listRef("pep")},
-		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListError, RiskLevel: kyc.RiskLow, Matches: []kyc.MatchRecord{},
+		{CheckType: "adverse_media", Provider: "OpenSanctions", Status: kyc.ListError, Matches: []kyc.MatchRecord{},
 			Lists: listRef("crime"), Error: ptr("list version lv_crime_2026_02_27 is being imported; retry scheduled")},
 	}
 	prev := kyc.AMLNoMatch

@@ -8,8 +8,12 @@ import (
 	"strings"
 )
 
-// WriteKYCPDF renders a KYC request's report as an A4 PDF: organization
-// and environment, the request and its outcome, the applicant, the
+// WriteKYCPDF renders a KYC request's report as an A4 PDF. Page 1 opens
+// with a summary (the outcome and its reason, who decided, the engine's
+// recommendation, the screening at a glance, and every finding a reviewer
+// must look at and every check that did not run); the details follow:
+// organization and environment, the request and its outcome, the
+// applicant, the
 // automated decision, the document, the captured images with their
 // hashes, the screening results, the signals and reasons, the timeline,
 // the reviewer notes and the report's own hash. Every page names the
@@ -28,6 +32,9 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	footer := "Request " + rep.Request.ID + " · SHA-256 " + hashPrefix(rep.ContentSHA256)
 	d, err := newDoc("KYC compliance report", rep.Request.PublicID, rep.GeneratedAt, footer, rep.Sandbox)
 	if err != nil {
+		return fmt.Errorf("write kyc pdf: %w", err)
+	}
+	if err := kycSummary(d, rep); err != nil {
 		return fmt.Errorf("write kyc pdf: %w", err)
 	}
 	kycOverview(d, rep)
@@ -79,6 +86,7 @@ func kycOverview(d *doc, rep *KYCReport) {
 	t.kv("Submitted", optStr(r.SubmittedAt), false)
 	t.kv("Decided", optStr(r.DecidedAt), false)
 	t.kv("Portal link expires", orNone(r.PortalExpiresAt), false)
+	t.kv("Portal link opened", optStr(r.PortalOpenedAt), false)
 	t.end()
 
 	a := &rep.Applicant
@@ -212,4 +220,5 @@ func kycIntegrity(d *doc, rep *KYCReport) {
 	t.end()
 	d.para("The content SHA-256 is computed over the report's JSON form with the contentSha256 member empty; "+
 		"it identifies this report's content and is printed, first 16 hex digits, at the foot of every page.", regular, 8)
+	d.para(scriptLegend, regular, 8)
 }

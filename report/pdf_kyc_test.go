@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -55,7 +56,7 @@ func TestKYCPDFTypical(t *testing.T) {
 	}
 	// Phrases that wrap inside their cells.
 	flow := pdfFlow(t, path)
-	mustContain(t, flow, *rep.Request.DecisionReason, "matched: Anna Schmitt (alias)", "Member of the Bundestag",
+	mustContain(t, flow, *rep.Request.DecisionReason, "Anna Schmitt (alias)", "Member of the Bundestag · ref. Q4000",
 		"schmidt→schmitt 0.91", "dob exact ×1.00", "Possible politically exposed person: Anna Maria Schmitt (0.91).",
 		rep.ReviewerNotes[0].Note, "PEP match needs a person.")
 	checkInsideMargins(t, path)
@@ -140,7 +141,7 @@ func TestKYCPDFLong(t *testing.T) {
 	for i := range 160 {
 		mustContain(t, text, fmt.Sprintf("L%03d", i))
 	}
-	mustContain(t, text, "Reviewer notes (continued)", "Timeline (continued)", "Match records (50) (continued)")
+	mustContain(t, text, "Reviewer notes (continued)", "Timeline (continued)", "Match 1 of 50 — Anna Schmitt-Nummer00", "Match 50 of 50 — Anna Schmitt-Nummer49")
 	checkInsideMargins(t, path)
 	rasterise(t, path, 1, 1)
 	rasterise(t, path, 5, min(8, len(pages)))
@@ -196,4 +197,51 @@ func BenchmarkKYCPDF(b *testing.B) {
 		size = buf.Len()
 	}
 	b.ReportMetric(float64(size), "bytes")
+}
+
+// pageFlow is the text of one page in content order, white space folded.
+func pageFlow(t *testing.T, path string, page int) string {
+	t.Helper()
+	p := strconv.Itoa(page)
+	return strings.Join(strings.Fields(string(run(t, "pdftotext", "-raw", "-enc", "UTF-8", "-f", p, "-l", p, path, "-"))), " ")
+}
+
+// TestKYCPDFSummaryFirst: page 1 opens with the outcome and the reasons
+// (what failed, what a reviewer must look at, what was not checked)
+// before any of the details.
+func TestKYCPDFSummaryFirst(t *testing.T) {
+	rep := typicalKYC(t)
+	rep.Request.Status, rep.Request.Decision, rep.Request.DecidedAt = "awaiting_review", "pending", nil
+	rep.Request.DecisionReason = ptr("Possible politically exposed person: Anna Maria Schmitt (0.91).")
+	rep.ReviewerNotes = []ReviewerNote{}
+	rep.Signals = append(rep.Signals, map[string]any{"name": "face_match", "captureId": "", "status": "not_run", "score": 0.0,
+		"detail": "No selfie was captured (document-only workflow).", "findings": []any{}, "data": map[string]any{}})
+	rep.Reasons = []any{
+		map[string]any{"code": "PEP_MATCH", "message": "Possible politically exposed person: Anna Maria Schmitt (0.91).", "signal": "aml_screening", "action": "review"},
+		map[string]any{"code": "NATIONALITY_MISMATCH", "message": "The document's nationality (AT) differs from the applicant's country (DE).",
+			"signal": "data_consistency", "action": "warn", "weight": 15.0},
+	}
+	if err := rep.seal(); err != nil {
+		t.Fatal(err)
+	}
+	path := savePDF(t, "kyc-summary", renderKYC(t, rep))
+	if !havePoppler(t) {
+		return
+	}
+	first := pageFlow(t, path, 1)
+	summary, details := strings.Index(first, "Summary"), strings.Index(first, "Organization and environment")
+	if summary < 0 || details < 0 || summary > details {
+		t.Fatalf("page 1 does not open with the summary (Summary at %d, the details at %d):\n%s", summary, details, first)
+	}
+	head := first[:details]
+	mustContain(t, head, "Awaiting review: a reviewer must decide", "What a reviewer must look at",
+		"review Possible politically exposed person: Anna Maria Schmitt (0.91). PEP_MATCH aml_screening",
+		"warn The document's nationality (AT) differs from the applicant's country (DE). NATIONALITY_MISMATCH data_consistency",
+		"Not checked (1 check did not run, so verified nothing)", "face_match No selfie was captured (document-only workflow).",
+		"Anna Schmidt, born 1990-08-12, DE", "review (confidence 0.82, risk score 35 of 100)",
+		"Politically exposed persons: hit (1 match, risk medium)", "Decided not yet")
+	// The developer's note on fonts is not a footnote on every page.
+	pages := pdfPages(t, path)
+	checkEveryPage(t, pages, "KYC compliance report", rep.Request.PublicID, kycFooter(rep), false)
+	rasterise(t, path, 1, 1)
 }

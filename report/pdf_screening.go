@@ -37,14 +37,14 @@ func (d *doc) screenings(results []kyc.ListResult) {
 func (d *doc) listResult(r *kyc.ListResult) {
 	title := fmt.Sprintf("%s — %s", checkTypeTitle(r.CheckType), orNone(string(r.Status)))
 	if r.MatchCount > 0 {
-		title += fmt.Sprintf(" (%d %s, risk %s)", r.MatchCount, plural(r.MatchCount, "match", "matches"), orNone(string(r.RiskLevel)))
+		title += fmt.Sprintf(" (%d %s, risk %s)", r.MatchCount, plural(r.MatchCount, "match", "matches"), riskText(r.RiskLevel))
 	}
 	d.subsection(title)
 	t := d.kvTable()
 	t.kv("Check type", r.CheckType, false)
 	t.kv("Provider", r.Provider, false)
 	t.kv("Status", string(r.Status), false)
-	t.kv("Risk level", orNone(string(r.RiskLevel)), false)
+	t.kv("Risk level", riskText(r.RiskLevel), false)
 	t.kv("Matches", strconv.Itoa(r.MatchCount), false)
 	if r.Error != nil {
 		t.kv("Error", *r.Error, false)
@@ -62,63 +62,69 @@ func (d *doc) listResult(r *kyc.ListResult) {
 	}
 	lv.end()
 
-	if len(r.Matches) == 0 {
-		return
-	}
-	mt := d.newTable(fmt.Sprintf("Match records (%d)", len(r.Matches)), true,
-		col{head: "#", w: 0.035, align: "R"}, col{head: "Listed name / matched name", w: 0.185},
-		col{head: "Score", w: 0.055, align: "R"}, col{head: "List / provider / version", w: 0.16},
-		col{head: "Dates of birth", w: 0.105}, col{head: "Country", w: 0.07},
-		col{head: "Programmes", w: 0.14}, col{head: "Why it matched (features)", w: 0.25})
 	for i := range r.Matches {
-		m := &r.Matches[i]
-		mt.row(strconv.Itoa(i+1), matchNames(m), strconv.FormatFloat(m.Score, 'f', 3, 64),
-			m.Source+"\n"+m.Provider+"\n"+m.ListVersionID, list(m.DatesOfBirth, "\n"), list(m.Countries, ", "),
-			matchPrograms(m), features(m.Features))
+		d.matchRecord(i, len(r.Matches), &r.Matches[i])
 	}
-	mt.end()
 }
 
-// matchNames prints the entity's primary name, the name that matched
-// (with its type: primary, alias…), the other names and the entity id.
-func matchNames(m *kyc.MatchRecord) string {
-	var b strings.Builder
+// matchRecord prints one match as a card: a heading with the listed name
+// and the score, then its facts one a row, each value across the width of
+// the page. Programme names, listing reasons and the score's explanation
+// are sentences; in a column of a wide table they broke every two words.
+func (d *doc) matchRecord(i, n int, m *kyc.MatchRecord) {
 	primary := m.MatchedName
 	if len(m.Names) > 0 {
 		primary = m.Names[0]
 	}
-	b.WriteString(orNone(primary))
-	b.WriteString("\nmatched: " + orNone(m.MatchedName))
+	t := d.kvTable()
+	// Keep the heading with the card's first rows.
+	d.ensure(18 + t.rowHeight([]string{"Matched name", m.MatchedName}, []fontStyle{bold, regular})*3)
+	d.font(bold, 9)
+	d.f.SetTextColor(20, 40, 90)
+	title := fmt.Sprintf("Match %d of %d — %s — score %s", i+1, n, orNone(primary), strconv.FormatFloat(m.Score, 'f', 3, 64))
+	for _, l := range d.wrap(title, contentW) {
+		d.drawLine(margin, d.y()+0.5, contentW, 4.5, l, "L")
+		d.setY(d.y() + 4.5)
+	}
+	d.f.SetTextColor(0, 0, 0)
+	d.setY(d.y() + 1)
+	matched := orNone(m.MatchedName)
 	if m.MatchedNameType != "" {
-		b.WriteString(" (" + m.MatchedNameType + ")")
+		matched += " (" + m.MatchedNameType + ")"
 	}
 	var aka []string
-	for _, n := range m.Names {
-		if n != primary && n != m.MatchedName {
-			aka = append(aka, n)
+	for _, name := range m.Names {
+		if name != primary && name != m.MatchedName {
+			aka = append(aka, name)
 		}
 	}
 	if len(aka) > 0 {
-		b.WriteString("\nalso: " + strings.Join(aka, "; "))
+		matched += "; also: " + strings.Join(aka, "; ")
 	}
-	b.WriteString("\nentity " + orNone(m.EntityID))
+	t.kv("Matched name", matched, false)
+	entity := orNone(m.EntityID)
 	if m.Schema != "" {
-		b.WriteString(" (" + m.Schema + ")")
+		entity += " (" + m.Schema + ")"
 	}
-	return b.String()
+	t.kv("Entity and list", entity+" · "+orNone(m.Source)+" · "+orNone(m.Provider)+" · version "+orNone(m.ListVersionID), false)
+	t.kv("Born · countries", list(m.DatesOfBirth, ", ")+" · "+list(m.Countries, ", "), false)
+	programmes := list(m.Programs, "; ")
+	if m.Reference != nil && *m.Reference != "" {
+		programmes += " · ref. " + *m.Reference
+	}
+	t.kv("Programmes", programmes, false)
+	t.kv("Listing reason", optStr(m.Reason), false)
+	t.kv("Why it matched", strings.ReplaceAll(features(m.Features), "\n", "; "), false)
+	t.end()
 }
 
-// matchPrograms prints the programmes with the listing's reference and
-// reason, which say why the entity is listed.
-func matchPrograms(m *kyc.MatchRecord) string {
-	s := list(m.Programs, ", ")
-	if m.Reference != nil && *m.Reference != "" {
-		s += "\nref. " + *m.Reference
+// riskText prints a risk level; none for a list that could not be
+// screened.
+func riskText(l *kyc.RiskLevel) string {
+	if l == nil {
+		return none
 	}
-	if m.Reason != nil && *m.Reason != "" {
-		s += "\n" + *m.Reason
-	}
-	return s
+	return string(*l)
 }
 
 func plural(n int, one, many string) string {

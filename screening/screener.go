@@ -103,7 +103,7 @@ func (s *Screener) ScreenKinds(env kyc.Environment, q Query, threshold float64, 
 	out := make([]kyc.ListResult, 0, len(Kinds))
 	for _, k := range Kinds {
 		if scope != nil && !slices.Contains(scope, k) {
-			out = append(out, kyc.ListResult{CheckType: string(k), Provider: "none", Status: kyc.ListNotScreened, RiskLevel: kyc.RiskLow,
+			out = append(out, kyc.ListResult{CheckType: string(k), Provider: "none", Status: kyc.ListNotScreened, RiskLevel: nil,
 				Matches: []kyc.MatchRecord{}, Lists: []kyc.ListVersionRef{}})
 			continue
 		}
@@ -126,7 +126,7 @@ func (s *Screener) LoadedKinds() []Kind {
 }
 
 func screenKind(k Kind, lists []*List, q Query, threshold float64, sandbox bool) kyc.ListResult {
-	r := kyc.ListResult{CheckType: string(k), Status: kyc.ListClear, RiskLevel: kyc.RiskLow,
+	r := kyc.ListResult{CheckType: string(k), Status: kyc.ListClear, RiskLevel: kyc.Risk(kyc.RiskLow),
 		Matches: []kyc.MatchRecord{}, Lists: []kyc.ListVersionRef{}}
 	var providers []string
 	for _, l := range lists {
@@ -143,11 +143,11 @@ func screenKind(k Kind, lists []*List, q Query, threshold float64, sandbox bool)
 	switch {
 	case sandbox && k == Sanctions && isSandboxFailure(q.Name):
 		msg := "sandbox: simulated provider failure (the name " + SandboxFailureName + ")"
-		r.Status, r.Error, r.Matches = kyc.ListError, &msg, []kyc.MatchRecord{}
+		r.Status, r.Error, r.Matches, r.RiskLevel = kyc.ListError, &msg, []kyc.MatchRecord{}, nil
 		return r
 	case len(r.Lists) == 0:
 		msg := fmt.Sprintf("no %s list is loaded; import one with kycd lists import", k)
-		r.Status, r.Error, r.Provider = kyc.ListError, &msg, "none"
+		r.Status, r.Error, r.Provider, r.RiskLevel = kyc.ListError, &msg, "none", nil
 		return r
 	}
 	sort.SliceStable(r.Matches, func(i, j int) bool { return r.Matches[i].Score > r.Matches[j].Score })
@@ -156,9 +156,9 @@ func screenKind(k Kind, lists []*List, q Query, threshold float64, sandbox bool)
 	}
 	r.MatchCount = len(r.Matches)
 	if r.MatchCount > 0 {
-		r.Status, r.RiskLevel = kyc.ListHit, kyc.RiskMedium
+		r.Status, r.RiskLevel = kyc.ListHit, kyc.Risk(kyc.RiskMedium)
 		if k == Sanctions || r.Matches[0].Score >= kyc.HighRiskScore {
-			r.RiskLevel = kyc.RiskHigh
+			r.RiskLevel = kyc.Risk(kyc.RiskHigh)
 		}
 	}
 	return r

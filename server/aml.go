@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"kycd/aml"
 	"kycd/kyc"
@@ -28,6 +30,8 @@ type amlCheckJSON struct {
 	NextScreenAt      *string          `json:"nextScreenAt"`
 	CreatedAt         string           `json:"createdAt"`
 	UpdatedAt         string           `json:"updatedAt"`
+	ReviewStatus      string           `json:"reviewStatus"`
+	ResolvedAt        *string          `json:"resolvedAt"`
 	MonitoringHistory []screeningJSON  `json:"monitoringHistory,omitempty"`
 }
 
@@ -43,6 +47,8 @@ type screeningJSON struct {
 	NewMatches     []string       `json:"newMatches"`
 	RemovedMatches []string       `json:"removedMatches"`
 	ListVersions   []string       `json:"listVersions"`
+	// ChangedEntities are decided matches whose listed entity changed.
+	ChangedEntities []kyc.EntityChange `json:"changedEntities"`
 }
 
 func toAMLCheckJSON(c *kyc.AMLCheck) amlCheckJSON {
@@ -50,7 +56,8 @@ func toAMLCheckJSON(c *kyc.AMLCheck) amlCheckJSON {
 		ID: c.ID, PublicID: c.PublicID, Environment: c.Environment, FirstName: c.FirstName, LastName: c.LastName,
 		DOB: c.DOB, Country: c.Country, MonitoringEnabled: c.MonitoringEnabled, Status: c.Status, RiskLevel: c.RiskLevel,
 		MatchCount: c.MatchCount, Threshold: c.Threshold, Results: c.Results, LastScreenedAt: kyc.FormatTime(c.LastScreenedAt),
-		CreatedAt: kyc.FormatTime(c.CreatedAt), UpdatedAt: kyc.FormatTime(c.UpdatedAt),
+		CreatedAt: kyc.FormatTime(c.CreatedAt), UpdatedAt: kyc.FormatTime(c.UpdatedAt), ReviewStatus: string(c.ReviewStatus),
+		ResolvedAt: timePtr(c.ResolvedAt),
 	}
 	if c.NextScreenAt != nil {
 		t := kyc.FormatTime(*c.NextScreenAt)
@@ -63,7 +70,11 @@ func toAMLCheckJSON(c *kyc.AMLCheck) amlCheckJSON {
 				ID: h.ID, Trigger: h.Trigger, ScreenedAt: kyc.FormatTime(h.ScreenedAt), Status: h.Status,
 				PreviousStatus: h.PreviousStatus, RiskLevel: h.RiskLevel, MatchCount: h.MatchCount, Changed: h.Changed,
 				NewMatches: orEmpty(h.NewMatches), RemovedMatches: orEmpty(h.RemovedMatches), ListVersions: orEmpty(h.ListVersions),
+				ChangedEntities: h.ChangedEntities,
 			})
+			if j.MonitoringHistory[len(j.MonitoringHistory)-1].ChangedEntities == nil {
+				j.MonitoringHistory[len(j.MonitoringHistory)-1].ChangedEntities = []kyc.EntityChange{}
+			}
 		}
 	}
 	return j
@@ -118,14 +129,28 @@ func (s *Server) handleAMLCheckList(w http.ResponseWriter, r *http.Request) erro
 	if status != "" && !validAMLStatus(status) {
 		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be one of no_match, potential_match, failed"})
 	}
+	review := kyc.AMLReviewStatus(q.str("reviewStatus"))
+	if review != "" && review != kyc.AMLReviewNotRequired && review != kyc.AMLReviewPending && review != kyc.AMLReviewResolved {
+		q.errs = append(q.errs, kyc.FieldError{Field: "reviewStatus", Message: "must be one of not_required, pending, resolved"})
+	}
 	if err := q.check(); err != nil {
 		return err
 	}
 	key := keyFrom(r.Context())
 	list, total, err := s.store.FindAMLChecks(r.Context(), key.OrganizationID, key.Environment,
-		kyc.AMLCheckFilter{Status: status, Page: p, Size: size})
+		kyc.AMLCheckFilter{Status: status, ReviewStatus: review, Page: p, Size: size})
 	if err != nil {
 		return err
+	}
+	for _, c := range list {
+		if c.ReviewStatus == kyc.AMLReviewNotRequired {
+			continue
+		}
+		ds, err := s.store.FindMatchDecisions(r.Context(), c.ID)
+		if err != nil {
+			return err
+		}
+		kyc.ApplyMatchDecisions(c.Results, ds)
 	}
 	writeJSON(w, http.StatusOK, newPage(mapAll(list, toAMLCheckJSON), p, size, total))
 	return nil
@@ -144,11 +169,8 @@ func validAMLStatus(st kyc.AMLStatus) bool {
 // matches and monitoring history (the JSON form of the AML report).
 func (s *Server) handleAMLCheckGet(w http.ResponseWriter, r *http.Request) error {
 	key := keyFrom(r.Context())
-	c, err := s.store.FindAMLCheck(r.Context(), key.OrganizationID, key.Environment, r.PathValue("id"))
+	c, err := s.aml.Load(r.Context(), key.OrganizationID, key.Environment, r.PathValue("id"))
 	if err != nil {
-		return err
-	}
-	if c.History, err = s.store.FindScreenings(r.Context(), c.ID); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toAMLCheckJSON(c))
@@ -179,7 +201,71 @@ func (s *Server) handleAMLCheckUpdate(w http.ResponseWriter, r *http.Request) er
 		if c.History, err = tx.FindScreenings(c.ID); err != nil {
 			return nil, err
 		}
+		ds, err := tx.FindMatchDecisions(c.ID)
+		if err != nil {
+			return nil, err
+		}
+		kyc.ApplyMatchDecisions(c.Results, ds)
 		return toAMLCheckJSON(c), nil
 	})
 	return err
+}
+
+// handleAMLMatchDecision handles "POST /v1/aml-checks/{id}/matches/{matchId}/decision":
+// body {"decision": "false_positive"|"confirmed", "note"}; the key is the
+// actor. It answers with the whole check.
+func (s *Server) handleAMLMatchDecision(w http.ResponseWriter, r *http.Request) error {
+	o, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	d, note := o.str("decision"), o.str("note")
+	var errs []kyc.FieldError
+	if d == nil || !kyc.MatchDecision(*d).Valid() {
+		errs = append(errs, kyc.FieldError{Field: "decision", Message: "is required: false_positive or confirmed"})
+	}
+	switch {
+	case note == nil || strings.TrimSpace(*note) == "":
+		errs = append(errs, kyc.FieldError{Field: "note", Message: "is required: say why"})
+	case utf8.RuneCountInString(*note) > aml.MaxNoteLen:
+		errs = append(errs, kyc.FieldError{Field: "note", Message: "must be at most 2000 characters"})
+	}
+	if err := o.check(errs); err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	return s.commit(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+		c, err := s.aml.DecideMatch(tx, key.OrganizationID, key.Environment, r.PathValue("id"), r.PathValue("matchId"),
+			kyc.MatchDecision(*d), *note, aml.Actor{Type: kyc.ActorAPIKey, ID: "key_" + key.ID})
+		if err != nil {
+			return nil, err
+		}
+		return toAMLCheckJSON(c), nil
+	})
+}
+
+// handleAMLCheckRescreen handles "POST /v1/aml-checks/{id}/rescreen": the
+// check is screened again now and the result recorded in its history with
+// the trigger manual. This is how a failed check is retried. The body may
+// be empty or {}.
+func (s *Server) handleAMLCheckRescreen(w http.ResponseWriter, r *http.Request) error {
+	o, err := readOptionalObject(w, r)
+	if err != nil {
+		return err
+	}
+	if err := o.check(nil); err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	again, err := s.aml.ScreenAgain(r.Context(), key.OrganizationID, key.Environment, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return s.commit(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+		c, err := s.aml.RecordRescreen(tx, again)
+		if err != nil {
+			return nil, err
+		}
+		return toAMLCheckJSON(c), nil
+	})
 }

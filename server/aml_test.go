@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -75,6 +76,9 @@ func TestAMLSandboxOutcomes(t *testing.T) {
 			if r["status"] != want {
 				t.Errorf("%s %s: %s is %v, want %s", tt.first, tt.last, kind, r["status"], want)
 			}
+			if want == "error" && r["riskLevel"] != nil {
+				t.Errorf("%s %s: %s could not be screened but has riskLevel %v, want null", tt.first, tt.last, kind, r["riskLevel"])
+			}
 			if want == "clear" && (r["riskLevel"] != "low" || r["matchCount"] != float64(0) || len(r["matches"].([]any)) != 0) {
 				t.Errorf("%s %s: clear %s result %v", tt.first, tt.last, kind, r)
 			}
@@ -111,11 +115,11 @@ func TestAMLLiveFailsClosed(t *testing.T) {
 			for kind, r := range results(t, c) {
 				switch want[kind] {
 				case "error":
-					if r["status"] != "error" || r["provider"] != "none" || !strings.Contains(r["error"].(string), "no "+kind+" list") {
+					if r["status"] != "error" || r["provider"] != "none" || !strings.Contains(r["error"].(string), "no "+kind+" list") || r["riskLevel"] != nil {
 						t.Errorf("%s: %v", kind, r)
 					}
 				default:
-					if r["status"] != "not_screened" || r["provider"] != "none" || r["error"] != nil {
+					if r["status"] != "not_screened" || r["provider"] != "none" || r["error"] != nil || r["riskLevel"] != nil {
 						t.Errorf("%s: %v", kind, r)
 					}
 				}
@@ -290,3 +294,110 @@ func TestAMLEvents(t *testing.T) {
 }
 
 func writeFile(path, body string) error { return os.WriteFile(path, []byte(body), 0o600) }
+
+// TestAMLRescreen: a failed check is retried with POST …/rescreen, which
+// screens against the lists loaded now and records a "manual" history
+// entry; replaying its Idempotency-Key screens nothing; repeats converge.
+func TestAMLRescreen(t *testing.T) {
+	e := newAPIEnv(t)
+	// A public address: the endpoint only has to exist for the deliveries
+	// to be recorded (nothing is sent without the job runner).
+	if r := e.call("POST", "/v1/webhook-endpoints", e.A.LiveKey, `{"url":"https://93.184.216.34/hook"}`); r.status != 201 {
+		t.Fatalf("webhook endpoint: %d %s", r.status, r.body)
+	}
+	// Live with no list loaded: fail-closed.
+	create := `{"firstName":"Ivan","lastName":"Sidorov","dob":"1961-03-04","monitoring":true}`
+	c := e.call("POST", "/v1/aml-checks", e.A.LiveKey, create, "Idempotency-Key", "create-1").json(t)
+	if c["status"] != "failed" {
+		t.Fatalf("without lists: %v", c["status"])
+	}
+	id := c["id"].(string)
+	path := "/v1/aml-checks/" + c["publicId"].(string) + "/rescreen"
+
+	importCSV(t, e, "in-house-sanctions", screening.Sanctions, "name,dob,country,reference\nIvan Sidorov,1961-03-04,RU,S-1\n")
+	importCSV(t, e, "in-house-pep", screening.PEP, "name,reference\nMaria Gonzalez Lopez,P-1\n")
+	importCSV(t, e, "in-house-media", screening.AdverseMedia, "name,reference\nJohn Fraudster,M-1\n")
+
+	// Sending the creation again with its key is not a retry: it replays
+	// the stored failed answer (what the README warns about).
+	if again := e.call("POST", "/v1/aml-checks", e.A.LiveKey, create, "Idempotency-Key", "create-1"); again.json(t)["status"] != "failed" ||
+		again.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replayed creation: %s", again.body)
+	}
+	r := e.call("POST", path, e.A.LiveKey, "", "Idempotency-Key", "retry-1")
+	if r.status != http.StatusOK {
+		t.Fatalf("rescreen: %d %s", r.status, r.body)
+	}
+	got := r.json(t)
+	hist := got["monitoringHistory"].([]any)
+	last := hist[len(hist)-1].(map[string]any)
+	if got["status"] != "potential_match" || got["riskLevel"] != "high" || len(hist) != 2 || last["trigger"] != "manual" ||
+		last["previousStatus"] != "failed" || last["changed"] != true || got["id"] != id {
+		t.Fatalf("after rescreen: %s", r.body)
+	}
+	if rs := results(t, got); rs["sanctions"]["status"] != "hit" || rs["pep"]["status"] != "clear" || rs["pep"]["riskLevel"] != "low" {
+		t.Errorf("results after rescreen: %v", rs)
+	}
+	if got["nextScreenAt"] == nil {
+		t.Errorf("a monitored check keeps its next daily re-screen: %v", got["nextScreenAt"])
+	}
+	// The same key again replays the answer and screens nothing.
+	e.clock.Advance(time.Minute)
+	r2 := e.call("POST", path, e.A.LiveKey, "", "Idempotency-Key", "retry-1")
+	if r2.status != http.StatusOK || r2.header.Get("Idempotent-Replayed") != "true" || string(r2.body) != string(r.body) {
+		t.Fatalf("replayed rescreen: %d %v %s", r2.status, r2.header, r2.body)
+	}
+	// Without a key it screens again: one more entry, nothing changed.
+	r3 := e.call("POST", path, e.A.LiveKey, "{}")
+	got = r3.json(t)
+	hist = got["monitoringHistory"].([]any)
+	last = hist[len(hist)-1].(map[string]any)
+	if r3.status != http.StatusOK || len(hist) != 3 || last["trigger"] != "manual" || last["changed"] != false || got["status"] != "potential_match" {
+		t.Fatalf("second rescreen: %d %s", r3.status, r3.body)
+	}
+	// GET shows the same history.
+	if g := e.call("GET", "/v1/aml-checks/"+id, e.A.LiveKey, "").json(t); len(g["monitoringHistory"].([]any)) != 3 {
+		t.Errorf("GET history: %v", g["monitoringHistory"])
+	}
+
+	// Events: completed for the creation and each rescreen; match_found
+	// once (the first rescreen found the match); monitoring_alert once
+	// (the status changed once).
+	for typ, want := range map[string]float64{"svc.aml_check.completed": 3, "svc.aml_check.match_found": 1, "svc.aml_check.monitoring_alert": 1} {
+		list := e.call("GET", "/v1/webhook-deliveries?eventType="+typ, e.A.LiveKey, "").json(t)
+		if n := list["pagination"].(map[string]any)["totalItems"]; n != want {
+			t.Errorf("%s: %v deliveries, want %v", typ, n, want)
+		}
+	}
+
+	// Errors: unknown field, other environment, other organization, unknown id.
+	for _, tt := range []struct {
+		key, path, body string
+		status          int
+		code            string
+	}{
+		{e.A.LiveKey, path, `{"force":true}`, 400, "VALIDATION_ERROR"},
+		{e.A.SandboxKey, path, "", 403, "wrong_environment"},
+		{e.B.LiveKey, path, "", 404, "NOT_FOUND"},
+		{e.A.LiveKey, "/v1/aml-checks/aml_0000000000000/rescreen", "", 404, "NOT_FOUND"},
+	} {
+		if r := e.call("POST", tt.path, tt.key, tt.body); r.status != tt.status || r.errCode(t) != tt.code {
+			t.Errorf("POST %s %s: %d %s, want %d %s", tt.path, tt.body, r.status, r.body, tt.status, tt.code)
+		}
+	}
+}
+
+// TestAMLRescreenUnmonitored: an unmonitored check stays unmonitored, and
+// the sandbox failure name still fails (the retry reports what the lists
+// say, it does not force a pass).
+func TestAMLRescreenUnmonitored(t *testing.T) {
+	e := newAPIEnv(t)
+	c := e.mustAML(e.A.SandboxKey, `{"firstName":"Sandbox","lastName":"Failure"}`)
+	r := e.call("POST", "/v1/aml-checks/"+c["id"].(string)+"/rescreen", e.A.SandboxKey, "")
+	got := r.json(t)
+	hist := got["monitoringHistory"].([]any)
+	if r.status != 200 || got["status"] != "failed" || got["riskLevel"] != nil || got["nextScreenAt"] != nil ||
+		got["monitoringEnabled"] != false || len(hist) != 2 || hist[1].(map[string]any)["trigger"] != "manual" {
+		t.Fatalf("rescreen of an unmonitored failed check: %d %s", r.status, r.body)
+	}
+}

@@ -34,7 +34,8 @@ type kycCreatedJSON struct {
 	CallbackSecret string `json:"callbackSecret,omitempty"`
 }
 
-// kycJSON is the full request record.
+// kycJSON is the full request record: the creation record's fields
+// "additionally" (spec §2.2) carry the rest.
 type kycJSON struct {
 	ID                   string          `json:"id"`
 	PublicID             string          `json:"publicId"`
@@ -51,7 +52,9 @@ type kycJSON struct {
 	ExternalRef          *string         `json:"externalRef"`
 	Metadata             map[string]any  `json:"metadata"`
 	Locale               *string         `json:"locale"`
+	PortalURL            *string         `json:"portalUrl"`
 	PortalExpiresAt      string          `json:"portalExpiresAt"`
+	PortalOpenedAt       *string         `json:"portalOpenedAt"`
 	AutomationDecision   *string         `json:"automationDecision"`
 	AutomationConfidence *float64        `json:"automationConfidence"`
 	ProcessingResult     map[string]any  `json:"processingResult"`
@@ -72,16 +75,25 @@ func timePtr(t *time.Time) *string {
 	return &s
 }
 
-func toKYCJSON(r *kyc.KYCRequest) kycJSON {
+// toKYCJSON maps a request for the API. portalUrl is shown while the link
+// can be used: status link_generated, not yet expired, and a token kept
+// (requests created before tokens were kept sealed have none until
+// resend-link).
+func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
 	j := kycJSON{ID: r.ID, PublicID: r.PublicID, ApplicantID: r.ApplicantID, ApplicantPublicID: r.ApplicantPublicID,
 		Environment: r.Environment, Status: r.Status, Decision: r.Decision, DecisionReason: r.DecisionReason,
 		RiskScore: r.RiskScore, WorkflowType: string(r.WorkflowType), CallbackURL: r.CallbackURL, RedirectURL: r.RedirectURL,
 		ExternalRef: r.ExternalRef, Metadata: r.Metadata, Locale: r.Locale, PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt),
+		PortalOpenedAt:     timePtr(r.PortalOpenedAt),
 		AutomationDecision: r.AutomationDecision, AutomationConfidence: r.AutomationConfidence,
 		ProcessingResult: r.ProcessingResult, ReviewerNote: r.ReviewerNote, ReviewReasonCode: r.ReviewReasonCode, SubmittedAt: timePtr(r.SubmittedAt),
 		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt)}
 	if j.Metadata == nil {
 		j.Metadata = map[string]any{}
+	}
+	if r.Status == kyc.KYCLinkGenerated && r.PortalToken != "" && s.now().Before(r.PortalExpiresAt) {
+		u := s.kyc.PortalURL(r.PortalToken)
+		j.PortalURL = &u
 	}
 	if p := r.PendingReview; p != nil {
 		by := p.Principal()
@@ -236,7 +248,7 @@ func (s *Server) handleKYCList(w http.ResponseWriter, r *http.Request) error {
 	p, size := q.paging()
 	status := kyc.KYCStatus(q.str("status"))
 	if status != "" && !status.Valid() {
-		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be one of link_generated, in_progress, submitted, processing, approved, rejected, awaiting_review, expired, cancelled, failed"})
+		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be one of " + kycStatusList})
 	}
 	if err := q.check(); err != nil {
 		return err
@@ -246,9 +258,18 @@ func (s *Server) handleKYCList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(mapAll(list, toKYCJSON), p, size, total))
+	writeJSON(w, http.StatusOK, newPage(mapAll(list, s.toKYCJSON), p, size, total))
 	return nil
 }
+
+// kycStatusList names the statuses for the list filter's error.
+var kycStatusList = func() string {
+	names := make([]string, len(kyc.KYCStatuses))
+	for i, st := range kyc.KYCStatuses {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ", ")
+}()
 
 // findKYC loads the path's request for the key.
 func (s *Server) findKYC(r *http.Request) (*kyc.KYCRequest, error) {
@@ -262,7 +283,7 @@ func (s *Server) handleKYCGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toKYCJSON(req))
+	writeJSON(w, http.StatusOK, s.toKYCJSON(req))
 	return nil
 }
 
@@ -313,7 +334,7 @@ func (s *Server) kycAction(w http.ResponseWriter, r *http.Request, o *object, fn
 		if err != nil {
 			return nil, err
 		}
-		return toKYCJSON(req), nil
+		return s.toKYCJSON(req), nil
 	})
 }
 

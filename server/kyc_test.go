@@ -174,7 +174,7 @@ func TestKYCCreateAndFullFlow(t *testing.T) {
 		got["processingResult"].(map[string]any)["automatedChecks"] != false || got["submittedAt"] == nil {
 		t.Fatalf("after processing: %v", got)
 	}
-	want := "svc.kyc.request.created:link_generated,svc.kyc.portal_link_ready:link_generated,kyc.request.opened:in_progress," +
+	want := "svc.kyc.request.created:link_generated,svc.kyc.portal_link_ready:link_generated,svc.kyc.portal_link_opened:link_generated," +
 		"svc.kyc.request.submitted:submitted,svc.kyc.request.processing:processing,svc.kyc.request.awaiting_review:awaiting_review"
 	if tl := strings.Join(e.timeline(e.A.LiveKey, id), ","); tl != want {
 		t.Errorf("timeline\n got %s\nwant %s", tl, want)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"kycd/console"
 	"kycd/portal"
 )
 
@@ -35,7 +36,9 @@ func (s *Server) routes() {
 	s.handle("GET /v1/aml-checks", s.handleAMLCheckList)
 	s.handle("GET /v1/aml-checks/{id}", s.handleAMLCheckGet)
 	s.handle("PATCH /v1/aml-checks/{id}", s.handleAMLCheckUpdate)
+	s.handle("POST /v1/aml-checks/{id}/rescreen", s.handleAMLCheckRescreen)
 	s.handle("GET /v1/aml-checks/{id}/report.pdf", s.handleAMLReportPDF)
+	s.handle("POST /v1/aml-checks/{id}/matches/{matchId}/decision", s.handleAMLMatchDecision)
 
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
 	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)
@@ -54,6 +57,10 @@ func (s *Server) routes() {
 	// the link's token, not an API key.
 	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy,
 		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute}))
+	// The back office: HTML pages behind a session cookie (console/routes.go
+	// has its route table, each route with the permission it needs).
+	s.mux.Handle("/console/", console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
+		Now: s.now, BaseURL: s.baseURL, TrustForwardedFor: s.trustProxy}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

@@ -15,6 +15,7 @@ import (
 	"kycd/kyc"
 	"kycd/screening"
 	"kycd/store"
+	"kycd/users"
 	"kycd/verification"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	// Replication reports the replicas for /readyz and /metrics; nil when
 	// replication is off.
 	Replication func() []ReplicaStatus
+	// Users runs the back office's people and sign-in; default: a service
+	// on Store with the console at BaseURL/console.
+	Users *users.Service
 	// UploadGate bounds the decoding of portal uploads across the process;
 	// default capture.NewGate with its defaults (one decode per core,
 	// 128 MiB together).
@@ -83,6 +87,7 @@ type Server struct {
 	allowPrivateWebhooks bool
 	aml                  *aml.Service
 	kyc                  *verification.Service
+	users                *users.Service
 	trustProxy           bool
 	urlKey               []byte
 	jobsLastPoll         func() time.Time
@@ -115,6 +120,7 @@ func New(opts Options) (*Server, error) {
 		secrets:    opts.Secrets,
 		aml:        opts.AML,
 		kyc:        opts.KYC,
+		users:      opts.Users,
 		trustProxy: opts.TrustProxy,
 		urlKey:     opts.URLKey,
 
@@ -132,6 +138,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.kyc == nil {
 		s.kyc = verification.New(s.store, nil, s.portalURL, s.log)
+	}
+	if s.users == nil {
+		s.users = users.New(users.Options{Store: s.store, Log: s.log, Now: s.now, ConsoleURL: s.baseURL + "/console"})
 	}
 	if len(s.urlKey) == 0 {
 		s.urlKey = make([]byte, 32)

@@ -16,7 +16,8 @@ import (
 const MonitoringInterval = 24 * time.Hour
 
 const amlColumns = `id, public_id, organization_id, environment, first_name, last_name, dob, country, monitoring,
-	status, risk_level, match_count, threshold, results, last_screened_at, next_screen_at, created_at, updated_at`
+	status, risk_level, match_count, threshold, results, last_screened_at, next_screen_at, created_at, updated_at,
+	review_status, resolved_at`
 
 // CreateAMLCheck stores a screened check and its first history entry. The
 // caller fills the subject, threshold and results; ids and times are set
@@ -29,14 +30,18 @@ func (tx *Tx) CreateAMLCheck(c *kyc.AMLCheck, sc *kyc.Screening) error {
 		next := tx.now.Add(MonitoringInterval)
 		c.NextScreenAt = &next
 	}
-	results, err := json.Marshal(c.Results)
+	results, err := encodeResults(c.Results)
 	if err != nil {
-		return fmt.Errorf("encode results: %w", err)
+		return err
 	}
-	_, err = tx.exec(`INSERT INTO aml_checks (`+amlColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	c.ReviewStatus, c.ResolvedAt = kyc.AMLReviewNotRequired, nil
+	if c.MatchCount > 0 {
+		c.ReviewStatus = kyc.AMLReviewPending
+	}
+	_, err = tx.exec(`INSERT INTO aml_checks (`+amlColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
 		c.ID, c.PublicID, c.OrganizationID, string(c.Environment), c.FirstName, c.LastName, c.DOB, c.Country,
-		boolInt(c.MonitoringEnabled), string(c.Status), riskString(c.RiskLevel), c.MatchCount, c.Threshold, string(results),
-		kyc.FormatTime(tx.now), timeOrNil(c.NextScreenAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now))
+		boolInt(c.MonitoringEnabled), string(c.Status), riskString(c.RiskLevel), c.MatchCount, c.Threshold, results,
+		kyc.FormatTime(tx.now), timeOrNil(c.NextScreenAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), string(c.ReviewStatus))
 	if err != nil {
 		return fmt.Errorf("insert aml check: %w", err)
 	}
@@ -47,30 +52,68 @@ func (tx *Tx) CreateAMLCheck(c *kyc.AMLCheck, sc *kyc.Screening) error {
 // and a history entry, and schedules the next re-screen a day later. It
 // reports false (and writes nothing) when monitoring was turned off since
 // the check was read.
+//
+// The caller sets c.ReviewStatus from the decisions that apply to the new
+// results; resolved_at keeps its time while the check stays resolved.
 func (tx *Tx) RecordRescreen(c *kyc.AMLCheck, sc *kyc.Screening) (bool, error) {
-	results, err := json.Marshal(c.Results)
+	return tx.recordScreening(c, sc, true)
+}
+
+// RecordManualRescreen stores a re-screen asked for through the API (how a
+// failed check is retried): the check's new results and a history entry.
+// A monitored check's next daily re-screen moves to a day from now; an
+// unmonitored check stays unmonitored.
+func (tx *Tx) RecordManualRescreen(c *kyc.AMLCheck, sc *kyc.Screening) error {
+	_, err := tx.recordScreening(c, sc, false)
+	return err
+}
+
+func (tx *Tx) recordScreening(c *kyc.AMLCheck, sc *kyc.Screening, monitoredOnly bool) (bool, error) {
+	results, err := encodeResults(c.Results)
 	if err != nil {
-		return false, fmt.Errorf("encode results: %w", err)
+		return false, err
 	}
-	next := tx.now.Add(MonitoringInterval)
+	var next *time.Time
+	if c.MonitoringEnabled || monitoredOnly {
+		n := tx.now.Add(MonitoringInterval)
+		next = &n
+	}
+	cond := ``
+	if monitoredOnly {
+		cond = ` AND monitoring = 1`
+	}
 	res, err := tx.exec(`UPDATE aml_checks SET status = ?, risk_level = ?, match_count = ?, results = ?,
-		last_screened_at = ?, next_screen_at = ?, updated_at = ? WHERE id = ? AND monitoring = 1`,
-		string(c.Status), riskString(c.RiskLevel), c.MatchCount, string(results), kyc.FormatTime(tx.now),
-		kyc.FormatTime(next), kyc.FormatTime(tx.now), c.ID)
+		last_screened_at = ?, next_screen_at = ?, updated_at = ?, review_status = ?,
+		resolved_at = CASE WHEN ? = 'resolved' THEN coalesce(resolved_at, ?) END WHERE id = ?`+cond,
+		string(c.Status), riskString(c.RiskLevel), c.MatchCount, results, kyc.FormatTime(tx.now),
+		timeOrNil(next), kyc.FormatTime(tx.now), string(c.ReviewStatus), string(c.ReviewStatus), kyc.FormatTime(tx.now), c.ID)
 	if err != nil {
 		return false, fmt.Errorf("update aml check: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
+		if !monitoredOnly {
+			return false, fmt.Errorf("update aml check %s: no such row", c.ID)
+		}
 		return false, nil
 	}
-	c.LastScreenedAt, c.NextScreenAt, c.UpdatedAt = tx.now, &next, tx.now
+	c.LastScreenedAt, c.NextScreenAt, c.UpdatedAt = tx.now, next, tx.now
 	return true, tx.insertScreening(c.ID, sc)
+}
+
+// FindAMLCheck is Store.FindAMLCheck inside the write transaction.
+func (tx *Tx) FindAMLCheck(orgID string, env kyc.Environment, idParam string) (*kyc.AMLCheck, error) {
+	return findAMLCheck(context.Background(), tx.q, orgID, env, idParam)
 }
 
 func (tx *Tx) insertScreening(checkID string, sc *kyc.Screening) error {
 	sc.ID, sc.ScreenedAt = "ams_"+NewULID(tx.now), tx.now
+	changes := sc.ChangedEntities
+	if changes == nil {
+		changes = []kyc.EntityChange{}
+	}
 	detail, err := json.Marshal(map[string]any{
 		"newMatches": nonNil(sc.NewMatches), "removedMatches": nonNil(sc.RemovedMatches), "listVersions": nonNil(sc.ListVersions),
+		"changedEntities": changes,
 	})
 	if err != nil {
 		return fmt.Errorf("encode screening: %w", err)
@@ -149,12 +192,20 @@ func (s *Store) FindAMLChecks(ctx context.Context, orgID string, env kyc.Environ
 		where += ` AND status = ?`
 		args = append(args, string(f.Status))
 	}
+	if f.ReviewStatus != "" {
+		where += ` AND review_status = ?`
+		args = append(args, string(f.ReviewStatus))
+	}
+	order := "id DESC"
+	if f.OldestFirst {
+		order = "id"
+	}
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM aml_checks WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count aml checks: %w", err)
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+amlColumns+` FROM aml_checks WHERE `+where+`
-		ORDER BY id DESC LIMIT ? OFFSET ?`, append(args, f.Size, (f.Page-1)*f.Size)...)
+		ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Size, (f.Page-1)*f.Size)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find aml checks: %w", err)
 	}
@@ -227,11 +278,13 @@ func findScreenings(ctx context.Context, q queryer, checkID string) ([]kyc.Scree
 		}
 		var d struct {
 			NewMatches, RemovedMatches, ListVersions []string
+			ChangedEntities                          []kyc.EntityChange
 		}
 		if err := json.Unmarshal([]byte(detail), &d); err != nil {
 			return nil, fmt.Errorf("decode screening: %w", err)
 		}
 		sc.NewMatches, sc.RemovedMatches, sc.ListVersions = d.NewMatches, d.RemovedMatches, d.ListVersions
+		sc.ChangedEntities = d.ChangedEntities
 		out = append(out, sc)
 	}
 	return out, rows.Err()
@@ -240,12 +293,14 @@ func findScreenings(ctx context.Context, q queryer, checkID string) ([]kyc.Scree
 func scanAMLCheck(row scanner) (*kyc.AMLCheck, error) {
 	var c kyc.AMLCheck
 	var env, status, results, screened, created, updated string
-	var dob, country, risk, next sql.NullString
+	var dob, country, risk, next, resolved sql.NullString
 	var monitoring int
+	var review string
 	if err := row.Scan(&c.ID, &c.PublicID, &c.OrganizationID, &env, &c.FirstName, &c.LastName, &dob, &country, &monitoring,
-		&status, &risk, &c.MatchCount, &c.Threshold, &results, &screened, &next, &created, &updated); err != nil {
+		&status, &risk, &c.MatchCount, &c.Threshold, &results, &screened, &next, &created, &updated, &review, &resolved); err != nil {
 		return nil, err
 	}
+	c.ReviewStatus, c.ResolvedAt = kyc.AMLReviewStatus(review), parseTimePtr(resolved)
 	c.Environment, c.Status, c.MonitoringEnabled = kyc.Environment(env), kyc.AMLStatus(status), monitoring == 1
 	c.DOB, c.Country = ptrString(dob), ptrString(country)
 	if risk.Valid {
@@ -255,6 +310,7 @@ func scanAMLCheck(row scanner) (*kyc.AMLCheck, error) {
 	if err := json.Unmarshal([]byte(results), &c.Results); err != nil {
 		return nil, fmt.Errorf("decode results: %w", err)
 	}
+	kyc.AssignMatchIDs(c.Results) // results stored before match ids existed
 	c.LastScreenedAt, c.CreatedAt, c.UpdatedAt = parseTime(screened), parseTime(created), parseTime(updated)
 	if next.Valid {
 		t := parseTime(next.String)
@@ -289,4 +345,25 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// encodeResults is the stored form of list results: the decisions the
+// readers attach to matches live in aml_match_decisions, not here.
+func encodeResults(results []kyc.ListResult) (string, error) {
+	clean := make([]kyc.ListResult, len(results))
+	for i, r := range results {
+		clean[i] = r
+		if len(r.Matches) > 0 {
+			clean[i].Matches = make([]kyc.MatchRecord, len(r.Matches))
+			for j, m := range r.Matches {
+				m.Review = nil
+				clean[i].Matches[j] = m
+			}
+		}
+	}
+	b, err := json.Marshal(clean)
+	if err != nil {
+		return "", fmt.Errorf("encode results: %w", err)
+	}
+	return string(b), nil
 }

@@ -17,8 +17,9 @@ import (
 	"kycd/seal"
 )
 
-// Encryption at rest is envelope encryption. Captured images and document
-// details are sealed (AES-256-GCM, seal.Box) with a random data key; the
+// Encryption at rest is envelope encryption. Captured images, document
+// details and the tokens of usable portal links are sealed (AES-256-GCM,
+// seal.Box) with a random data key; the
 // data key is stored in data_keys only wrapped (sealed) by the master key,
 // which Options.MasterKey gives Open and which never enters the database.
 // So a copy of the file (a backup, a replica) holds ciphertext only, and

@@ -26,6 +26,9 @@ type engine interface {
 	jsonInt(col, field string) string
 	// zeroBlob is an expression for n zero bytes.
 	zeroBlob(n int) string
+	// strContains is a condition: the text expression hay contains the
+	// value of the next ? parameter (no LIKE, so _ and % are plain).
+	strContains(hay string) string
 	// skipLocked ends a SELECT that picks rows to update: rows another
 	// transaction has locked are passed over (PostgreSQL's FOR UPDATE SKIP
 	// LOCKED; nothing on SQLite, which has one writer).

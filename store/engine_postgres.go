@@ -44,6 +44,8 @@ func (pgEngine) jsonInt(col, field string) string {
 	return "(convert_from(" + col + ", 'UTF8')::jsonb ->> '" + field + "')::bigint"
 }
 
+func (pgEngine) strContains(hay string) string { return "strpos(" + hay + ", ?) > 0" }
+
 func (pgEngine) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 
 func (pgEngine) zeroBlob(n int) string { return fmt.Sprintf("decode(repeat('00', %d), 'hex')", n) }

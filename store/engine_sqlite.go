@@ -19,6 +19,8 @@ func (sqliteEngine) jsonInt(col, field string) string {
 	return "json_extract(" + col + ", '$." + field + "')"
 }
 
+func (sqliteEngine) strContains(hay string) string { return "instr(" + hay + ", ?) > 0" }
+
 func (sqliteEngine) skipLocked() string { return "" }
 
 func (sqliteEngine) zeroBlob(n int) string { return fmt.Sprintf("zeroblob(%d)", n) }

@@ -16,12 +16,15 @@ const kycColumns = `r.id, r.public_id, r.organization_id, r.environment, r.appli
 	r.decision_reason, r.risk_score, r.workflow_type, r.callback_url, r.redirect_url, r.external_ref, r.metadata,
 	r.portal_expires_at, r.automation_decision, r.automation_confidence, r.processing_result, r.screenings, r.reviewer_note,
 	r.submitted_at, r.decided_at, r.created_at, r.updated_at, r.document_data, r.pending_review, r.review_reason_code,
-	r.document_key_id, r.locale`
+	r.document_key_id, r.locale, r.portal_opened_at, r.portal_token_sealed, r.portal_token_key_id`
 
 const kycFrom = ` FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id `
 
 // CreateKYCRequest inserts a new request. The caller fills the input
-// fields, status and portal expiry; ids and times are set here.
+// fields, status, portal expiry and r.PortalToken, the link's token, which
+// is stored as tokenHash (its lookup key) and sealed under the data key
+// (so GET can show the link while it can be used); ids and times are set
+// here.
 func (tx *Tx) CreateKYCRequest(r *kyc.KYCRequest, tokenHash []byte) error {
 	r.ID, r.PublicID = "kyc_"+NewULID(tx.now), NewPublicID("kyc_")
 	r.CreatedAt, r.UpdatedAt = tx.now, tx.now
@@ -29,11 +32,16 @@ func (tx *Tx) CreateKYCRequest(r *kyc.KYCRequest, tokenHash []byte) error {
 	if err != nil {
 		return fmt.Errorf("encode metadata: %w", err)
 	}
+	keyID, sealed, err := tx.keys.seal([]byte(r.PortalToken), portalTokenAAD(r.ID))
+	if err != nil {
+		return fmt.Errorf("seal portal token: %w", err)
+	}
 	_, err = tx.exec(`INSERT INTO kyc_requests (id, public_id, organization_id, environment, applicant_id, status, decision,
-		workflow_type, callback_url, redirect_url, external_ref, metadata, portal_token_hash, portal_expires_at, created_at, updated_at, locale)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		workflow_type, callback_url, redirect_url, external_ref, metadata, portal_token_hash, portal_token_sealed, portal_token_key_id,
+		portal_expires_at, created_at, updated_at, locale)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.PublicID, r.OrganizationID, string(r.Environment), r.ApplicantID, string(r.Status), string(r.Decision),
-		string(r.WorkflowType), r.CallbackURL, r.RedirectURL, r.ExternalRef, string(meta), tokenHash,
+		string(r.WorkflowType), r.CallbackURL, r.RedirectURL, r.ExternalRef, string(meta), tokenHash, sealed, keyID,
 		kyc.FormatTime(r.PortalExpiresAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), r.Locale)
 	if err != nil {
 		return fmt.Errorf("insert kyc request: %w", err)
@@ -77,26 +85,42 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(`UPDATE kyc_requests SET document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
+	// Once the link can no longer be used (submitted, cancelled, expired),
+	// its sealed token has no purpose left and is dropped; the hash stays,
+	// so the portal still tells the applicant what became of the link.
+	keepToken := r.Status == kyc.KYCLinkGenerated
+	_, err = tx.exec(`UPDATE kyc_requests SET reason_codes = ?, document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
 		status = ?, decision = ?, decision_reason = ?, risk_score = ?,
 		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
-		submitted_at = ?, decided_at = ?, updated_at = ? WHERE id = ?`,
-		docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
+		submitted_at = ?, decided_at = ?, portal_opened_at = ?,
+		portal_token_sealed = CASE WHEN ? THEN portal_token_sealed END, portal_token_key_id = CASE WHEN ? THEN portal_token_key_id END,
+		updated_at = ? WHERE id = ?`,
+		reasonCodes(r.ProcessingResult), docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
 		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),
-		timeOrNil(r.DecidedAt), kyc.FormatTime(tx.now), r.ID)
+		timeOrNil(r.DecidedAt), timeOrNil(r.PortalOpenedAt), keepToken, keepToken, kyc.FormatTime(tx.now), r.ID)
 	if err != nil {
 		return fmt.Errorf("save kyc request: %w", err)
 	}
 	return nil
 }
 
-// SetPortalToken replaces the link's token (resend-link).
-func (tx *Tx) SetPortalToken(id string, tokenHash []byte) error {
-	if _, err := tx.exec(`UPDATE kyc_requests SET portal_token_hash = ? WHERE id = ?`, tokenHash, id); err != nil {
+// SetPortalToken replaces the link's token with r.PortalToken, stored as
+// tokenHash and sealed as at creation (resend-link).
+func (tx *Tx) SetPortalToken(r *kyc.KYCRequest, tokenHash []byte) error {
+	keyID, sealed, err := tx.keys.seal([]byte(r.PortalToken), portalTokenAAD(r.ID))
+	if err != nil {
+		return fmt.Errorf("seal portal token: %w", err)
+	}
+	if _, err := tx.exec(`UPDATE kyc_requests SET portal_token_hash = ?, portal_token_sealed = ?, portal_token_key_id = ? WHERE id = ?`,
+		tokenHash, sealed, keyID, r.ID); err != nil {
 		return fmt.Errorf("set portal token: %w", err)
 	}
 	return nil
 }
+
+// portalTokenAAD binds a sealed token to its request, and keeps it apart
+// from the request's sealed document details (whose AAD is the bare id).
+func portalTokenAAD(requestID string) string { return "kyc portal token " + requestID }
 
 // FindKYCRequest looks a request up by internal or public id: NOT_FOUND
 // outside the organization, wrong_environment in its other environment.
@@ -196,10 +220,12 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 	var env, status, decision, workflow, meta, expires, created, updated string
 	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided, docData, pending, reasonCode, loc sql.NullString
 	var risk, confidence sql.NullFloat64
-	var docKey sql.NullInt64
+	var docKey, tokenKey sql.NullInt64
+	var opened sql.NullString
+	var tokenSealed []byte
 	if err := row.Scan(&r.ID, &r.PublicID, &r.OrganizationID, &env, &r.ApplicantID, &r.ApplicantPublicID, &status, &decision,
 		&reason, &risk, &workflow, &callback, &redirect, &ref, &meta, &expires, &autoDecision, &confidence, &result, &screenings, &note,
-		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &loc); err != nil {
+		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &loc, &opened, &tokenSealed, &tokenKey); err != nil {
 		return nil, err
 	}
 	r.Environment, r.Status, r.Decision, r.WorkflowType = kyc.Environment(env), kyc.KYCStatus(status), kyc.KYCDecision(decision), kyc.WorkflowType(workflow)
@@ -243,9 +269,20 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 		if err := json.Unmarshal([]byte(screenings.String), &r.Screenings); err != nil {
 			return nil, fmt.Errorf("decode screenings: %w", err)
 		}
+		kyc.AssignMatchIDs(r.Screenings)
 	}
 	r.PortalExpiresAt, r.CreatedAt, r.UpdatedAt = parseTime(expires), parseTime(created), parseTime(updated)
-	r.SubmittedAt, r.DecidedAt = parseTimePtr(submitted), parseTimePtr(decided)
+	r.SubmittedAt, r.DecidedAt, r.PortalOpenedAt = parseTimePtr(submitted), parseTimePtr(decided), parseTimePtr(opened)
+	// NULL: created before the token was kept sealed, or the link can no
+	// longer be used. The status test spares the decryption for requests
+	// whose link is gone.
+	if tokenKey.Valid && r.Status == kyc.KYCLinkGenerated {
+		token, err := keys.open(tokenKey.Int64, tokenSealed, portalTokenAAD(r.ID))
+		if err != nil {
+			return nil, fmt.Errorf("decrypt portal token: %w", err)
+		}
+		r.PortalToken = string(token)
+	}
 	return &r, nil
 }
 
@@ -317,4 +354,39 @@ func jsonOrNil[T any](v *T) (any, error) {
 		return nil, fmt.Errorf("encode %T: %w", v, err)
 	}
 	return string(b), nil
+}
+
+// reasonCodes are the codes of a processing result's reasons, space-
+// separated (NULL without reasons), for the review queue.
+func reasonCodes(pr map[string]any) any {
+	var codes []string
+	add := func(code any) {
+		if c, ok := code.(string); ok && c != "" && !strings.ContainsAny(c, " \t") {
+			codes = append(codes, c)
+		}
+	}
+	switch rs := pr["reasons"].(type) {
+	case []any:
+		for _, x := range rs {
+			if m, ok := x.(map[string]any); ok {
+				add(m["code"])
+			}
+		}
+	default:
+		// The engine's own []decision.Reason, before a JSON round trip.
+		b, err := json.Marshal(rs)
+		if err != nil {
+			return nil
+		}
+		var list []struct{ Code string }
+		if json.Unmarshal(b, &list) == nil {
+			for _, r := range list {
+				add(r.Code)
+			}
+		}
+	}
+	if len(codes) == 0 {
+		return nil
+	}
+	return strings.Join(codes, " ")
 }

@@ -194,3 +194,24 @@ func (tx *Tx) updateOrg(q string, v any, orgID string) error {
 	}
 	return nil
 }
+
+// FindOrganization returns one organization: NOT_FOUND when there is none.
+func (s *Store) FindOrganization(ctx context.Context, id string) (*kyc.Organization, error) {
+	var o kyc.Organization
+	var email sql.NullString
+	var created string
+	var threshold sql.NullFloat64
+	err := readPool{s.readStmts}.QueryRowContext(ctx, `SELECT id, name, contact_email, aml_threshold, created_at FROM organizations WHERE id = ?`, id).
+		Scan(&o.ID, &o.Name, &email, &threshold, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "Organization %s not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find organization: %w", err)
+	}
+	o.ContactEmail, o.CreatedAt = email.String, parseTime(created)
+	if threshold.Valid {
+		o.AMLThreshold = &threshold.Float64
+	}
+	return &o, nil
+}

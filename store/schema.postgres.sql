@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 17
+-- kycd_schema version = 20
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -31,13 +31,32 @@ CREATE TABLE aml_checks (
   next_screen_at text COLLATE "C",
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
+  review_status text COLLATE "C" NOT NULL DEFAULT 'not_required'::text,
+  resolved_at text COLLATE "C",
   CONSTRAINT aml_checks_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT aml_checks_monitoring_check CHECK ((monitoring = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT aml_checks_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_checks_pkey PRIMARY KEY (id),
   CONSTRAINT aml_checks_public_id_key UNIQUE (public_id),
+  CONSTRAINT aml_checks_review_status_check CHECK ((review_status = ANY (ARRAY['not_required'::text, 'pending'::text, 'resolved'::text]))),
   CONSTRAINT aml_checks_risk_level_check CHECK ((risk_level = ANY (ARRAY['low'::text, 'medium'::text, 'high'::text]))),
   CONSTRAINT aml_checks_status_check CHECK ((status = ANY (ARRAY['no_match'::text, 'potential_match'::text, 'failed'::text])))
+);
+
+CREATE TABLE aml_match_decisions (
+  id text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C" NOT NULL,
+  match_id text COLLATE "C" NOT NULL,
+  match_key text COLLATE "C" NOT NULL,
+  decision text COLLATE "C" NOT NULL,
+  note text COLLATE "C" NOT NULL,
+  entity text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT aml_match_decisions_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_match_decisions_decision_check CHECK ((decision = ANY (ARRAY['false_positive'::text, 'confirmed'::text]))),
+  CONSTRAINT aml_match_decisions_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE aml_screenings (
@@ -54,7 +73,7 @@ CREATE TABLE aml_screenings (
   CONSTRAINT aml_screenings_changed_check CHECK ((changed = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT aml_screenings_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_screenings_pkey PRIMARY KEY (id),
-  CONSTRAINT aml_screenings_trigger_check CHECK ((trigger = ANY (ARRAY['initial'::text, 'daily'::text, 'list_update'::text])))
+  CONSTRAINT aml_screenings_trigger_check CHECK ((trigger = ANY (ARRAY['initial'::text, 'daily'::text, 'list_update'::text, 'manual'::text])))
 );
 
 CREATE TABLE api_keys (
@@ -141,6 +160,30 @@ CREATE TABLE callback_secrets (
   CONSTRAINT callback_secrets_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT callback_secrets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT callback_secrets_pkey PRIMARY KEY (organization_id, environment)
+);
+
+CREATE TABLE case_claims (
+  request_id text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  claimed_at text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C" NOT NULL,
+  CONSTRAINT case_claims_pkey PRIMARY KEY (request_id),
+  CONSTRAINT case_claims_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT case_claims_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE DEFERRABLE
+);
+
+CREATE TABLE console_sessions (
+  id_hash bytea NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  stage text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  last_seen_at text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C" NOT NULL,
+  ip text COLLATE "C" NOT NULL,
+  user_agent text COLLATE "C" NOT NULL,
+  CONSTRAINT console_sessions_pkey PRIMARY KEY (id_hash),
+  CONSTRAINT console_sessions_stage_check CHECK ((stage = ANY (ARRAY['totp'::text, 'enrol'::text, 'full'::text]))),
+  CONSTRAINT console_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE data_keys (
@@ -318,6 +361,10 @@ CREATE TABLE kyc_requests (
   review_reason_code text COLLATE "C",
   document_key_id bigint,
   locale text COLLATE "C",
+  portal_token_sealed bytea,
+  portal_token_key_id bigint,
+  portal_opened_at text COLLATE "C",
+  reason_codes text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
@@ -325,6 +372,7 @@ CREATE TABLE kyc_requests (
   CONSTRAINT kyc_requests_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT kyc_requests_pkey PRIMARY KEY (id),
   CONSTRAINT kyc_requests_portal_token_hash_key UNIQUE (portal_token_hash),
+  CONSTRAINT kyc_requests_portal_token_key_id_fkey FOREIGN KEY (portal_token_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_public_id_key UNIQUE (public_id),
   CONSTRAINT kyc_requests_status_check CHECK ((status = ANY (ARRAY['link_generated'::text, 'in_progress'::text, 'submitted'::text, 'processing'::text, 'approved'::text, 'rejected'::text, 'awaiting_review'::text, 'expired'::text, 'cancelled'::text, 'failed'::text])))
 );
@@ -398,6 +446,13 @@ CREATE TABLE liveness_sessions (
   CONSTRAINT liveness_sessions_status_check CHECK ((status = ANY (ARRAY['open'::text, 'passed'::text, 'failed'::text])))
 );
 
+CREATE TABLE login_failures (
+  scope text COLLATE "C" NOT NULL,
+  subject text COLLATE "C" NOT NULL,
+  at text COLLATE "C" NOT NULL,
+  CONSTRAINT login_failures_scope_check CHECK ((scope = ANY (ARRAY['account'::text, 'address'::text])))
+);
+
 CREATE TABLE organization_logos (
   sha256 text COLLATE "C" NOT NULL,
   content_type text COLLATE "C" NOT NULL,
@@ -424,10 +479,45 @@ CREATE TABLE organizations (
   default_locale text COLLATE "C",
   logo_sha256 text COLLATE "C",
   aml_kinds text COLLATE "C",
+  require_totp bigint NOT NULL DEFAULT 0,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
-  CONSTRAINT organizations_pkey PRIMARY KEY (id)
+  CONSTRAINT organizations_pkey PRIMARY KEY (id),
+  CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint])))
+);
+
+CREATE TABLE user_tokens (
+  token_hash bytea NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  purpose text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C" NOT NULL,
+  used_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT user_tokens_pkey PRIMARY KEY (token_hash),
+  CONSTRAINT user_tokens_purpose_check CHECK ((purpose = 'set_password'::text)),
+  CONSTRAINT user_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE DEFERRABLE
+);
+
+CREATE TABLE users (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  email text COLLATE "kycd_nocase" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  role text COLLATE "C" NOT NULL,
+  password_hash text COLLATE "C",
+  password_set_at text COLLATE "C",
+  totp_secret bytea,
+  totp_key_id bigint,
+  totp_last_step bigint,
+  disabled_at text COLLATE "C",
+  last_login_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  CONSTRAINT users_email_key UNIQUE (email),
+  CONSTRAINT users_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT users_pkey PRIMARY KEY (id),
+  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text])))
 );
 
 CREATE TABLE webhook_attempts (
@@ -507,6 +597,10 @@ CREATE INDEX aml_checks_org_env_id_idx ON aml_checks USING btree (organization_i
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks USING btree (organization_id, environment, status, id);
 
+CREATE INDEX aml_checks_review_idx ON aml_checks USING btree (organization_id, environment, review_status, id);
+
+CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions USING btree (check_id, id);
+
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings USING btree (check_id, id);
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys USING btree (organization_id);
@@ -518,6 +612,10 @@ CREATE INDEX applicants_org_env_id_idx ON applicants USING btree (organization_i
 CREATE INDEX applicants_org_env_status_id_idx ON applicants USING btree (organization_id, environment, status, id);
 
 CREATE INDEX audit_log_resource_idx ON audit_log USING btree (resource_id, id);
+
+CREATE INDEX console_sessions_expires_idx ON console_sessions USING btree (expires_at);
+
+CREATE INDEX console_sessions_user_idx ON console_sessions USING btree (user_id);
 
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys USING btree (active) WHERE (active = 1);
 
@@ -551,9 +649,17 @@ CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests USING btree (org
 
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests USING btree (id) WHERE ((document_key_id IS NULL) AND (document_data IS NOT NULL));
 
+CREATE INDEX kyc_requests_queue_idx ON kyc_requests USING btree (organization_id, environment, status, submitted_at, id, reason_codes);
+
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions USING btree (source) WHERE (active = 1);
 
 CREATE INDEX liveness_sessions_request_idx ON liveness_sessions USING btree (request_id, id);
+
+CREATE INDEX login_failures_idx ON login_failures USING btree (scope, subject, at);
+
+CREATE INDEX user_tokens_user_idx ON user_tokens USING btree (user_id);
+
+CREATE INDEX users_org_idx ON users USING btree (organization_id, id);
 
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts USING btree (delivery_id, attempt);
 
@@ -562,6 +668,8 @@ CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries USING btree (
 CREATE INDEX webhook_deliveries_org_env_id_idx ON webhook_deliveries USING btree (organization_id, environment, id);
 
 CREATE INDEX webhook_endpoints_org_env_idx ON webhook_endpoints USING btree (organization_id, environment, id);
+
+CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions FOR EACH ROW EXECUTE FUNCTION kycd_refuse('aml_match_decisions is append-only');
 
 CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head FOR EACH ROW EXECUTE FUNCTION kycd_refuse('audit_head is never deleted');
 

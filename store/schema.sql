@@ -1,6 +1,9 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 17
+-- PRAGMA user_version = 20
+
+CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
+  BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
 
 CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head BEGIN SELECT RAISE(ABORT, 'audit_head is never deleted'); END;
 
@@ -39,12 +42,26 @@ CREATE TABLE aml_checks (
   next_screen_at   TEXT,                     -- set while monitoring is on
   created_at       TEXT NOT NULL,
   updated_at       TEXT NOT NULL
+, review_status TEXT NOT NULL DEFAULT 'not_required'
+  CHECK (review_status IN ('not_required', 'pending', 'resolved')), resolved_at TEXT) STRICT;
+
+CREATE TABLE aml_match_decisions (
+  id         TEXT PRIMARY KEY,                           -- amd_<ulid>
+  check_id   TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  match_id   TEXT NOT NULL,                              -- mat_…: stable across re-screens
+  match_key  TEXT NOT NULL,                              -- source/entityId, for people reading the table
+  decision   TEXT NOT NULL CHECK (decision IN ('false_positive', 'confirmed')),
+  note       TEXT NOT NULL,
+  entity     TEXT NOT NULL,                              -- JSON: the listed entity when decided (kyc.ListedEntity)
+  actor_type TEXT NOT NULL,
+  actor_id   TEXT NOT NULL,
+  created_at TEXT NOT NULL
 ) STRICT;
 
-CREATE TABLE aml_screenings (
+CREATE TABLE "aml_screenings" (
   id              TEXT PRIMARY KEY,          -- ams_<ulid>
   check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
-  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update')),
+  trigger         TEXT NOT NULL CHECK (trigger IN ('initial', 'daily', 'list_update', 'manual')),
   screened_at     TEXT NOT NULL,
   status          TEXT NOT NULL,
   previous_status TEXT,
@@ -120,6 +137,27 @@ CREATE TABLE callback_secrets (
   created_at      TEXT NOT NULL,
   rotated_at      TEXT,
   PRIMARY KEY (organization_id, environment)
+) STRICT;
+
+CREATE TABLE case_claims (
+  request_id TEXT PRIMARY KEY REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  claimed_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE console_sessions (
+  id_hash      BLOB PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  -- totp: the password was right, the second factor is still due;
+  -- enrol: the organization requires a second factor the user has not set
+  -- up yet; full: signed in.
+  stage        TEXT NOT NULL CHECK (stage IN ('totp', 'enrol', 'full')),
+  created_at   TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  expires_at   TEXT NOT NULL,                            -- absolute end, whatever the activity
+  ip           TEXT NOT NULL,
+  user_agent   TEXT NOT NULL
 ) STRICT;
 
 CREATE TABLE data_keys (
@@ -249,7 +287,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -300,6 +338,12 @@ CREATE TABLE liveness_sessions (
   ip                TEXT NOT NULL
 ) STRICT;
 
+CREATE TABLE login_failures (
+  scope   TEXT NOT NULL CHECK (scope IN ('account', 'address')),
+  subject TEXT NOT NULL,                                 -- the e-mail as typed (lower case), or the address
+  at      TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE organization_logos (
   sha256       TEXT PRIMARY KEY,
   content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/svg+xml')),
@@ -314,7 +358,35 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1))) STRICT;
+
+CREATE TABLE user_tokens (
+  token_hash BLOB PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  purpose    TEXT NOT NULL CHECK (purpose IN ('set_password')),
+  expires_at TEXT NOT NULL,
+  used_at    TEXT,
+  created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE users (
+  id              TEXT PRIMARY KEY,                      -- usr_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  -- Sign-in is by e-mail alone, so an address is one account in the
+  -- whole installation.
+  email           TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  name            TEXT NOT NULL,
+  role            TEXT NOT NULL CHECK (role IN ('admin', 'reviewer', 'analyst', 'viewer')),
+  password_hash   TEXT,                                  -- argon2id PHC string; NULL until set through a one-time link
+  password_set_at TEXT,
+  totp_secret     BLOB,                                  -- sealed under the data key (associated data: the user id); NULL: no second factor
+  totp_key_id     INTEGER,
+  totp_last_step  INTEGER,                               -- the last accepted 30 s step: a code works once
+  disabled_at     TEXT,
+  last_login_at   TEXT,
+  created_at      TEXT NOT NULL,
+  updated_at      TEXT NOT NULL
+) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
@@ -379,6 +451,10 @@ CREATE INDEX aml_checks_org_env_id_idx ON aml_checks (organization_id, environme
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks (organization_id, environment, status, id);
 
+CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, review_status, id);
+
+CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions (check_id, id);
+
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys (organization_id);
@@ -391,6 +467,10 @@ CREATE INDEX applicants_org_env_id_idx ON applicants (organization_id, environme
 CREATE INDEX applicants_org_env_status_id_idx ON applicants (organization_id, environment, status, id);
 
 CREATE INDEX audit_log_resource_idx ON audit_log (resource_id, id);
+
+CREATE INDEX console_sessions_expires_idx ON console_sessions (expires_at);
+
+CREATE INDEX console_sessions_user_idx ON console_sessions (user_id);
 
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys (active) WHERE active = 1;
 
@@ -426,9 +506,17 @@ CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;
 
+CREATE INDEX kyc_requests_queue_idx ON kyc_requests (organization_id, environment, status, submitted_at, id, reason_codes);
+
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
 
 CREATE INDEX liveness_sessions_request_idx ON liveness_sessions (request_id, id);
+
+CREATE INDEX login_failures_idx ON login_failures (scope, subject, at);
+
+CREATE INDEX user_tokens_user_idx ON user_tokens (user_id);
+
+CREATE INDEX users_org_idx ON users (organization_id, id);
 
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt);
 

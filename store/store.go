@@ -96,8 +96,9 @@ type Options struct {
 	// tells whether the database has a data key yet, so that a caller may
 	// make a master key for a new database. Open fails with
 	// ErrWrongMasterKey when the key does not open the data key. Without
-	// MasterKey, saving or reading captured images and document details
-	// fails with ErrNoMasterKey: enough for commands that touch neither.
+	// MasterKey, saving or reading captured images, document details and
+	// portal link tokens fails with ErrNoMasterKey: enough for commands
+	// that touch none of them.
 	MasterKey func(hasKeys bool) (Sealer, error)
 }
 

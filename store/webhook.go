@@ -164,8 +164,10 @@ func (tx *Tx) NewEvent(orgID string, env kyc.Environment, typ kyc.EventType, res
 // RecordEvent stores an event and, in the same transaction, a delivery and
 // its job for every enabled endpoint of the event's organization and
 // environment that subscribes to its type, and one to ev.CallbackURL when
-// set. With onlyEndpoint set (test events) only that endpoint gets it. It
-// returns the delivery ids, the callback's last.
+// set. With onlyEndpoint set (test events) only that endpoint gets it,
+// whatever it subscribes to: "Send test event" (spec §6.2) tests the
+// endpoint, and an endpoint that subscribes only to, say, approvals must
+// be testable too. It returns the delivery ids, the callback's last.
 func (tx *Tx) RecordEvent(ev *kyc.Event, onlyEndpoint string) ([]string, error) {
 	if ev.ID == "" {
 		ev.ID, ev.CreatedAt = "kev_"+NewULID(tx.now), tx.now
@@ -177,8 +179,8 @@ func (tx *Tx) RecordEvent(ev *kyc.Event, onlyEndpoint string) ([]string, error) 
 	}
 	rows, err := tx.q.QueryContext(context.Background(), `SELECT id FROM webhook_endpoints
 		WHERE organization_id = ? AND environment = ? AND enabled = 1 AND deleted_at IS NULL AND (? = '' OR id = ?)
-		AND (event_types = '[]' OR `+tx.eng.jsonArrayHas("event_types")+`) ORDER BY id`,
-		ev.OrganizationID, string(ev.Environment), onlyEndpoint, onlyEndpoint, string(ev.Type))
+		AND (? <> '' OR event_types = '[]' OR `+tx.eng.jsonArrayHas("event_types")+`) ORDER BY id`,
+		ev.OrganizationID, string(ev.Environment), onlyEndpoint, onlyEndpoint, onlyEndpoint, string(ev.Type))
 	if err != nil {
 		return nil, fmt.Errorf("find subscribers: %w", err)
 	}

@@ -158,3 +158,14 @@ func (tx *Tx) RotateWebhookSecret(box Sealer, orgID string, env kyc.Environment,
 	}
 	return e, nil
 }
+
+// CountEvents counts the organization's events of one type in env.
+func (s *Store) CountEvents(ctx context.Context, orgID string, env kyc.Environment, typ string) (int, error) {
+	var n int
+	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE organization_id = ? AND environment = ? AND type = ?`,
+		orgID, string(env), typ).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count events: %w", err)
+	}
+	return n, nil
+}

@@ -56,7 +56,7 @@ func (s *Service) runExpire(ctx context.Context, j store.Job) error {
 		if err != nil {
 			return err
 		}
-		if (r.Status != kyc.KYCLinkGenerated && r.Status != kyc.KYCInProgress) || tx.Now().Before(r.PortalExpiresAt) {
+		if r.Status != kyc.KYCLinkGenerated || tx.Now().Before(r.PortalExpiresAt) {
 			return nil
 		}
 		reason := "The portal link expired before the applicant submitted."

@@ -24,7 +24,7 @@ const (
 // is expired even before the expiry job has run.
 func linkState(r *kyc.KYCRequest, now time.Time) LinkState {
 	switch r.Status {
-	case kyc.KYCLinkGenerated, kyc.KYCInProgress:
+	case kyc.KYCLinkGenerated:
 		if !now.Before(r.PortalExpiresAt) {
 			return LinkExpired
 		}
@@ -73,14 +73,21 @@ func (s *Service) usable(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 
 var applicantActor = Actor{Type: kyc.ActorApplicant}
 
-// Open records that the applicant opened the link (link_generated →
-// in_progress, once); later opens change nothing.
+// Open records that the applicant opened the link: the first time for
+// the current link it sets PortalOpenedAt and adds the timeline entry
+// TimelineOpened (no webhook: §6.2 has no event for it); later opens
+// change nothing. The status stays link_generated.
 func (s *Service) Open(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	r, err := s.usable(tx, token)
-	if err != nil || r.Status != kyc.KYCLinkGenerated {
+	if err != nil || r.PortalOpenedAt != nil {
 		return r, err
 	}
-	return r, s.move(tx, r, kyc.ActionOpen, "", applicantActor, nil)
+	now := tx.Now()
+	r.PortalOpenedAt = &now
+	if err := tx.SaveKYCRequest(r); err != nil {
+		return nil, err
+	}
+	return r, s.record(tx, r, "", kyc.TimelineOpened, &r.Status, applicantActor, nil)
 }
 
 // AddCapture stores an image the applicant took; a retake replaces the

@@ -15,9 +15,8 @@ func TestLinkState(t *testing.T) {
 		want    LinkState
 	}{
 		{kyc.KYCLinkGenerated, now.Add(time.Minute), LinkOpen},
-		{kyc.KYCInProgress, now.Add(time.Minute), LinkOpen},
 		{kyc.KYCLinkGenerated, now, LinkExpired}, // at the instant of expiry, before the job ran
-		{kyc.KYCInProgress, now.Add(-time.Hour), LinkExpired},
+		{kyc.KYCLinkGenerated, now.Add(-time.Hour), LinkExpired},
 		{kyc.KYCExpired, now.Add(time.Hour), LinkExpired},
 		{kyc.KYCCancelled, now.Add(time.Hour), LinkCancelled},
 		{kyc.KYCSubmitted, now.Add(time.Hour), LinkDone},

@@ -1,0 +1,70 @@
+package console
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"kycd/kyc"
+)
+
+const applicantsPageSize = 50
+
+type applicantsPage struct {
+	Q           string
+	Applicants  []*kyc.Applicant
+	Total       int
+	Page, Pages int
+	Personal    bool
+}
+
+// handleApplicants handles "GET /console/{env}/applicants?q=": search by
+// name, e-mail, external reference, id or public id.
+func (c *console) handleApplicants(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	d := applicantsPage{Q: strings.TrimSpace(r.URL.Query().Get("q")), Page: 1, Personal: sess.User.Role.Can(kyc.PermPersonalData)}
+	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 && n < 100000 {
+		d.Page = n
+	}
+	if len(d.Q) > 200 {
+		d.Q = d.Q[:200]
+	}
+	if d.Q != "" {
+		var err error
+		d.Applicants, d.Total, err = c.store.SearchApplicants(r.Context(), sess.User.OrganizationID, env(r), d.Q, d.Page, applicantsPageSize)
+		if err != nil {
+			return err
+		}
+	}
+	d.Pages = max(1, (d.Total+applicantsPageSize-1)/applicantsPageSize)
+	return c.render(w, r, http.StatusOK, "applicants.html", &page{Title: "Applicants", Section: "applicants", Data: d})
+}
+
+type applicantPage struct {
+	Applicant *kyc.Applicant
+	Requests  []*kyc.KYCRequest
+	Checks    []*kyc.AMLCheck
+	Personal  bool
+}
+
+// handleApplicant handles "GET /console/{env}/applicants/{id}": the
+// applicant with all their KYC requests and the AML checks run on the
+// same person (same name, and date of birth when both have one).
+func (c *console) handleApplicant(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	org, e := sess.User.OrganizationID, env(r)
+	a, err := c.store.FindApplicant(r.Context(), org, e, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	reqs, err := c.store.FindKYCRequestsOfApplicant(r.Context(), org, e, a.ID)
+	if err != nil {
+		return err
+	}
+	checks, err := c.store.FindAMLChecksForPerson(r.Context(), org, e, a.FirstName, a.LastName, a.DOB)
+	if err != nil {
+		return err
+	}
+	d := applicantPage{Applicant: a, Requests: reqs, Checks: checks, Personal: sess.User.Role.Can(kyc.PermPersonalData)}
+	return c.render(w, r, http.StatusOK, "applicant.html", &page{Title: a.FirstName + " " + a.LastName, Section: "applicants", Data: d})
+}

@@ -1,0 +1,247 @@
+package console
+
+import (
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"kycd/kyc"
+	"kycd/store"
+	"kycd/verification"
+)
+
+// reviewReasonCodes are the reason codes a reviewer picks from; the API
+// accepts any code of the same shape.
+var reviewReasonCodes = []string{"VERIFIED_MANUALLY", "SCREENING_FALSE_POSITIVE", "DOCUMENT_FORGED", "DOCUMENT_EXPIRED",
+	"DOCUMENT_UNREADABLE", "FACE_MISMATCH", "DATA_MISMATCH", "SANCTIONS_MATCH", "PEP_RISK", "DUPLICATE_IDENTITY", "UNDER_AGE", "OTHER"}
+
+type casePage struct {
+	Req        *kyc.KYCRequest
+	Applicant  *kyc.Applicant
+	Personal   bool // the role may see personal data beyond names
+	Now        time.Time
+	Claim      *store.Claim
+	MyClaim    bool
+	CanDecide  bool   // awaiting review, the role decides, nobody else holds it
+	Blocked    string // why this user cannot decide now, when the role could
+	FourEyes   bool   // this decision needs two reviewers
+	Pending    *pendingView
+	Codes      []string
+	Documents  []captureView
+	Selfies    []captureView
+	Others     []captureView
+	Compare    []compareRow
+	FaceMatch  *faceMatchView
+	Signals    []signalView
+	Reasons    []reasonView
+	Screenings []kyc.ListResult
+	Duplicates []duplicateView
+	Timeline   []timelineView
+	Sandbox    *sandboxView
+	Form       struct{ Decision, Code, Note string }
+}
+
+type pendingView struct {
+	Approve  bool
+	Reviewer string
+	Note     string
+	Code     string
+	At       time.Time
+	Mine     bool
+}
+
+// handleCase handles "GET /console/{env}/cases/{id}": everything a
+// reviewer needs to decide one request, and the decision form.
+func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	org, e := sess.User.OrganizationID, env(r)
+	req, err := c.store.FindKYCRequest(r.Context(), org, e, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	a, err := c.store.FindApplicant(r.Context(), org, e, req.ApplicantID)
+	if err != nil {
+		return err
+	}
+	now := c.now()
+	claim, err := c.store.FindClaim(r.Context(), req.ID, now)
+	if err != nil {
+		return err
+	}
+	names, err := c.userNames(r, org)
+	if err != nil {
+		return err
+	}
+	settings, err := c.store.FindOrgSettings(r.Context(), org)
+	if err != nil {
+		return err
+	}
+	d := &casePage{Req: req, Applicant: a, Personal: sess.User.Role.Can(kyc.PermPersonalData), Now: now, Claim: claim,
+		FourEyes: settings.FourEyes && e == kyc.Live, Codes: reviewReasonCodes}
+	d.MyClaim = claim != nil && claim.UserID == sess.User.ID
+	if p := req.PendingReview; p != nil {
+		d.Pending = &pendingView{Approve: p.Approve, Reviewer: actorName(names, &p.Reviewer), Note: p.Note, Code: p.ReasonCode, At: p.At,
+			Mine: p.Reviewer == sess.User.ID}
+	}
+	if req.Status == kyc.KYCAwaitingReview && sess.User.Role.Can(kyc.PermDecide) {
+		switch {
+		case claim != nil && !d.MyClaim:
+			d.Blocked = claim.UserName + " is working on this case (claimed until " + claim.ExpiresAt.UTC().Format("15:04") + " UTC)."
+		case d.Pending != nil && d.Pending.Mine:
+			d.Blocked = "You made the first decision. A second, different reviewer must confirm it."
+		default:
+			d.CanDecide = true
+		}
+	}
+	if fe := formError(r); fe != nil {
+		d.Form.Decision, d.Form.Code, d.Form.Note = r.PostFormValue("decision"), r.PostFormValue("reasonCode"), r.PostFormValue("note")
+	}
+	d.Timeline = timeline(c.eventsOrEmpty(r, req.ID), names, d.Personal)
+	if d.Personal {
+		if err := c.fillEvidence(r, d); err != nil {
+			return err
+		}
+	}
+	d.Reasons = reasons(req.ProcessingResult)
+	title := a.FirstName + " " + a.LastName + " · " + req.PublicID
+	return c.render(w, r, http.StatusOK, "case.html", &page{Title: title, Section: "queue", Data: d})
+}
+
+func (c *console) eventsOrEmpty(r *http.Request, id string) []kyc.KYCEvent {
+	evs, err := c.store.FindKYCEvents(r.Context(), id)
+	if err != nil {
+		c.log.ErrorContext(r.Context(), "console timeline", "request", id, "err", err)
+		return nil
+	}
+	return evs
+}
+
+// fillEvidence adds what only roles with personal data see: images, the
+// document against the applicant, signals, screenings and duplicates.
+func (c *console) fillEvidence(r *http.Request, d *casePage) error {
+	caps, err := c.store.FindCaptures(r.Context(), d.Req.ID, "")
+	if err != nil {
+		return err
+	}
+	for _, cp := range caps {
+		v := captureView{ID: cp.ID, Label: captureLabel(cp), URL: caseURL(env(r), d.Req.ID) + "/images/" + cp.ID, Width: cp.Width,
+			Height: cp.Height, Method: cp.Method, CapturedAt: cp.CapturedAt}
+		switch cp.Kind {
+		case "document":
+			d.Documents = append(d.Documents, v)
+		case "selfie":
+			d.Selfies = append(d.Selfies, v)
+		default: // liveness frames and any kind added later
+			d.Others = append(d.Others, v)
+		}
+	}
+	pr := d.Req.ProcessingResult
+	d.Signals = signals(pr, caps)
+	d.Compare = compare(d.Applicant, d.Req.DocumentData, pr)
+	d.FaceMatch = faceMatch(pr)
+	d.Duplicates = duplicates(pr)
+	d.Screenings = d.Req.Screenings
+	d.Sandbox = sandbox(pr)
+	return nil
+}
+
+// userNames maps the organization's user ids to names, for the timeline
+// and four-eyes.
+func (c *console) userNames(r *http.Request, orgID string) (map[string]string, error) {
+	list, err := c.store.FindUsers(r.Context(), orgID)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(list))
+	for _, u := range list {
+		m[u.ID] = u.Name
+	}
+	return m, nil
+}
+
+func actorName(names map[string]string, id *string) string {
+	if id == nil {
+		return ""
+	}
+	if n, ok := names[*id]; ok {
+		return n
+	}
+	return *id
+}
+
+// handleDecision handles "POST /console/{env}/cases/{id}/decision": approve
+// or reject with a reason code and a note. With four-eyes the first
+// decision waits for a second, different user.
+func (c *console) handleDecision(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	var errs []kyc.FieldError
+	decision, code, note := r.PostFormValue("decision"), r.PostFormValue("reasonCode"), strings.TrimSpace(r.PostFormValue("note"))
+	if decision != "approve" && decision != "reject" {
+		errs = append(errs, kyc.FieldError{Field: "decision", Message: "choose approve or reject"})
+	}
+	if code != "" && !validCode(code) {
+		errs = append(errs, kyc.FieldError{Field: "reasonCode", Message: "choose a reason code from the list"})
+	}
+	switch {
+	case note == "":
+		errs = append(errs, kyc.FieldError{Field: "note", Message: "is required: say why"})
+	case utf8.RuneCountInString(note) > 2000:
+		errs = append(errs, kyc.FieldError{Field: "note", Message: "must be at most 2000 characters"})
+	}
+	if len(errs) > 0 {
+		return kyc.Invalid(errs...)
+	}
+	id := sess.User.ID
+	var req *kyc.KYCRequest
+	err := c.store.InTx(r.Context(), func(tx *store.Tx) (err error) {
+		req, err = c.kyc.Review(tx, sess.User.OrganizationID, env(r), r.PathValue("id"),
+			verification.ReviewInput{Approve: decision == "approve", Note: note, ReasonCode: code,
+				By: kyc.Principal{Type: kyc.ActorUser, ID: id}},
+			verification.Actor{Type: kyc.ActorReviewer, ID: &id})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	notice := "decided"
+	if req.PendingReview != nil {
+		notice = "first"
+	}
+	return redirect(w, r, caseURL(env(r), req.ID), notice)
+}
+
+func validCode(code string) bool {
+	for _, c := range reviewReasonCodes {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// handleImage handles "GET /console/{env}/cases/{id}/images/{capture}":
+// one captured image, through the session, never cached.
+func (c *console) handleImage(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	req, err := c.store.FindKYCRequest(r.Context(), sess.User.OrganizationID, env(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	img, err := c.store.FindCaptureData(r.Context(), r.PathValue("capture"))
+	if err != nil {
+		return err
+	}
+	if img.RequestID != req.ID {
+		return kyc.Errorf(kyc.ENotFound, "This request has no such image.")
+	}
+	h := w.Header()
+	h.Set("Content-Type", img.ContentType)
+	h.Set("Cache-Control", "private, no-store")
+	h.Set("Content-Disposition", "inline")
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(img.Data); err != nil {
+		c.log.DebugContext(r.Context(), "console image interrupted", "capture", img.ID, "err", err)
+	}
+	return nil
+}

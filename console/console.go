@@ -1,0 +1,149 @@
+// Package console is the back office at /console/: server-rendered pages
+// where an organization's people sign in and do their day — work the
+// review queue, look at a case and decide it (four-eyes by two different
+// users), decide AML matches, find applicants — and where admins invite
+// and manage users. Every action is a plain form POST (a little JavaScript
+// only zooms images), every route names the permission it needs in one
+// table (routes.go), and every write goes through the same use cases as
+// the API (verification, aml, users), which audit it with the user.
+package console
+
+import (
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"kycd/aml"
+	"kycd/store"
+	"kycd/users"
+	"kycd/verification"
+)
+
+// Options are the console's dependencies and settings.
+type Options struct {
+	Store *store.Store          // required
+	KYC   *verification.Service // required
+	AML   *aml.Service          // required
+	Users *users.Service        // required
+	Log   *slog.Logger
+	Now   func() time.Time // default time.Now
+	// BaseURL is the public address of kycd (the console is BaseURL +
+	// /console). Cookies are Secure unless it is plain HTTP on a loopback
+	// address (a developer's machine).
+	BaseURL string
+	// TrustForwardedFor takes the client address (sign-in throttling,
+	// sessions) from the last X-Forwarded-For entry.
+	TrustForwardedFor bool
+}
+
+// console is the handler's state.
+type console struct {
+	store  *store.Store
+	kyc    *verification.Service
+	aml    *aml.Service
+	users  *users.Service
+	log    *slog.Logger
+	now    func() time.Time
+	secure bool
+	cookie string
+	proxy  bool
+
+	pages  map[string]*template.Template
+	assets *assets
+	mux    *http.ServeMux
+	routes []route
+}
+
+// New returns the console handler, to be mounted at /console/ (full
+// paths, no StripPrefix). It panics on a missing dependency or a template
+// that does not parse: both are build mistakes.
+func New(o Options) http.Handler {
+	c := newConsole(o)
+	return securityHeaders(c.mux)
+}
+
+func newConsole(o Options) *console {
+	if o.Store == nil || o.KYC == nil || o.AML == nil || o.Users == nil {
+		panic("console: Options.Store, KYC, AML and Users are required")
+	}
+	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, proxy: o.TrustForwardedFor,
+		mux: http.NewServeMux()}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	c.secure = secureBase(o.BaseURL)
+	// The __Host- prefix makes the browser refuse the cookie unless it is
+	// Secure, for this host only and for every path: no subdomain or
+	// plain-HTTP page can set or shadow it.
+	c.cookie = "kycd_console"
+	if c.secure {
+		c.cookie = "__Host-kycd_console"
+	}
+	c.assets = mustLoadAssets()
+	c.pages = mustParsePages(c.assets)
+	c.register()
+	return c
+}
+
+// secureBase reports whether cookies must be Secure: always, except for a
+// plain-HTTP base URL on a loopback address.
+func secureBase(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" {
+		return true
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}
+
+// contentSecurityPolicy allows the console's own files only: no inline
+// script or style, images from the console (captures, served through the
+// session) and data: URLs (the second-factor QR code), no framing.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// securityHeaders sets the headers of every console response. Pages hold
+// personal data and are never cached; the asset handler overrides
+// Cache-Control for its hashed files.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// clientIP is the address sign-in throttling and sessions record.
+func (c *console) clientIP(r *http.Request) string {
+	if c.proxy {
+		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+			parts := strings.Split(xff, ",")
+			if ip := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(ip) != nil {
+				return ip
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,83 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"kycd/decision"
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// queuePageSize is how many cases a queue page lists.
+const queuePageSize = 50
+
+type queuePage struct {
+	Items        []store.QueueItem
+	Total        int
+	Page, Pages  int
+	Filter       store.QueueFilter
+	Query        url.Values
+	ReasonCodes  []string
+	Now          time.Time
+	MyID         string
+	ClaimMinutes int
+}
+
+// handleQueue handles "GET /console/{env}/queue": the KYC requests
+// awaiting review, oldest submission first, with their age, reasons and
+// who has claimed them; filters by claim, reason code and four-eyes.
+func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	q := r.URL.Query()
+	f := store.QueueFilter{Claim: q.Get("claim"), UserID: sess.User.ID, Reason: q.Get("reason"), SecondEyes: q.Get("foureyes") == "1",
+		Page: 1, Size: queuePageSize}
+	switch f.Claim {
+	case "", "unclaimed", "mine", "others":
+	default:
+		f.Claim = ""
+	}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 && n < 100000 {
+		f.Page = n
+	}
+	if len(f.Reason) > 64 {
+		f.Reason = ""
+	}
+	now := c.now()
+	items, total, err := c.store.FindReviewQueue(r.Context(), sess.User.OrganizationID, env(r), f, now)
+	if err != nil {
+		return err
+	}
+	d := queuePage{Items: items, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
+		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID}
+	return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Review queue", Section: "queue", Data: d})
+}
+
+// handleClaim handles "POST /console/{env}/cases/{id}/claim".
+func (c *console) handleClaim(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	var cl *store.Claim
+	err := c.store.InTx(r.Context(), func(tx *store.Tx) (err error) {
+		cl, err = c.kyc.Claim(tx, sess.User.OrganizationID, env(r), r.PathValue("id"), sess.User)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return redirect(w, r, caseURL(env(r), cl.RequestID), "claimed")
+}
+
+// handleRelease handles "POST /console/{env}/cases/{id}/release".
+func (c *console) handleRelease(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	if err := c.store.InTx(r.Context(), func(tx *store.Tx) error {
+		return c.kyc.Release(tx, sess.User.OrganizationID, env(r), r.PathValue("id"), sess.User)
+	}); err != nil {
+		return err
+	}
+	return redirect(w, r, caseURL(env(r), r.PathValue("id")), "released")
+}
+
+func caseURL(e kyc.Environment, id string) string { return "/console/" + string(e) + "/cases/" + id }

@@ -1,0 +1,317 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// access is who may use a route.
+type access int
+
+const (
+	// public: anyone (sign-in, set-password, static files).
+	public access = iota
+	// secondFactor: a session whose password was right and whose second
+	// factor is due.
+	secondFactor
+	// enrolling: a session that must set up a second factor before
+	// anything else (the organization requires one). Full sessions may use
+	// these routes too.
+	enrolling
+	// signedIn: a full session whose role has the route's permission.
+	signedIn
+)
+
+// route is one line of the table: the pattern, who may use it, the
+// permission a signed-in user's role needs, and the handler.
+type route struct {
+	pattern string
+	access  access
+	perm    kyc.Permission
+	h       handlerFunc
+	// back re-renders the page a form came from, with the error, when a
+	// POST fails with something the user can fix (nil: the error page).
+	back handlerFunc
+}
+
+// register is the console's entire route table. The authorization test
+// walks it: every route × every role.
+func (c *console) register() {
+	c.routes = c.table()
+	c.mount()
+}
+
+// table is the route table.
+func (c *console) table() []route {
+	return []route{
+		{pattern: "GET /console/assets/{hash}/{name}", access: public, h: c.handleAsset},
+		{pattern: "GET /console/{$}", access: public, h: c.handleHome},
+		{pattern: "GET /console/login", access: public, h: c.handleLoginPage},
+		{pattern: "POST /console/login", access: public, h: c.handleLogin, back: c.handleLoginPage},
+		{pattern: "GET /console/login/code", access: secondFactor, h: c.handleCodePage},
+		{pattern: "POST /console/login/code", access: secondFactor, h: c.handleCode, back: c.handleCodePage},
+		{pattern: "GET /console/set-password", access: public, h: c.handleSetPasswordPage},
+		{pattern: "POST /console/set-password", access: public, h: c.handleSetPassword, back: c.handleSetPasswordPage},
+		{pattern: "POST /console/logout", access: enrolling, h: c.handleLogout},
+
+		{pattern: "GET /console/account", access: enrolling, h: c.handleAccount},
+		{pattern: "POST /console/account/password", access: signedIn, perm: kyc.PermRead, h: c.handleAccountPassword, back: c.handleAccount},
+		{pattern: "POST /console/account/totp", access: enrolling, h: c.handleTOTPEnable, back: c.handleAccount},
+		{pattern: "POST /console/account/totp/disable", access: signedIn, perm: kyc.PermRead, h: c.handleTOTPDisable, back: c.handleAccount},
+
+		{pattern: "GET /console/users", access: signedIn, perm: kyc.PermAdmin, h: c.handleUsers},
+		{pattern: "POST /console/users", access: signedIn, perm: kyc.PermAdmin, h: c.handleUserInvite, back: c.handleUsers},
+		{pattern: "POST /console/users/{id}", access: signedIn, perm: kyc.PermAdmin, h: c.handleUserUpdate, back: c.handleUsers},
+		{pattern: "POST /console/users/{id}/link", access: signedIn, perm: kyc.PermAdmin, h: c.handleUserLink, back: c.handleUsers},
+		{pattern: "POST /console/organization/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleUsers},
+
+		{pattern: "GET /console/{env}/queue", access: signedIn, perm: kyc.PermRead, h: c.handleQueue},
+		{pattern: "GET /console/{env}/cases/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/claim", access: signedIn, perm: kyc.PermDecide, h: c.handleClaim, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/decision", access: signedIn, perm: kyc.PermDecide, h: c.handleDecision, back: c.handleCase},
+		{pattern: "GET /console/{env}/cases/{id}/images/{capture}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleImage},
+		{pattern: "GET /console/{env}/cases/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportPDF},
+		{pattern: "GET /console/{env}/cases/{id}/report.json", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportJSON},
+
+		{pattern: "GET /console/{env}/alerts", access: signedIn, perm: kyc.PermRead, h: c.handleAlerts},
+		{pattern: "GET /console/{env}/alerts/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAlert},
+		{pattern: "POST /console/{env}/alerts/{id}/matches/{match}", access: signedIn, perm: kyc.PermDecide, h: c.handleMatchDecision, back: c.handleAlert},
+		{pattern: "GET /console/{env}/alerts/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAlertReportPDF},
+
+		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
+		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
+	}
+}
+
+// mount puts every route of the table on the mux, behind its guard.
+func (c *console) mount() {
+	// Forms are refused when the browser says they come from another
+	// site (Sec-Fetch-Site, Origin), as the portal's are; SameSite=Strict
+	// on the cookie already keeps it off such requests.
+	csrf := http.NewCrossOriginProtection()
+	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.renderError(w, r, nil, errCrossOrigin)
+	}))
+	for _, rt := range c.routes {
+		for _, p := range expand(rt.pattern) {
+			h := c.guard(rt, p.env)
+			if strings.HasPrefix(rt.pattern, "POST ") {
+				h = csrf.Handler(h)
+			}
+			c.mux.Handle(p.pattern, h)
+		}
+	}
+	c.mux.Handle("/console/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.renderError(w, r, c.optionalSession(r), errNoPage)
+	}))
+}
+
+// envPattern is a route pattern for one environment.
+type envPattern struct {
+	pattern string
+	env     kyc.Environment // "" for routes outside the environments
+}
+
+// expand writes a pattern's {env} as each environment: literal segments
+// keep the environments' pages from overlapping the others (a wildcard
+// first segment would overlap /console/users/{id} and the assets).
+func expand(pattern string) []envPattern {
+	if !strings.Contains(pattern, "{env}") {
+		return []envPattern{{pattern: pattern}}
+	}
+	return []envPattern{
+		{strings.Replace(pattern, "{env}", string(kyc.Live), 1), kyc.Live},
+		{strings.Replace(pattern, "{env}", string(kyc.Sandbox), 1), kyc.Sandbox},
+	}
+}
+
+// handlerFunc is a console handler; it returns its error for the adapter
+// to show.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+type ctxKey int
+
+const (
+	sessionKey ctxKey = iota
+	formErrorKey
+	envKey
+)
+
+// sessionFrom is the request's session (nil on public routes without one).
+func sessionFrom(r *http.Request) *store.Session {
+	s, _ := r.Context().Value(sessionKey).(*store.Session)
+	return s
+}
+
+// formError is the error a failed POST re-renders its page with.
+func formError(r *http.Request) *kyc.Error {
+	e, _ := r.Context().Value(formErrorKey).(*kyc.Error)
+	return e
+}
+
+// guard checks the session, the stage and the role a route needs, and the
+// environment in the path, then runs the handler and shows its error.
+func (c *console) guard(rt route, e kyc.Environment) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var sess *store.Session
+		if rt.access != public {
+			var err error
+			sess, err = c.session(r)
+			if err != nil {
+				c.fail(w, r, nil, rt, err)
+				return
+			}
+			if sess == nil || !stageAllows(rt.access, sess.Stage) {
+				c.toLogin(w, r, sess)
+				return
+			}
+			if rt.access == signedIn && !sess.User.Role.Can(rt.perm) {
+				c.renderError(w, r, sess, &kyc.Error{Code: kyc.EForbidden, Reason: "role",
+					Message: "Your role (" + string(sess.User.Role) + ") does not allow this page or action."})
+				return
+			}
+		} else {
+			sess = c.optionalSession(r)
+		}
+		ctx := context.WithValue(r.Context(), sessionKey, sess)
+		r = r.WithContext(context.WithValue(ctx, envKey, e))
+		if err := rt.h(w, r); err != nil {
+			c.fail(w, r, sess, rt, err)
+		}
+	})
+}
+
+func stageAllows(a access, st store.SessionStage) bool {
+	switch a {
+	case secondFactor:
+		return st == store.StageTOTP
+	case enrolling:
+		return st == store.StageEnrol || st == store.StageFull
+	}
+	return st == store.StageFull
+}
+
+// fail shows a handler's error: a POST's fixable error on the page the form
+// came from, anything else on the error page.
+func (c *console) fail(w http.ResponseWriter, r *http.Request, sess *store.Session, rt route, err error) {
+	if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		return // the browser went away
+	}
+	var ke *kyc.Error
+	if rt.back != nil && errors.As(err, &ke) && ke.Code != kyc.EInternal {
+		r = r.WithContext(context.WithValue(r.Context(), formErrorKey, ke))
+		r.Method = http.MethodGet
+		if berr := rt.back(&statusWriter{ResponseWriter: w, status: statusOf(ke)}, r); berr != nil {
+			c.renderError(w, r, sess, berr)
+		}
+		return
+	}
+	c.renderError(w, r, sess, err)
+}
+
+// statusWriter replaces the status of a re-rendered page with the
+// error's.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(int) { w.ResponseWriter.WriteHeader(w.status) }
+
+// session reads the cookie's session; nil when there is none or it ended.
+func (c *console) session(r *http.Request) (*store.Session, error) {
+	ck, err := r.Cookie(c.cookie)
+	if err != nil {
+		return nil, nil
+	}
+	sess, err := c.users.Session(r.Context(), ck.Value)
+	if kyc.ErrorCode(err) == kyc.EForbidden {
+		return nil, nil
+	}
+	return sess, err
+}
+
+// optionalSession is the full session of a public page's visitor, if any
+// (the layout shows who is signed in).
+func (c *console) optionalSession(r *http.Request) *store.Session {
+	s, err := c.session(r)
+	if err != nil || s == nil || s.Stage != store.StageFull {
+		return nil
+	}
+	return s
+}
+
+// toLogin sends a visitor without the right session where they can get
+// one: the code page, the second-factor set-up, or the sign-in page (which
+// returns them here afterwards).
+func (c *console) toLogin(w http.ResponseWriter, r *http.Request, sess *store.Session) {
+	if sess != nil {
+		switch sess.Stage {
+		case store.StageTOTP:
+			http.Redirect(w, r, "/console/login/code", http.StatusSeeOther)
+			return
+		case store.StageEnrol:
+			http.Redirect(w, r, "/console/account", http.StatusSeeOther)
+			return
+		}
+	}
+	next := ""
+	if r.Method == http.MethodGet {
+		next = "?next=" + url.QueryEscape(r.URL.RequestURI())
+	}
+	http.Redirect(w, r, "/console/login"+next, http.StatusSeeOther)
+}
+
+// safeNext keeps a post-login redirect inside the console.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/console/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+		return "/console/"
+	}
+	return next
+}
+
+// env is the environment of the request's path ("" outside them).
+func env(r *http.Request) kyc.Environment {
+	e, _ := r.Context().Value(envKey).(kyc.Environment)
+	return e
+}
+
+// handleHome handles "GET /console/": the live queue for a signed-in
+// user, the sign-in page otherwise.
+func (c *console) handleHome(w http.ResponseWriter, r *http.Request) error {
+	if sess := sessionFrom(r); sess != nil {
+		http.Redirect(w, r, "/console/live/queue", http.StatusSeeOther)
+		return nil
+	}
+	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
+	return nil
+}
+
+// Route describes one console route for the authorization test and the
+// documentation: its method and path (with {env} for each environment),
+// whether it is public, and the permission it needs.
+type Route struct {
+	Pattern string
+	// Access: "public", "second-factor" (a session between password and
+	// code), "enrolling" (any signed-in session, also one that must set
+	// up a second factor first) or "signed-in".
+	Access string
+	Perm   kyc.Permission // for signed-in routes
+}
+
+// Routes lists the console's route table.
+func Routes() []Route {
+	table := (&console{}).table()
+	out := make([]Route, 0, len(table))
+	for _, r := range table {
+		out = append(out, Route{Pattern: r.pattern, Access: [...]string{"public", "second-factor", "enrolling", "signed-in"}[r.access], Perm: r.perm})
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package kyc
+
+import "time"
+
+// Role is what a back-office user may do. Every console route names the
+// permission it needs, and each role is a fixed set of permissions.
+type Role string
+
+// The four roles of the back office.
+const (
+	RoleAdmin    Role = "admin"    // everything, including people and settings
+	RoleReviewer Role = "reviewer" // works cases and AML alerts
+	RoleAnalyst  Role = "analyst"  // reads everything, decides nothing
+	RoleViewer   Role = "viewer"   // reads, without applicants' personal data beyond names
+)
+
+// Roles lists the roles, most powerful first.
+var Roles = []Role{RoleAdmin, RoleReviewer, RoleAnalyst, RoleViewer}
+
+// Valid reports whether r is one of the roles.
+func (r Role) Valid() bool {
+	for _, v := range Roles {
+		if v == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Permission is one thing a console route may need.
+type Permission int
+
+// Permissions, from the least to the most privileged.
+const (
+	// PermRead: queues, cases, alerts and applicants with names, statuses
+	// and outcomes.
+	PermRead Permission = iota + 1
+	// PermPersonalData: applicants' personal data beyond names (dates of
+	// birth, contact details, document images and details, reports).
+	PermPersonalData
+	// PermDecide: claim cases, approve or reject, decide AML matches.
+	PermDecide
+	// PermAdmin: invite, disable and change users; organization sign-in
+	// rules.
+	PermAdmin
+)
+
+// String names the permission in messages.
+func (p Permission) String() string {
+	switch p {
+	case PermRead:
+		return "read"
+	case PermPersonalData:
+		return "personal data"
+	case PermDecide:
+		return "decide"
+	case PermAdmin:
+		return "admin"
+	}
+	return "none"
+}
+
+// Can reports whether a user with role r has permission p.
+func (r Role) Can(p Permission) bool {
+	switch r {
+	case RoleAdmin:
+		return true
+	case RoleReviewer:
+		return p <= PermDecide
+	case RoleAnalyst:
+		return p <= PermPersonalData
+	case RoleViewer:
+		return p == PermRead
+	}
+	return false
+}
+
+// User is a person who signs in to the back office. It belongs to one
+// organization and sees both of its environments.
+type User struct {
+	ID             string // usr_<ulid>
+	OrganizationID string
+	Email          string
+	Name           string
+	Role           Role
+	PasswordSet    bool
+	TOTPEnabled    bool
+	DisabledAt     *time.Time
+	LastLoginAt    *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// ActorUser is the actor type of what a back-office user did, in the audit
+// log. KYC timeline entries keep ActorReviewer with the user's id.
+const ActorUser ActorType = "user"
+
+// ValidEmail checks a bare e-mail address the way applicants' are checked.
+func ValidEmail(s string) bool { return len(s) <= MaxEmailLen && validEmail(s) }
