@@ -33,6 +33,10 @@ type engine interface {
 	// transaction has locked are passed over (PostgreSQL's FOR UPDATE SKIP
 	// LOCKED; nothing on SQLite, which has one writer).
 	skipLocked() string
+	// lockWrites makes a write transaction wait for, then hold until it
+	// ends, the right to write: nothing on SQLite, whose BEGIN IMMEDIATE
+	// already did; the fleet-wide advisory lock on PostgreSQL.
+	lockWrites(tx *sql.Tx) error
 	// schemaVersion reads how many migrations the database has.
 	schemaVersion(ctx context.Context, q rowQueryer) (int, error)
 	// secureDelete asks the engine to overwrite what the transaction

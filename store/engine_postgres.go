@@ -17,13 +17,17 @@ import (
 // pgEngine runs the store on PostgreSQL, for a fleet of kycd instances on
 // one database. What differs from SQLite:
 //
-//   - transactions: each InTx is one ordinary transaction (PostgreSQL
-//     groups the WAL flushes of concurrent commits itself), and every write
-//     transaction first takes one advisory lock, writeLockKey, so that
-//     write transactions run one at a time across the fleet, as they do on
-//     one SQLite file. Use cases that read then write (the audit chain,
-//     four-eyes, state machines, dedupe keys) keep the isolation they were
-//     written for; reads never take it. See README "PostgreSQL and fleets".
+//   - transactions: every write transaction first takes one advisory lock,
+//     writeLockKey, so that write transactions run one at a time across the
+//     fleet, as they do on one SQLite file. Use cases that read then write
+//     (the audit chain, four-eyes, state machines, dedupe keys) keep the
+//     isolation they were written for; reads never take it. Because the
+//     lock is held through COMMIT, PostgreSQL's own group commit cannot
+//     batch the WAL flushes of serialised transactions (one transaction per
+//     InTx measured 28 creates/s against 667 on SQLite on this machine), so
+//     the store keeps its commit loop on PostgreSQL too: a batch of use
+//     cases, each in a savepoint, one lock, one commit. See README
+//     "PostgreSQL and fleets".
 //   - schema version: a table, kycd_schema, instead of PRAGMA user_version.
 //   - JSON, zero blobs, secure_delete: the fragments below.
 type pgEngine struct{}
@@ -63,6 +67,8 @@ func (pgEngine) schemaVersion(ctx context.Context, q rowQueryer) (int, error) {
 // table's pages until VACUUM reuses them (README "PostgreSQL and fleets").
 func (pgEngine) secureDelete(*sql.Tx, bool) error { return nil }
 
+func (pgEngine) lockWrites(tx *sql.Tx) error { return lockWrites(tx) }
+
 // lockWrites makes tx wait for, then hold until it ends, the fleet-wide
 // write lock.
 func lockWrites(tx *sql.Tx) error {
@@ -84,39 +90,62 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	db := sql.OpenDB(pgConnector{stdlib.GetConnector(*cfg)})
+	conn := pgConnector{stdlib.GetConnector(*cfg)}
+	// The commit loop's connection, and a pool for reads and job claims.
+	writer := sql.OpenDB(conn)
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(pgPoolSize)
 	db.SetMaxIdleConns(pgPoolSize)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
+		writer.Close()
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	s := &Store{path: shown, eng: pgEngine{}, writer: db, reader: db, log: log, Now: time.Now,
-		closing: make(chan struct{}), jobSignal: make(chan struct{}, 1)}
+	s := &Store{path: shown, eng: pgEngine{}, writer: writer, reader: db, log: log, Now: time.Now,
+		writes: make(chan *writeReq, 256), closing: make(chan struct{}), jobSignal: make(chan struct{}, 1)}
+	fail := func(err error) (*Store, error) {
+		db.Close()
+		writer.Close()
+		return nil, err
+	}
 	if opts.MustExist {
 		v, err := s.eng.schemaVersion(ctx, db)
 		if err != nil {
-			db.Close()
-			return nil, fmt.Errorf("open database %s: %w", shown, err)
+			return fail(fmt.Errorf("open database %s: %w", shown, err))
 		}
 		if v == 0 {
-			db.Close()
-			return nil, fmt.Errorf("%w: %s has no kycd schema", ErrNoDatabase, shown)
+			return fail(fmt.Errorf("%w: %s has no kycd schema", ErrNoDatabase, shown))
 		}
 	}
 	if err := s.migratePostgres(ctx); err != nil {
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
 	if opts.MasterKey != nil {
 		if err := s.loadKeys(ctx, opts.MasterKey); err != nil {
-			db.Close()
-			return nil, err
+			return fail(err)
 		}
 	}
 	s.readStmts = &stmtCache{db: db}
+	s.wg.Add(1)
+	go s.commitLoop()
 	return s, nil
+}
+
+// OpenSQL opens a plain database/sql handle on a --db value, outside any
+// Store (tools and tests that read rows directly). Queries use SQLite's
+// placeholders on both engines, as in the store.
+func OpenSQL(db string) (*sql.DB, error) {
+	if !IsPostgres(db) {
+		return sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
+	}
+	cfg, err := pgx.ParseConfig(db)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(pgConnector{stdlib.GetConnector(*cfg)}), nil
 }
 
 // RedactDSN hides the password of a postgres:// URL, for messages and logs.
@@ -130,24 +159,21 @@ func redactDSN(dsn string) string {
 	return u.Redacted()
 }
 
-// inPlainTx is InTx on PostgreSQL: one transaction per call, under the
-// fleet-wide write lock. As on SQLite, once started it runs to completion
-// even if ctx ends, so that the caller learns whether it committed.
-func (s *Store) inPlainTx(ctx context.Context, fn func(*Tx) error) error {
-	return s.plainTx(ctx, fn, true)
-}
-
 // inTxNoFleetLock is InTx for the few use cases that lock the rows they
-// change themselves (ClaimJobs): on PostgreSQL it does not take the
-// fleet-wide write lock; on SQLite it is InTx.
+// change themselves (ClaimJobs): on PostgreSQL it is a transaction of its
+// own on the read pool, without the fleet-wide write lock; on SQLite it is
+// InTx.
 func (s *Store) inTxNoFleetLock(ctx context.Context, fn func(*Tx) error) error {
-	if s.writes != nil {
+	if s.eng.Name() == "sqlite" {
 		return s.InTx(ctx, fn)
 	}
-	return s.plainTx(ctx, fn, false)
+	return s.plainTx(ctx, fn)
 }
 
-func (s *Store) plainTx(ctx context.Context, fn func(*Tx) error, fleetLock bool) error {
+// plainTx runs fn in one ordinary transaction. As InTx, once started it
+// runs to completion even if ctx ends, so that the caller learns whether
+// it committed.
+func (s *Store) plainTx(ctx context.Context, fn func(*Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -160,18 +186,10 @@ func (s *Store) plainTx(ctx context.Context, fn func(*Tx) error, fleetLock bool)
 	s.closeMu.RUnlock()
 	defer s.wg.Done()
 
-	sqlTx, err := s.writer.BeginTx(context.WithoutCancel(ctx), nil)
+	sqlTx, err := s.reader.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", formatError(err))
 	}
-	if fleetLock {
-		if err := lockWrites(sqlTx); err != nil {
-			_ = sqlTx.Rollback()
-			return fmt.Errorf("begin: %w", formatError(err))
-		}
-	}
-	// The clock is read under the lock, so that timestamps follow the
-	// order in which transactions commit, as on SQLite.
 	tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys,
 		eng: s.eng, actor: ActorFrom(ctx)}
 	res := runOne(fn, tx)

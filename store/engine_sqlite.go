@@ -21,6 +21,8 @@ func (sqliteEngine) jsonInt(col, field string) string {
 
 func (sqliteEngine) strContains(hay string) string { return "instr(" + hay + ", ?) > 0" }
 
+func (sqliteEngine) lockWrites(*sql.Tx) error { return nil }
+
 func (sqliteEngine) skipLocked() string { return "" }
 
 func (sqliteEngine) zeroBlob(n int) string { return fmt.Sprintf("zeroblob(%d)", n) }

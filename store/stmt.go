@@ -109,6 +109,9 @@ func (p txPool) ExecContext(ctx context.Context, query string, args ...any) (sql
 // prepareWanted prepares the queries transactions ran unprepared; the
 // commit loop calls it when no transaction holds the writer connection.
 func (c *stmtCache) prepareWanted() error {
+	if c == nil {
+		return nil
+	}
 	var err error
 	c.wanted.Range(func(k, _ any) bool {
 		c.wanted.Delete(k)

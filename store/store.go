@@ -220,10 +220,10 @@ func (s *Store) Path() string { return s.path }
 // PostgreSQL the fleet-wide advisory lock does.
 func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil || s.eng.Name() == "sqlite" {
-		return tx, err
+	if err != nil {
+		return nil, err
 	}
-	if err := lockWrites(tx); err != nil {
+	if err := s.eng.lockWrites(tx); err != nil {
 		_ = tx.Rollback()
 		return nil, err
 	}

@@ -70,12 +70,10 @@ var ErrClosed = errors.New("store: closed")
 // calls ran one after the other; each call's outcome is independent except
 // that a failed COMMIT fails the whole batch.
 //
-// On PostgreSQL there is no commit loop: each call is its own transaction
-// (inPlainTx, engine_postgres.go), with the same guarantees.
+// On PostgreSQL the same loop runs, and each batch first takes the
+// fleet-wide write lock (engine_postgres.go): the batch is then one
+// commit, one WAL flush, whatever the number of instances.
 func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
-	if s.writes == nil {
-		return s.inPlainTx(ctx, fn)
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -174,6 +172,11 @@ func (s *Store) runBatch(batch []*writeReq) {
 func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (err error) {
 	enqueued := false
 	sqlTx, err := s.writer.Begin()
+	if err == nil {
+		if err = s.eng.lockWrites(sqlTx); err != nil {
+			_ = sqlTx.Rollback()
+		}
+	}
 	if err != nil {
 		for i := range batch {
 			results[i].err = fmt.Errorf("begin: %w", formatError(err))

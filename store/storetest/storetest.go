@@ -79,15 +79,11 @@ func Reopen(s *store.Store) string {
 
 // SQL opens a plain database/sql handle on the database of a store Open
 // made, outside the store, as anyone with access to it could: for tests
-// that look at rows directly. Queries with placeholders must use the
-// engine's own ($1 on PostgreSQL).
+// that look at rows directly. Queries take SQLite's placeholders on both
+// engines (store.OpenSQL).
 func SQL(t testing.TB, s *store.Store) *sql.DB {
 	t.Helper()
-	dsn, driver := Reopen(s), "sqlite"
-	if store.IsPostgres(dsn) {
-		driver = "pgx"
-	}
-	db, err := sql.Open(driver, dsn)
+	db, err := store.OpenSQL(Reopen(s))
 	if err != nil {
 		t.Fatal(err)
 	}
