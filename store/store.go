@@ -1,4 +1,5 @@
-// Package store keeps everything kycd knows in one SQLite file: the only
+// Package store keeps everything kycd knows in one SQLite file, or in a
+// PostgreSQL database shared by a fleet of instances (engine.go): the only
 // package that speaks SQL. Writes go through one writer goroutine that groups
 // concurrent transactions into one commit (see tx.go); reads use a separate
 // read-only pool.
