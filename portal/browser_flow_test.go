@@ -27,6 +27,7 @@ func TestBrowserCamera(t *testing.T) {
 	s := newStack(t)
 	link, id := s.create(kyc.WorkflowStandard, s.srv.URL+"/thanks")
 	b := newTab(t, 390, true)
+	b.withAxe(loadAxe(t))
 
 	b.do(chromedp.Navigate(link))
 	b.waitFor(`!document.getElementById('step-welcome').hidden`)
@@ -140,6 +141,7 @@ func TestBrowserCamera(t *testing.T) {
 	}
 	b.shot("done")
 	b.noViolations()
+	b.axe("done")
 	// After the countdown the page sends the applicant back.
 	navigated := chromedp.Events(b.ctx, page.FrameNavigated)
 	for ev, err := range navigated {
@@ -211,6 +213,7 @@ func TestBrowserUpload(t *testing.T) {
 	s := newStack(t)
 	link, id := s.create(kyc.WorkflowDocumentOnly, "")
 	b := newTab(t, 320, false)
+	b.withAxe(loadAxe(t))
 
 	b.do(chromedp.Navigate(link))
 	b.waitFor(`!document.getElementById('step-welcome').hidden`)
@@ -248,6 +251,7 @@ func TestBrowserUpload(t *testing.T) {
 	}
 	b.shot("read")
 	b.noViolations()
+	b.axe("read")
 	// Not these details: a retake. A photo without the zone is refused with
 	// the reason twice; after the third the details are typed.
 	b.click(`[data-action=read-retake]`)
