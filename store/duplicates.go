@@ -53,7 +53,7 @@ func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Ap
 			// for ORDER BY id LIMIT), which read every request.
 			if err := add("document_number", `SELECT id, applicant_id, status FROM kyc_requests
 				WHERE organization_id = ? AND environment = ? AND applicant_id != ?
-				AND document_number IN (`+strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",")+`) ORDER BY +id LIMIT 20`,
+				AND document_number IN (`+strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",")+`) ORDER BY `+s.eng.noIndex("id")+` LIMIT 20`,
 				args...); err != nil {
 				return nil, err
 			}
@@ -74,7 +74,7 @@ func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Ap
 		if err := add("image", `SELECT k.id, k.applicant_id, k.status FROM kyc_requests k
 			WHERE k.organization_id = ? AND k.environment = ? AND k.applicant_id != ?
 			AND k.id IN (SELECT request_id FROM kyc_captures WHERE source_sha256 IN (`+ph+`)
-				UNION SELECT request_id FROM kyc_captures WHERE sha256 IN (`+ph+`)) ORDER BY +k.id LIMIT 20`, args...); err != nil {
+				UNION SELECT request_id FROM kyc_captures WHERE sha256 IN (`+ph+`)) ORDER BY `+s.eng.noIndex("k.id")+` LIMIT 20`, args...); err != nil {
 			return nil, err
 		}
 	}

@@ -29,6 +29,11 @@ type engine interface {
 	// strContains is a condition: the text expression hay contains the
 	// value of the next ? parameter (no LIKE, so _ and % are plain).
 	strContains(hay string) string
+	// noIndex is column col in a form the planner will not use an index
+	// for (SQLite's unary +, for an ORDER BY that should sort the few rows
+	// found rather than walk an index); PostgreSQL plans by statistics and
+	// has no + on text.
+	noIndex(col string) string
 	// skipLocked ends a SELECT that picks rows to update: rows another
 	// transaction has locked are passed over (PostgreSQL's FOR UPDATE SKIP
 	// LOCKED; nothing on SQLite, which has one writer).

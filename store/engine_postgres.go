@@ -50,6 +50,8 @@ func (pgEngine) jsonInt(col, field string) string {
 
 func (pgEngine) strContains(hay string) string { return "strpos(" + hay + ", ?) > 0" }
 
+func (pgEngine) noIndex(col string) string { return col }
+
 func (pgEngine) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 
 func (pgEngine) zeroBlob(n int) string { return fmt.Sprintf("decode(repeat('00', %d), 'hex')", n) }

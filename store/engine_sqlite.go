@@ -23,6 +23,8 @@ func (sqliteEngine) strContains(hay string) string { return "instr(" + hay + ", 
 
 func (sqliteEngine) lockWrites(*sql.Tx) error { return nil }
 
+func (sqliteEngine) noIndex(col string) string { return "+" + col }
+
 func (sqliteEngine) skipLocked() string { return "" }
 
 func (sqliteEngine) zeroBlob(n int) string { return fmt.Sprintf("zeroblob(%d)", n) }
