@@ -77,3 +77,21 @@ func TestMigrateToPostgres(t *testing.T) {
 		t.Fatalf("second migrate: %d %s", code, errOut)
 	}
 }
+
+// TestSQLiteOnlyCommandsRefusePostgres: Litestream backups and replication
+// are SQLite's; on a postgres:// URL they refuse, saying what to use
+// instead, before connecting anywhere.
+func TestSQLiteOnlyCommandsRefusePostgres(t *testing.T) {
+	url := "postgres://kycd:secret@127.0.0.1:1/kycd"
+	code, _, errOut := run(t, "backup", "--db", url, "--out", t.TempDir()+"/b.db")
+	if code == 0 || !strings.Contains(errOut, "SQLite database file only") || !strings.Contains(errOut, "pg_dump") {
+		t.Errorf("backup on PostgreSQL: %d %s", code, errOut)
+	}
+	code, _, errOut = run(t, "serve", "--db", url, "--replicate", "file:///tmp/replica", "--addr", "127.0.0.1:0")
+	if code == 0 || !strings.Contains(errOut, "SQLite database file only") {
+		t.Errorf("serve --replicate on PostgreSQL: %d %s", code, errOut)
+	}
+	if strings.Contains(errOut, "secret") {
+		t.Errorf("the password is in the message: %s", errOut)
+	}
+}
