@@ -3,7 +3,6 @@ package aml
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -115,20 +114,14 @@ func (s *Service) load(ctx context.Context, versions []*store.ListVersion) ([]*s
 			continue
 		}
 		start := time.Now()
-		ents := make([]screening.Entity, 0, v.EntityCount)
-		err := s.store.LoadListEntities(ctx, v.ID, func(body []byte) error {
-			var e screening.Entity
-			if err := json.Unmarshal(body, &e); err != nil {
-				return fmt.Errorf("list %s: decode entity: %w", v.ID, err)
-			}
-			ents = append(ents, e)
-			return nil
+		ents, err := screening.DecodeEntities(v.EntityCount, func(fn func([]byte) error) error {
+			return s.store.LoadListEntities(ctx, v.ID, fn)
 		})
-		if err != nil {
-			return nil, err
-		}
-		if len(ents) != v.EntityCount {
+		if errors.Is(err, screening.ErrEntityCount) {
 			return nil, errSuperseded
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %s: decode entities: %w", v.ID, err)
 		}
 		ix := screening.BuildIndex(ents)
 		lists = append(lists, &screening.List{Version: v.Ref(), Kind: screening.Kind(v.Kind), Index: ix})

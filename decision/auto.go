@@ -73,16 +73,9 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	}
 	signals = append(signals, AMLScreening(results, pol.SanctionsRejectScore))
 
-	var hashes []string
-	for _, c := range in.Captures {
-		hashes = append(hashes, c.SourceSHA256, c.SHA256)
-	}
-	dups, err := e.Store.FindDuplicates(ctx, r, a, hashes)
-	if err != nil {
-		wg.Wait()
-		return Result{}, err
-	}
-	signals = append(signals, Duplicates(dups))
+	// The duplicates signal comes here, once the document is read.
+	dupAt := len(signals)
+	signals = append(signals, Signal{})
 	var otherFaces []store.FaceDescriptor
 	if e.ImageSignals != nil && selfieIdx >= 0 {
 		if otherFaces, err = e.Store.FindFaceDescriptors(ctx, r.OrganizationID, r.Environment, r.ApplicantID); err != nil {
@@ -124,6 +117,27 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 		}
 	}
 	docSig, parsed := DocumentDataSignal(r.DocumentData, reads, a, pol.MinimumAge, now)
+	// Duplicates by the number the document says (the typed one only
+	// when no document was read), by image and by details.
+	number, source, readNumber := "", "", ""
+	switch {
+	case parsed != nil && parsed.DocumentNumber != "":
+		number, source, readNumber = parsed.DocumentNumber, "document_image", parsed.DocumentNumber
+	case r.DocumentData != nil && r.DocumentData.DocumentNumber != "":
+		number, source = r.DocumentData.DocumentNumber, "typed"
+	}
+	var hashes []string
+	for _, c := range in.Captures {
+		hashes = append(hashes, c.SourceSHA256, c.SHA256)
+	}
+	dups, err := e.Store.FindDuplicates(ctx, r, a, number, hashes)
+	if err != nil {
+		return Result{}, err
+	}
+	signals[dupAt] = Duplicates(dups)
+	if source != "" {
+		signals[dupAt].Data["documentNumberSource"] = source
+	}
 	signals = append([]Signal{docSig, DataConsistency(a, r.DocumentData, parsed, pol)}, signals...)
 	signals = append(signals, CountryRisk(pol, countriesOf(a, r.DocumentData, parsed)))
 	for _, w := range work {
@@ -137,7 +151,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 		signals = append(signals, notRun(SigSelfieDocument, "Image signals are not configured."))
 	}
 	res := apply(pol, signals)
-	res.Screenings, res.Faces = results, faces
+	res.Screenings, res.Faces, res.DocumentNumberRead = results, faces, readNumber
 	if r.Environment == kyc.Sandbox {
 		if err := sandboxOutcome(&res, a, r); err != nil {
 			return Result{}, err

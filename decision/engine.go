@@ -47,6 +47,10 @@ type Result struct {
 	// portrait's and the selfie's), for the processing job to save with
 	// the decision: the duplicate-face check of later requests reads them.
 	Faces []store.FaceDescriptor
+	// DocumentNumberRead is the document number read from the document's
+	// MRZ ("" when none was read), for the processing job to record with
+	// the decision: the duplicate check of later requests compares it.
+	DocumentNumberRead string
 }
 
 // Engine decides a request. An error means the engine could not decide

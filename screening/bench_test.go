@@ -15,12 +15,14 @@ func BenchmarkSearchRealLists(b *testing.B) {
 		{Name: "Mohammed Hassan Ali"},
 	}
 	b.ResetTimer()
+	cpu := startCPU(b)
 	for i := 0; b.Loop(); i++ {
 		q := qs[i%len(qs)]
 		for _, ix := range []*Index{un, ofac, pep} {
 			ix.Search(q, DefaultThreshold, MaxMatches)
 		}
 	}
+	cpu.stop()
 }
 
 func BenchmarkNormalize(b *testing.B) {
@@ -34,4 +36,30 @@ func BenchmarkJaroWinkler(b *testing.B) {
 	for b.Loop() {
 		jaroWinkler("muhamad", "mohamed")
 	}
+}
+
+// BenchmarkBuildIndex indexes the real OFAC 2021-07 trio, the UN list and
+// the US Congress PEPs (about 29,000 names): the work a list load does
+// after reading the entities.
+func BenchmarkBuildIndex(b *testing.B) {
+	unE, err := ParseUN(openShared(b, "lists/un_consolidated_2026-02-27.xml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ofE, err := ParseOFAC(openShared(b, "lists/ofac_sdn_2021-07.csv"), openShared(b, "lists/ofac_alt_2021-07.csv"), openShared(b, "lists/ofac_add_2021-07.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pepE, err := ParseSenzing(openShared(b, "lists/opensanctions_us_congress_peps_senzing.jsonl"), PEP)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu := startCPU(b)
+	for b.Loop() {
+		BuildIndex(unE)
+		BuildIndex(ofE)
+		BuildIndex(pepE)
+	}
+	cpu.stop()
 }

@@ -2,6 +2,7 @@ package screening
 
 import (
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -23,14 +24,17 @@ type Index struct {
 	idf      []float32
 	postings [][]int32 // vocab id → name ids
 	byText   map[string]int32
-	byFold   map[string][]int32
-	byDel    map[string][]int32 // one-deletion variants of folds
+	byFold   keyIndex
+	byDel    keyIndex // one-deletion variants of folds
 	// Consonant skeletons, kept apart by script: a Latin query looks up
 	// only abjad parts by skeleton and an abjad query only Latin ones
 	// (within one script, folds and deletions find the parts).
-	bySkel      map[string][]int32 // abjad parts
-	bySkelLatin map[string][]int32 // other parts
+	bySkel      keyIndex // abjad parts
+	bySkelLatin keyIndex // other parts
 	maxIDF      float32
+	// nameWeight is the summed weight of each name's parts, to rank
+	// candidates by how much of the name a query covers.
+	nameWeight []float32
 
 	accPool sync.Pool
 }
@@ -51,20 +55,15 @@ func (ix *Index) nameTokens(in *indexedName) []int32 {
 // BuildIndex indexes the entities' names. The entities must not be changed
 // afterwards; the index keeps them.
 func BuildIndex(entities []Entity) *Index {
-	ix := &Index{
-		entities:    entities,
-		byText:      map[string]int32{},
-		byFold:      map[string][]int32{},
-		byDel:       map[string][]int32{},
-		bySkel:      map[string][]int32{},
-		bySkelLatin: map[string][]int32{},
-	}
+	ix := &Index{entities: entities, byText: map[string]int32{}}
+	b := indexBuilder{ix: ix, words: map[wordKey][]int32{}}
+	var ids []int32
 	for e := range entities {
 		for n, name := range entities[e].Names {
 			if n > math.MaxInt16 {
 				break
 			}
-			toks := normalize(name.Full)
+			toks := b.tokens(name.Full)
 			if len(toks) == 0 {
 				continue
 			}
@@ -72,7 +71,7 @@ func BuildIndex(entities []Entity) *Index {
 				toks = toks[:math.MaxUint16]
 			}
 			id := int32(len(ix.names))
-			ids := make([]int32, 0, len(toks)+1)
+			ids = ids[:0]
 			for _, t := range toks {
 				ids = append(ids, ix.intern(t))
 			}
@@ -80,8 +79,7 @@ func BuildIndex(entities []Entity) *Index {
 			// particle, so "Binladen" finds "Bin Laden".
 			for i := 0; i+1 < len(toks); i++ {
 				if toks[i].particle || len(toks[i].text) <= 3 || len(toks[i+1].text) <= 3 {
-					j := makeToken(toks[i].text+toks[i+1].text, toks[i].abjad)
-					ids = append(ids, ix.intern(j))
+					ids = append(ids, b.internJoined(toks[i].text+toks[i+1].text, toks[i].abjad))
 				}
 			}
 			ix.names = append(ix.names, indexedName{entity: int32(e), name: int16(n), ntok: uint16(len(toks)), start: int32(len(ix.tokenIDs))})
@@ -91,40 +89,120 @@ func BuildIndex(entities []Entity) *Index {
 			}
 		}
 	}
+	ix.byFold.freeze()
+	ix.byDel.freeze()
+	ix.bySkel.freeze()
+	ix.bySkelLatin.freeze()
 	n := float64(len(ix.names)) + 1
 	ix.idf = make([]float32, len(ix.vocab))
 	for v := range ix.vocab {
-		ix.idf[v] = float32(math.Log(n / float64(len(ix.postings[v]))))
+		ix.idf[v] = float32(math.Log(n / float64(max(1, len(ix.postings[v])))))
 	}
 	ix.maxIDF = float32(math.Log(n))
+	ix.nameWeight = make([]float32, len(ix.names))
+	for i := range ix.names {
+		var w float32
+		for _, v := range ix.nameTokens(&ix.names[i]) {
+			w += ix.idf[v] * partWeight(&ix.vocab[v])
+		}
+		ix.nameWeight[i] = max(w, 1e-3)
+	}
 	size := len(ix.names)
 	ix.accPool.New = func() any { return newAccumulator(size) }
 	return ix
 }
 
+// indexBuilder normalizes a list's names through a cache of the tokens
+// each word gave (lists repeat their words: Mohammed, Al, Ali), so a word
+// is transliterated, folded and split once per build, not once per name.
+type indexBuilder struct {
+	ix    *Index
+	words map[wordKey][]int32 // vocabulary ids of a word's tokens
+	buf   []token
+}
+
+type wordKey struct {
+	word string
+	// afterParticle: the token before the word is a particle, which
+	// changes how a title is read (see appendToken).
+	afterParticle bool
+}
+
+// maxCachedWords bounds the word cache; past it the cache starts over, so
+// a list of millions of distinct words does not hold them all twice.
+const maxCachedWords = 1 << 18
+
+// titleKey prefixes the byText key of a title token.
+const titleKey = "\x01"
+
+// particleSeed is the context "after a particle" for appendWord.
+var particleSeed = []token{makeToken("al", false)}
+
+// tokens is normalize(name), with each word's tokens taken from the
+// cache when it has them.
+func (b *indexBuilder) tokens(name string) []token {
+	out := b.buf[:0]
+	for _, raw := range splitWords(readingOrder(name)) {
+		k := wordKey{raw, len(out) > 0 && out[len(out)-1].particle}
+		if ids, ok := b.words[k]; ok {
+			for _, id := range ids {
+				out = append(out, b.ix.vocab[id])
+			}
+			continue
+		}
+		var seed []token
+		if k.afterParticle {
+			seed = particleSeed[:1:1]
+		}
+		ts := appendWord(seed, raw)[len(seed):]
+		ids := make([]int32, len(ts))
+		for i := range ts {
+			ts[i].mixed = false // a property of queries; the index ignores it
+			ids[i] = b.ix.intern(ts[i])
+		}
+		if len(b.words) >= maxCachedWords {
+			clear(b.words)
+		}
+		b.words[k] = ids
+		out = append(out, ts...)
+	}
+	b.buf = out
+	return finishTokens(out, name)
+}
+
+// internJoined interns two adjacent parts written together.
+func (b *indexBuilder) internJoined(text string, abjad bool) int32 {
+	if id, ok := b.ix.byText[text]; ok {
+		return id
+	}
+	return b.ix.intern(makeToken(text, abjad))
+}
+
 func (ix *Index) intern(t token) int32 {
-	if id, ok := ix.byText[t.text]; ok {
+	key := t.text
+	if t.title {
+		key = titleKey + key // a title and the same word as a name are two parts
+	}
+	if id, ok := ix.byText[key]; ok {
 		return id
 	}
 	id := int32(len(ix.vocab))
 	ix.vocab = append(ix.vocab, t)
 	ix.postings = append(ix.postings, nil)
-	ix.byText[t.text] = id
-	ix.byFold[t.fold] = append(ix.byFold[t.fold], id)
+	ix.byText[key] = id
+	ix.byFold.add(hashKey(t.fold), id)
 	if len(t.fold) >= 4 {
-		for _, d := range deletions(t.fold) {
-			ix.byDel[d] = append(ix.byDel[d], id)
-		}
+		ix.byDel.addDeletions(t.fold, id)
 	}
-	skels := ix.bySkelLatin
+	skels := &ix.bySkelLatin
 	if t.abjad {
-		skels = ix.bySkel
+		skels = &ix.bySkel
 	}
 	if len(t.skel) >= 2 {
-		skels[t.skel] = append(skels[t.skel], id)
+		skels.add(hashKey(t.skel), id)
 	}
 	if len(t.skel0) >= 2 {
-		skels[t.skel0] = append(skels[t.skel0], id)
+		skels.add(hashKey(t.skel0), id)
 	}
 	return id
 }
@@ -177,43 +255,132 @@ const minTokenSim = 0.82
 // lookup returns the vocabulary parts that resemble q.
 func (ix *Index) lookup(q *token) []similar {
 	var out []similar
-	seen := map[int32]bool{}
+	var seenBuf [64]int32
+	seen := seenBuf[:0]
 	try := func(ids []int32) {
 		for _, v := range ids {
-			if seen[v] {
+			// A part with no names is one the word cache interned and
+			// normalisation then merged away (Abd + Allah).
+			if slices.Contains(seen, v) || len(ix.postings[v]) == 0 {
 				continue
 			}
-			seen[v] = true
+			seen = append(seen, v)
 			if s := tokenSim(q, &ix.vocab[v]); s >= minTokenSim {
 				out = append(out, similar{v, float32(s)})
 			}
 		}
 	}
-	if id, ok := ix.byText[q.text]; ok {
+	key := q.text
+	if q.title {
+		key = titleKey + key
+	}
+	if id, ok := ix.byText[key]; ok {
 		try([]int32{id})
 	}
-	try(ix.byFold[q.fold])
+	try(ix.byFold.get(hashKey(q.fold)))
 	if len(q.fold) >= 3 {
-		try(ix.byDel[q.fold])
-		for _, d := range deletions(q.fold) {
-			try(ix.byFold[d])
-			if len(d) >= 4 {
-				try(ix.byDel[d])
+		try(ix.byDel.get(hashKey(q.fold)))
+		for i := 0; i < len(q.fold); i++ {
+			if i > 0 && q.fold[i] == q.fold[i-1] {
+				continue
+			}
+			d := hashWithout(q.fold, i)
+			try(ix.byFold.get(d))
+			if len(q.fold) >= 5 {
+				try(ix.byDel.get(d))
 			}
 		}
 	}
-	skels := ix.bySkel
+	// A spelling of a common name with a typo (MIHAMMED) finds the
+	// canonical form the list holds (muhammad), which no spelling of the
+	// list shows.
+	if len(q.fold) >= 3 && !q.abjad {
+		tryCanon := func(h uint64) {
+			for _, c := range nearCanonical.get(h) {
+				if id, ok := ix.byText[canonicalForms[c]]; ok {
+					try([]int32{id})
+				}
+			}
+		}
+		tryCanon(hashKey(q.fold))
+		for i := 0; i < len(q.fold); i++ {
+			tryCanon(hashWithout(q.fold, i))
+		}
+	}
+	// A letter dropped between two equal ones (DAARAH for DAWARAH)
+	// leaves a double that folding merges: the fold is then two edits
+	// from the listed one, but the letter doubled again is one.
+	if len(q.fold) >= 4 {
+		for i := 0; i < len(q.fold); i++ {
+			if i+1 < len(q.fold) && q.fold[i] == q.fold[i+1] {
+				continue
+			}
+			try(ix.byDel.get(hashDoubled(q.fold, i)))
+		}
+	}
+	// Nothing close found: a typo can move a part two edits away once
+	// folded (FAKRHZADEH: kh no longer folds to h; BOORDAI: oo folds to
+	// u; AAL for SAAL folds to al), so the letters as written and each
+	// one-letter deletion of them, as written and folded, are looked up.
+	// Only for parts the list does not know closely, so it costs nothing
+	// on the usual path.
+	best := float32(0)
+	for _, s := range out {
+		best = max(best, s.sim)
+	}
+	if best < 0.9 && len(q.text) >= 3 && !q.abjad && !q.han {
+		if q.text != q.fold {
+			try(ix.byFold.get(hashKey(q.text)))
+			try(ix.byDel.get(hashKey(q.text)))
+		}
+		for i := 0; i < len(q.text) && len(q.text) >= 4; i++ {
+			if i > 0 && q.text[i] == q.text[i-1] {
+				continue
+			}
+			raw := q.text[:i] + q.text[i+1:]
+			for _, d := range [2]string{raw, fold(raw)} {
+				try(ix.byFold.get(hashKey(d)))
+				try(ix.byDel.get(hashKey(d)))
+			}
+		}
+	}
+	skels := &ix.bySkel
 	if q.abjad {
-		skels = ix.bySkelLatin
+		skels = &ix.bySkelLatin
 	}
 	if len(q.skel) >= 2 {
-		try(skels[q.skel])
+		try(skels.get(hashKey(q.skel)))
 	}
 	if len(q.skel0) >= 2 {
-		try(skels[q.skel0])
+		try(skels.get(hashKey(q.skel0)))
 	}
 	return out
 }
+
+// canonicalForms are the canonical forms of variants; nearCanonical maps
+// the fold of each of their spellings, and each one-deletion of it, to
+// the canonical form's index there.
+var canonicalForms, nearCanonical = func() ([]string, *keyIndex) {
+	var forms []string
+	for c := range spellings {
+		if _, isTitle := titles[c]; !isTitle {
+			forms = append(forms, c)
+		}
+	}
+	slices.Sort(forms)
+	k := &keyIndex{}
+	for i, c := range forms {
+		for _, sp := range append([]string{c}, spellings[c]...) {
+			f := fold(sp)
+			k.add(hashKey(f), int32(i))
+			if len(f) >= 4 {
+				k.addDeletions(f, int32(i))
+			}
+		}
+	}
+	k.freeze()
+	return forms, k
+}()
 
 // accumulator collects candidate names for one query; it is reused
 // through a pool because a dense array is much faster than a map for

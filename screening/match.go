@@ -1,6 +1,8 @@
 package screening
 
 import (
+	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -93,18 +95,62 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 	}
 	// Only names sharing enough of the query are ranked; sorting every
 	// touched name would cost more than scoring the best.
-	cands := make([]int32, 0, 64)
+	// They are ranked by an estimate of their name score (how much of the
+	// query and how much of the name the shared parts cover), so that of
+	// the many names sharing one common part (Ahmad, Aleksandr) the short
+	// ones, which a second part with a typo may complete, come first.
+	// The estimate is computed once per name, not in the comparisons: a
+	// common part of a list of a million names touches thousands.
+	type cand struct {
+		n   int32
+		est float32
+	}
+	cands := make([]cand, 0, 64)
 	for _, n := range acc.touched {
-		if acc.score[n] >= 0.3*total {
-			cands = append(cands, n)
+		if a := acc.score[n]; a >= 0.3*total {
+			cands = append(cands, cand{n, queryWeight*min(1, a/total) + (1-queryWeight)*min(1, a/ix.nameWeight[n])})
 		}
 	}
-	sort.Slice(cands, func(i, j int) bool { return acc.score[cands[i]] > acc.score[cands[j]] })
+	if len(cands) > 4*maxCandidates {
+		// Only the best maxCandidates are scored: keep those whose
+		// estimate falls in the top bins of a histogram holding at least
+		// that many (the order sorted below is the same), so a common
+		// part's thousands of names are not all sorted.
+		const bins = 1024
+		var hist [bins + 1]int32
+		bin := func(e float32) int { return int(min(max(e, 0), 1) * bins) }
+		for _, c := range cands {
+			hist[bin(c.est)]++
+		}
+		cut, n := bins, int32(0)
+		for ; cut > 0; cut-- {
+			if n += hist[cut]; n >= maxCandidates {
+				break
+			}
+		}
+		kept := cands[:0]
+		for _, c := range cands {
+			if bin(c.est) >= cut {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		switch {
+		case a.est > b.est:
+			return -1
+		case a.est < b.est:
+			return 1
+		}
+		return int(a.n - b.n)
+	})
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
 	}
 	best := map[int32]Match{}
-	for _, n := range cands {
+	for _, c := range cands {
+		n := c.n
 		in := &ix.names[n]
 		ent := &ix.entities[in.entity]
 		if !schemaAllowed(ent.Schema, q.Schemas) {
@@ -190,7 +236,9 @@ func (ix *Index) queryUnits(qt []token) []unit {
 		add(t, false)
 	}
 	for i := 0; i+1 < len(qt); i++ {
-		add(makeToken(qt[i].text+qt[i+1].text, qt[i].abjad), true)
+		j := makeToken(qt[i].text+qt[i+1].text, qt[i].abjad)
+		j.han = qt[i].han || qt[i+1].han
+		add(j, true)
 	}
 	return units
 }
@@ -201,7 +249,7 @@ func (ix *Index) queryUnits(qt []token) []unit {
 func (ix *Index) splitJoined(qt []token) []token {
 	var out []token
 	for i, t := range qt {
-		if len(t.text) < 6 || t.abjad || ix.known(t.fold) {
+		if len(t.text) < 6 || t.abjad || ix.known(t.fold) || ix.nearlyKnown(&t) {
 			if out != nil {
 				out = append(out, t)
 			}
@@ -231,17 +279,35 @@ func (ix *Index) splitJoined(qt []token) []token {
 	if out == nil {
 		return qt
 	}
-	return dedupeTokens(out)
+	return out
 }
 
-func (ix *Index) known(fold string) bool { return len(ix.byFold[fold]) > 0 }
+func (ix *Index) known(fold string) bool { return ix.byFold.has(hashKey(fold)) }
 
-// partWeight lowers the weight of particles and initials, which say
-// little about who someone is.
+// nearlyKnown: the list has a part one typo from t (a misspelt name is not
+// two names written together: HASHIMOOT is Hashimoto, not Hashim + Oot).
+func (ix *Index) nearlyKnown(t *token) bool {
+	for _, s := range ix.lookup(t) {
+		if s.sim >= 0.9 {
+			return true
+		}
+	}
+	return false
+}
+
+// titleWeight is the share of a part's weight a title keeps: it says a
+// little about who someone is (a Haji made the pilgrimage), much less than
+// a name.
+const titleWeight = 0.3
+
+// partWeight lowers the weight of particles, titles and initials, which
+// say little about who someone is.
 func partWeight(t *token) float32 {
 	switch {
 	case t.particle:
 		return 0.1
+	case t.title:
+		return titleWeight
 	case len(t.text) == 1:
 		return 0.3
 	case len(t.text) == 2:
@@ -267,7 +333,7 @@ func (ix *Index) gather(units []unit, acc *accumulator) {
 			continue
 		}
 		for _, s := range u.similar {
-			w := u.weight * s.sim
+			w := ix.simWeight(u, s)
 			for _, n := range ix.postings[s.vocab] {
 				acc.add(n, w)
 			}
@@ -276,12 +342,20 @@ func (ix *Index) gather(units []unit, acc *accumulator) {
 	}
 }
 
+// simWeight is what a similar part adds to the names holding it: the
+// query part's weight, but no more than the similar part's own (a rare
+// query part that folds like the particle Al must not give every name
+// with an Al the weight of a rare name), times the similarity.
+func (ix *Index) simWeight(u *unit, s similar) float32 {
+	return min(u.weight, ix.idf[s.vocab]*partWeight(&ix.vocab[s.vocab])) * s.sim
+}
+
 // confirm adds a common part's weight only to names already found,
 // walking whichever is shorter: the part's postings or the found names.
 func (ix *Index) confirm(u *unit, acc *accumulator) {
 	if u.volume < 3*len(acc.touched) {
 		for _, s := range u.similar {
-			w := u.weight * s.sim
+			w := ix.simWeight(u, s)
 			for _, n := range ix.postings[s.vocab] {
 				if acc.score[n] != 0 {
 					acc.score[n] += w
@@ -294,7 +368,7 @@ func (ix *Index) confirm(u *unit, acc *accumulator) {
 		for _, v := range ix.nameTokens(&ix.names[n]) {
 			for _, s := range u.similar {
 				if s.vocab == v {
-					acc.score[n] += u.weight * s.sim
+					acc.score[n] += ix.simWeight(u, s)
 				}
 			}
 		}
@@ -347,7 +421,23 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 		}
 	}
-	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].sim > pairs[b].sim })
+	// The most similar pairs first; of equally similar ones, those at
+	// about the same place in both names (ABD LALAH … ABDEL RAHMAN: the
+	// second Abd is the listed Abd, the first starts the misspelt
+	// Abdallah).
+	place := func(p *pair) float64 {
+		c := p.c
+		if c < 0 {
+			c = -c - 1
+		}
+		return math.Abs(float64(p.qi)/float64(len(qt)) - float64(c)/float64(len(ctoks)))
+	}
+	sort.SliceStable(pairs, func(a, b int) bool {
+		if pairs[a].sim != pairs[b].sim {
+			return pairs[a].sim > pairs[b].sim
+		}
+		return place(&pairs[a]) < place(&pairs[b])
+	})
 	// The best single-part similarity of each query part, for repeats.
 	bestAny := make([]float64, len(qt))
 	for _, p := range pairs {
@@ -358,14 +448,31 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 
 	qUsed := make([]float64, len(qt))
 	cUsed := make([]float64, len(ctoks))
-	qTo := make([]string, len(qt))
+	// qWeight is each query part's weight: its unit's, except for a part
+	// matched as a misspelling of a listed part, which weighs what that
+	// part does (a part the list does not know weighs like a rare one).
+	qWeight := make([]float32, len(qt))
+	for i := range qt {
+		qWeight[i] = units[i].weight
+	}
+	asListed := func(i, c int) {
+		qWeight[i] = ix.idf[ctoks[c]] * partWeight(&ix.vocab[ctoks[c]])
+	}
 	var tokens []TokenPair
-	strong, weak := 0, 0
+	type accepted struct {
+		qi, c   int // c: the listed part of a single-part pair, else -1
+		sim     float64
+		weak    bool
+		upgrade bool // see below
+	}
+	var took []accepted
+	anchored := false // an exact or nearly exact name part was found
 	for _, p := range pairs {
 		if qUsed[p.qi] > 0 || qUsed[p.qj] > 0 {
 			continue
 		}
 		var listed string
+		a := accepted{qi: p.qi, c: -1, sim: p.sim, weak: p.weak}
 		if p.c < 0 {
 			c := -p.c - 1
 			if cUsed[c] > 0 || cUsed[c+1] > 0 {
@@ -379,60 +486,128 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 			cUsed[p.c] = p.sim
 			listed = ix.vocab[ctoks[p.c]].text
+			a.c = p.c
+			// Short parts one typo apart (SBA and SABA, AIZ and AZIZ)
+			// get little from Jaro–Winkler: they count as a leftover
+			// pair would, when an exact part anchors the match.
+			a.upgrade = p.qi == p.qj && p.sim < leftoverSim && nearSpelling(&qt[p.qi], &ix.vocab[ctoks[p.c]])
 		}
 		qUsed[p.qi], qUsed[p.qj] = p.sim, p.sim
 		q := qt[p.qi].text
 		if p.qj != p.qi {
 			q += " " + qt[p.qj].text
 		}
-		qTo[p.qi] = listed
 		tokens = append(tokens, TokenPair{Query: q, Listed: listed, Similarity: round3(p.sim), Weak: p.weak})
-		if !qt[p.qi].particle {
-			switch {
-			case p.weak:
-				weak++
-			case p.sim >= weakPart:
-				strong++
-			}
+		took = append(took, a)
+		if t := &qt[p.qi]; p.sim >= 0.95 && !p.weak && !t.particle && !t.title {
+			anchored = true
 		}
+	}
+	for k, a := range took {
+		if a.upgrade && anchored {
+			took[k].sim, took[k].weak = leftoverSim, true
+			qUsed[a.qi], cUsed[a.c] = leftoverSim, leftoverSim
+			asListed(a.qi, a.c)
+			tokens[k].Similarity, tokens[k].Weak = leftoverSim, true
+		}
+	}
+	strong, weak, titled := 0, 0, 0
+	count := func(t *token, sim float64, isWeak bool) {
+		switch {
+		case t.particle:
+		case isWeak:
+			weak++
+		case sim < weakPart:
+		case t.title:
+			titled++
+		default:
+			strong++
+		}
+	}
+	for _, a := range took {
+		count(&qt[a.qi], a.sim, a.weak)
 	}
 	// A query part left over that closely matches a listed part another
 	// query part took repeats that part: the list wrote the name once
 	// (MATUQ MOHAMMED MATUQ is indexed as Matuq Mohammed) or the customer
-	// twice with a typo. It is covered, not missing.
-	full := strong >= 2
+	// twice with a typo. It is covered, not missing. The same holds for a
+	// listed part repeated (MOHAMED OMAR MOHAMED asked as Mohamed Omar),
+	// below.
 	for i := range qt {
 		if qUsed[i] == 0 && bestAny[i] >= weakPart {
 			qUsed[i] = bestAny[i]
 		}
-		if !qt[i].particle && qUsed[i] < weakPart {
+	}
+	// A part left over on each side, one typo apart in a way the
+	// similarity of short parts does not show (OAR for OMAR, SAH for
+	// SHAH, HMED for AHMED), is that part misspelt, when an exact part
+	// anchors the match.
+	if anchored {
+		for i := range qt {
+			if qUsed[i] > 0 || qt[i].particle {
+				continue
+			}
+			for c, v := range ctoks {
+				ct := &ix.vocab[v]
+				if cUsed[c] == 0 && (!ct.particle || len(qt[i].text) >= 3) && nearSpelling(&qt[i], ct) {
+					qUsed[i], cUsed[c] = leftoverSim, leftoverSim
+					asListed(i, c)
+					tokens = append(tokens, TokenPair{Query: qt[i].text, Listed: ct.text, Similarity: leftoverSim, Weak: true})
+					count(&qt[i], leftoverSim, true)
+					break
+				}
+			}
+		}
+	}
+	// (After the leftover pairs: NOEL MAA MATA has a MATA for each.)
+	for c, v := range ctoks {
+		if cUsed[c] == 0 {
+			for c2, v2 := range ctoks {
+				if v2 == v && cUsed[c2] > 0 {
+					cUsed[c] = cUsed[c2]
+					break
+				}
+			}
+		}
+	}
+	// Every part the customer gave was found (titles and particles aside),
+	// two or more of them, one surely a name.
+	full := strong >= 1 && strong+titled+weak >= 2
+	for i := range qt {
+		if !qt[i].particle && !qt[i].title && qUsed[i] < weakPart {
 			full = false
 		}
 	}
 	var qw, qs float64
 	for i := range qt {
-		w := float64(units[i].weight)
+		w := float64(qWeight[i])
 		qw += w
 		qs += w * credit(qUsed[i])
 	}
 	// Listed parts left unmatched between two matched ones are middle
 	// names the customer did not give (KHALED, Abdulbaqi Mohammed asked
 	// as Khaled Mohammed): they count half. All unmatched listed parts
-	// count less still when every part of the query was found, two or
-	// more of them surely: customers leave out middle names and second family names
-	// (ZULUAGA LINDO, Francisco Javier is Francisco Lindo) far more often
-	// than they add parts.
+	// count half too when every part of the query was found, two or
+	// more of them surely: customers leave out middle names and second
+	// family names (ZULUAGA LINDO, Francisco Javier is Francisco Lindo)
+	// far more often than they add parts. And when the customer gave the
+	// listed name's first and last parts and nothing else, the parts
+	// between are middle names for sure (EL HADI, Mustapha Nasri Ben Abdul
+	// Kader Ait asked as Mustapha Hadi): they count a quarter.
 	first, last := len(ctoks), -1
 	for c := range ctoks {
 		if cUsed[c] > 0 {
 			first, last = min(first, c), max(last, c)
 		}
 	}
+	bounds := full && first < last && first == ix.edge(ctoks, 0, 1) && last == ix.edge(ctoks, len(ctoks)-1, -1)
 	var cw, cs float64
 	for c, v := range ctoks {
 		w := float64(ix.idf[v] * partWeight(&ix.vocab[v]))
 		switch {
 		case cUsed[c] > 0:
+		case bounds:
+			w *= innerWeight
 		case full:
 			w *= omittedWeight
 		case c > first && c < last:
@@ -503,7 +678,40 @@ const weakEvidenceFactor = 0.75
 const (
 	middleWeight  = 0.5
 	omittedWeight = 0.5
+	innerWeight   = 0.25
 )
+
+// leftoverSim is the similarity given to a leftover pair (see scoreName),
+// as to a four-letter part with one typo: found, well under an exact part.
+const leftoverSim = 0.9
+
+// edge returns the index of the first part from i on (step 1) or the
+// last from i back (step -1) that is not a particle or a title: the
+// boundary parts of a name.
+func (ix *Index) edge(ids []int32, i, step int) int {
+	for ; i >= 0 && i < len(ids); i += step {
+		if t := &ix.vocab[ids[i]]; !t.particle && !t.title {
+			return i
+		}
+	}
+	return -1
+}
+
+// nearSpelling reports whether two parts are one typo apart as written or
+// folded, or one typo from a variant spelling of the other's canonical
+// form (OAR ~ umar through Omar), the shorter of two letters or more.
+func nearSpelling(q, c *token) bool {
+	if q.abjad != c.abjad || min(len(q.text), len(c.text)) < 2 || max(len(q.text), len(c.text)) < 3 {
+		return false
+	}
+	// A syllable written in Chinese characters or Korean Hangul is a
+	// character: one letter more in its romanisation is another one (成
+	// Cheng is not 陈 Chen), as in tokenSim.
+	if q.han || c.han {
+		return false
+	}
+	return oneEdit(q.text, c.text) || oneEdit(q.fold, c.fold) || variantEdit(q, c) > 0
+}
 
 // weakPart is the similarity under which a matched part still counts as
 // unmatched for conflicts (Ali ~ Salim is 0.82).
@@ -515,7 +723,7 @@ const conflictFactor = 0.93
 
 func unmatched(ts []token, used []float64) bool {
 	for i := range ts {
-		if used[i] < weakPart && !ts[i].particle {
+		if used[i] < weakPart && !ts[i].particle && !ts[i].title {
 			return true
 		}
 	}
@@ -525,7 +733,7 @@ func unmatched(ts []token, used []float64) bool {
 func unmatchedVocab(ix *Index, ids []int32, used []float64) bool {
 	for c, v := range ids {
 		t := &ix.vocab[v]
-		if used[c] < weakPart && !t.particle {
+		if used[c] < weakPart && !t.particle && !t.title {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package screening
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -33,6 +34,18 @@ type token struct {
 	// mixed marks a part written with letters of more than one script
 	// (see foldConfusables): a sign of look-alike letters.
 	mixed bool
+	// han marks a syllable written in Chinese characters or Korean
+	// Hangul: a different syllable is a different character, so it
+	// matches only when it is spelt the same (成 Cheng is not 陈 Chen).
+	han bool
+	// title marks a title that is also worn as a name (Haji, Sheikh,
+	// Sayyid, Mullah, Qari; see titles): it counts with a low weight,
+	// like a particle, but still matches.
+	title bool
+	// canon marks a canonical form of variants (muhammad for Mohammed,
+	// Mohamed…): a typo in one of its spellings is a typo, not another
+	// name (see nearVariant).
+	canon bool
 }
 
 // honorifics are dropped: they are not part of anyone's name and lists and
@@ -44,11 +57,58 @@ var honorifics = setOf(
 	"dr", "doctor", "prof", "professor", "eng", "engr", "ing",
 	"jr", "junior", "sr", "senior", "ii", "iii", "iv",
 	"haji", "hajji", "hadji", "alhaji", "alhaj", "hajj", "mullah", "mulla", "mawlawi", "maulvi", "maulavi", "mawlavi", "molvi",
-	"sheikh", "shaikh", "shaykh", "sheik", "sayyid", "sayed", "syed", "qari", "hafiz", "imam", "amir", "emir",
+	"sheikh", "shaikh", "shaykh", "sheik", "sayyid", "sayed", "syed", "qari", "hafiz", "imam",
 	"general", "gen", "colonel", "col", "major", "maj", "captain", "capt", "lieutenant", "lt", "brigadier", "admiral", "sergeant", "sgt",
 	"president", "minister", "ambassador", "hon", "honorable", "honourable", "rev", "reverend", "father", "saint",
 	"herr", "frau", "senor", "senora", "sra", "monsieur", "prasident", "praesident",
 )
+
+// titles are the honorifics that lists and customers also write as part
+// of a name (HAJI MUHAMMAD ASHRAF, NOORZAI, Haji Kotwal; QARI SAIFULLAH
+// TOKHI, asked as Qari Tokhi): they are kept as title tokens (spelt one
+// way, see titleForms) that match each other with a low weight instead of
+// being dropped, so a customer who gives the title and the family name
+// gave two parts the list has. Amir and Emir are given names far more
+// often than titles and are plain names.
+var titles = map[string]string{
+	"haji": "haji", "hajji": "haji", "hadji": "haji", "alhaji": "haji", "alhaj": "haji", "hajj": "haji",
+	"mullah": "mullah", "mulla": "mullah",
+	"mawlawi": "mawlawi", "maulvi": "mawlawi", "maulavi": "mawlawi", "mawlavi": "mawlawi", "molvi": "mawlawi", "maulawi": "mawlawi",
+	"sheikh": "sheikh", "shaikh": "sheikh", "shaykh": "sheikh", "sheik": "sheikh",
+	"sayyid": "sayyid", "sayed": "sayyid", "syed": "sayyid", "sayyed": "sayyid", "seyed": "sayyid", "seyyed": "sayyid",
+	"qari": "qari", "hafiz": "hafiz", "imam": "imam",
+}
+
+// titleForm returns the title part spells (also through its fold:
+// Маулави → maulavi), or "".
+func titleForm(part string) string {
+	if t, ok := titles[part]; ok {
+		return t
+	}
+	return foldTitles[fold(part)]
+}
+
+var foldTitles = func() map[string]string {
+	m := make(map[string]string, len(titles))
+	for from, to := range titles {
+		// A fold shared with a name is not a title: Sayyid folds like
+		// Said.
+		if f := fold(from); foldVariants[f] == "" {
+			m[f] = to
+		}
+	}
+	return m
+}()
+
+// makeTitle is makeToken for a title, spelt as given (not merged into a
+// name variant: Sayyid folds like Said).
+func makeTitle(t string, abjad bool) token {
+	tk := token{text: t, abjad: abjad, title: true, canon: true, fold: fold(t), skel: skeleton(t)}
+	if p := plainSkeleton(t); p != tk.skel {
+		tk.skel0 = p
+	}
+	return tk
+}
 
 // particles join other name parts; they match with a tenth of a normal
 // token's weight so "Osama bin Laden" vs "Osama Laden" stays close.
@@ -94,37 +154,64 @@ var abjadBlocks = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.
 // particles marked.
 func normalize(name string) []token {
 	var out []token
-	for _, raw := range splitWords(name) {
-		// Look-alikes are folded before NFKC, which would turn some of
-		// them into other letters (a lunate sigma Ϲ into Σ).
-		folded, mixed := foldConfusables(raw)
-		words := []string{folded} // an ASCII word is already in NFKC
-		if !isASCII(folded) {
-			words = splitWords(norm.NFKC.String(folded))
-		}
-		for _, word := range words {
-			abjad := isAbjad(word)
-			n := len(out)
-			if parts := arabicParts(word); parts != nil {
-				for _, part := range parts {
-					if part != "" {
-						out = appendToken(out, part, abjad)
-					}
-				}
-			} else {
-				ascii := word
-				if !isASCII(word) {
-					ascii = transliterate(word)
-				}
-				for _, part := range splitASCII(ascii) {
+	for _, raw := range splitWords(readingOrder(name)) {
+		out = appendWord(out, raw)
+	}
+	return finishTokens(out, name)
+}
+
+// readingOrder turns "LAST, First Middle" (OFAC, many national lists)
+// into "First Middle LAST", the order customers give and the other lists
+// use: which listed parts lie between the first and the last matters when
+// a customer leaves out middle names (see scoreName).
+func readingOrder(name string) string {
+	last, first, ok := strings.Cut(name, ",")
+	if !ok || strings.Contains(first, ",") || strings.TrimSpace(last) == "" || strings.TrimSpace(first) == "" {
+		return name
+	}
+	return first + " " + last
+}
+
+// appendWord appends the tokens of one word of a name (as splitWords
+// gives it). What it appends depends only on the word and on whether the
+// token before it is a particle (see appendToken), so BuildIndex caches
+// it per word.
+func appendWord(out []token, raw string) []token {
+	// Look-alikes are folded before NFKC, which would turn some of
+	// them into other letters (a lunate sigma Ϲ into Σ).
+	folded, mixed := foldConfusables(raw)
+	words := []string{folded} // an ASCII word is already in NFKC
+	if !isASCII(folded) {
+		words = splitWords(norm.NFKC.String(folded))
+	}
+	for _, word := range words {
+		abjad := isAbjad(word)
+		n := len(out)
+		if parts := arabicParts(word); parts != nil {
+			for _, part := range parts {
+				if part != "" {
 					out = appendToken(out, part, abjad)
 				}
 			}
-			for i := n; i < len(out); i++ {
-				out[i].mixed = mixed
+		} else {
+			ascii := word
+			if !isASCII(word) {
+				ascii = transliterate(word)
+			}
+			for _, part := range splitASCII(ascii) {
+				out = appendToken(out, part, abjad)
 			}
 		}
+		han := isHan(word)
+		for i := n; i < len(out); i++ {
+			out[i].mixed, out[i].han = mixed, han
+		}
 	}
+	return out
+}
+
+// finishTokens completes normalize once every word is appended.
+func finishTokens(out []token, name string) []token {
 	// A name that is only honorifics ("General") keeps them, so it still
 	// has something to match.
 	if len(out) == 0 {
@@ -132,7 +219,7 @@ func normalize(name string) []token {
 			out = append(out, makeToken(part, false))
 		}
 	}
-	return dedupeTokens(mergeAbdAllah(out))
+	return mergeAbdAllah(out)
 }
 
 // mergeAbdAllah writes Abd Allah (عبد الله) as the one name Abdallah, the
@@ -148,38 +235,22 @@ func mergeAbdAllah(ts []token) []token {
 	return ts
 }
 
-// dedupeTokens drops repeated parts: "Shoigu Shoigu Sergey" is Sergey
-// Shoigu, and a repeated Mohamed adds nothing to identify anyone.
-func dedupeTokens(ts []token) []token {
-	out := ts[:0]
-	for i, t := range ts {
-		dup := false
-		for _, o := range ts[:i] {
-			if o.text == t.text {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 func appendToken(out []token, part string, abjad bool) []token {
 	// The honorifics are Latin spellings: a transliterated abjad word
 	// that happens to spell one (عمر is "mr") is a name.
 	// After an article a title is a family name (El Sayed, Al-Sheikh).
 	afterArticle := len(out) > 0 && out[len(out)-1].particle
 	if !abjad {
-		if !afterArticle && (honorifics[part] || foldHonorifics[fold(part)]) {
-			return out
-		}
-		if p := fuzzyCanonical(part); p != "" {
-			part = p
-		} else if !afterArticle {
-			return out // a misspelt honorific
+		// A misspelt Abd prefix or honorific is that spelling (ADBUL,
+		// GENREAL).
+		part = fuzzyCanonical(part)
+		if !afterArticle {
+			if t := titleForm(part); t != "" {
+				return append(out, makeTitle(t, abjad))
+			}
+			if honorifics[part] || foldHonorifics[fold(part)] {
+				return out
+			}
 		}
 	}
 	if v, ok := foldVariants[fold(part)]; ok {
@@ -187,12 +258,16 @@ func appendToken(out []token, part string, abjad bool) []token {
 	}
 	// Joined Arabic compounds split the way lists usually write them, so
 	// Abdulrahman ~ Abd al-Rahman and Abubakar ~ Abu Bakar.
-	for _, p := range [...]string{"abdul", "abdel", "abdal", "abdol", "abdoul", "abdur", "abdu", "abd"} {
-		if len(part) > len(p)+3 && strings.HasPrefix(part, p) {
-			if canonical[part] {
+	// The longest prefix is taken, and the rest must be a name of two
+	// letters or more that is not what is left of Allah (ABDULAH is a
+	// misspelt Abdullah, one name).
+	for _, p := range [...]string{"abdoul", "abdul", "abdel", "abdal", "abdol", "abdur", "abdu", "abd"} {
+		if strings.HasPrefix(part, p) {
+			rest := part[len(p):]
+			if canonical[part] || len(rest) < 2 || strings.Contains("allah", rest) || strings.Contains("ullah", rest) {
 				break // abdullah & co. are one name
 			}
-			return append(out, makeToken("abd", abjad), makeToken(part[len(p):], abjad))
+			return append(out, makeToken("abd", abjad), makeToken(rest, abjad))
 		}
 	}
 	switch part {
@@ -237,6 +312,20 @@ func splitCompound(part string) (string, []string, bool) {
 			return "", nil, false
 		}
 	}
+	// An ending with one typo (ISAMUDDNI, SAIFULLAHH, GULBUDIDN) is that
+	// ending: only the five-letter endings, with their first letter, a
+	// letter swapped, changed or added (not dropped: VESELIN is not
+	// Ves al-Din), and a stem of three letters or more.
+	for _, c := range compoundEnds {
+		if len(c.end) < 5 {
+			continue
+		}
+		for _, n := range [...]int{len(c.end), len(c.end) + 1} {
+			if stem := len(part) - n; stem >= 3 && part[stem] == c.end[0] && oneEdit(part[stem:], c.end) {
+				return part[:stem], c.tail, true
+			}
+		}
+	}
 	return "", nil, false
 }
 
@@ -248,7 +337,7 @@ func makeToken(text string, abjad bool) token {
 		// Мохамед → mokhamed → mohamed) is that variant.
 		text = v
 	}
-	t := token{text: text, abjad: abjad, particle: particles[text]}
+	t := token{text: text, abjad: abjad, particle: particles[text], canon: len(spellings[text]) > 0}
 	t.fold = fold(text)
 	t.skel = skeleton(text)
 	if strings.ContainsAny(text, "hgzj") { // else the two skeletons are equal
@@ -269,12 +358,52 @@ var foldVariants, canonical = func() (map[string]string, map[string]bool) {
 	return m, c
 }()
 
+// spellings lists the variant spellings of each canonical form (the
+// keys of variants that map to it, other than itself).
+var spellings = func() map[string][]string {
+	m := map[string][]string{}
+	for _, table := range []map[string]string{variants, titles} {
+		for from, to := range table {
+			if from != to {
+				m[to] = append(m[to], from)
+			}
+		}
+	}
+	// Abd is written with its vowel and the article's letter joined
+	// (see appendToken); ABUL and ADUL are Abdul with a letter dropped.
+	m["abd"] = []string{"abdal", "abdel", "abdol", "abdoul", "abdu", "abdul", "abdur"}
+	for to, froms := range m {
+		slices.Sort(froms)
+		m[to] = froms
+	}
+	return m
+}()
+
+// spellingFolds holds fold(s) for each s of spellings[c], in the same
+// order: variantEdit compares a query with them in the innermost loop of
+// screening, where folding each time cost a third of a search.
+var spellingFolds = func() map[string][]string {
+	m := make(map[string][]string, len(spellings))
+	for c, sps := range spellings {
+		fs := make([]string, len(sps))
+		for i, sp := range sps {
+			fs[i] = fold(sp)
+		}
+		m[c] = fs
+	}
+	return m
+}()
+
 // foldHonorifics catches transliterations of honorifics (Маулави →
 // maulavi ~ mawlawi).
 var foldHonorifics = func() map[string]bool {
 	m := make(map[string]bool, len(honorifics))
 	for h := range honorifics {
-		m[fold(h)] = true
+		// A fold shared with a name is not an honorific: Sayyid folds
+		// like Said and Saeed.
+		if f := fold(h); foldVariants[f] == "" {
+			m[f] = true
+		}
 	}
 	return m
 }()
@@ -349,6 +478,21 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// hanScripts write names in syllables that are each a character of the
+// name: Chinese (and Japanese kanji), Korean. Kana are left out: they
+// transcribe sounds, mostly of foreign names (バラク Baraku is Barack), and
+// match as any phonetic script does.
+var hanScripts = []*unicode.RangeTable{unicode.Han, unicode.Hangul}
+
+func isHan(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf && unicode.In(r, hanScripts...) {
+			return true
+		}
+	}
+	return false
 }
 
 func isAbjad(s string) bool {
@@ -518,61 +662,68 @@ func setOf(words ...string) map[string]bool {
 	return m
 }
 
-// fuzzyCanonical gives a part one adjacent transposition or one letter
-// away from a known variant spelling (variants), a joined Abd compound or
-// an honorific of five or more letters that spelling, so that ADBUL is
-// Abdul, MOHMAMED Mohammed and AFIZ (Hafiz) a title; an honorific gives
-// "". Only parts of five letters or more are corrected (four for a
-// dropped letter of an honorific): shorter ones are too often other names.
+// fuzzyCanonical corrects a part one typo away from an Abd prefix or an
+// honorific that is dropped (not a title: see titles), so that ADBUL is
+// Abdul and GENREAL a title to drop: an adjacent transposition in the
+// first five letters or a letter doubled there (ABBDULLAHI) for the Abd
+// prefixes, a dropped letter keeping "bd" (ABDL, BDUL; not ADEL or ABEL,
+// which are names), and one transposition or dropped letter in an
+// honorific of six letters or more. Other misspelt names are left as they
+// are: a typo in a spelling of a common name (MIHAMMED) is matched as a
+// near match of that spelling (see variantEdit), never made exact.
 func fuzzyCanonical(part string) string {
 	if len(part) < 4 || fuzzyTarget(part) {
 		return part
 	}
-	if h, ok := honorificByDeletion[part]; ok && len(h) >= 5 {
-		return ""
-	}
-	if len(part) < 5 {
-		if v, ok := variantByDeletion[part]; ok && strings.HasPrefix(v, "abd") {
-			return v
-		}
-		return part
+	if h, ok := honorificByDeletion[part]; ok && len(part) >= 5 {
+		return h
 	}
 	if t, ok := transposedFrom[part]; ok {
-		if honorifics[t] {
-			return ""
-		}
 		return t
 	}
-	// The Abd prefixes with two of their first five letters swapped.
+	if v, ok := variantByDeletion[part]; ok {
+		return v
+	}
+	// The first letter dropped: no Latin name starts with "bd" (BDULHAI,
+	// BDOLLAHI).
+	if strings.HasPrefix(part, "bd") && len(part) >= 5 {
+		if a := "a" + part; abdPrefixed([]byte(a)) {
+			return a
+		}
+	}
 	if len(part) <= 32 {
 		var buf [32]byte
 		b := buf[:len(part)]
 		copy(b, part)
-		for i := 0; i < 4; i++ {
+		for i := 0; i < 4 && i+1 < len(b); i++ {
 			b[i], b[i+1] = b[i+1], b[i]
 			if abdPrefixed(b) {
 				return string(b)
 			}
 			b[i], b[i+1] = b[i+1], b[i]
 		}
-	}
-	if v, ok := variantByDeletion[part]; ok {
-		return v
+		for i := 0; i < 4 && i+1 < len(part); i++ {
+			if part[i] == part[i+1] {
+				if d := part[:i] + part[i+1:]; abdPrefixed([]byte(d)) {
+					return d
+				}
+			}
+		}
 	}
 	return part
 }
 
 func abdPrefixed(b []byte) bool {
-	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a') && (b[4] == 'l' || b[4] == 'r')
+	return len(b) >= 5 && b[0] == 'a' && b[1] == 'b' && b[2] == 'd' && (b[3] == 'u' || b[3] == 'e' || b[3] == 'a' || b[3] == 'o') && (b[4] == 'l' || b[4] == 'r')
 }
 
-// transposedFrom maps each variant spelling, canonical form and honorific
-// of five or more letters with two adjacent letters swapped back to it.
+// transposedFrom maps each honorific of five or more letters that is
+// dropped (not a title) with two adjacent letters swapped back to it.
 var transposedFrom = func() map[string]string {
 	m := map[string]string{}
-	add := func(w string) {
-		if len(w) < 5 {
-			return
+	for w := range honorifics {
+		if len(w) < 5 || titles[w] != "" {
+			continue
 		}
 		b := []byte(w)
 		for i := 0; i+1 < len(b); i++ {
@@ -585,12 +736,6 @@ var transposedFrom = func() map[string]string {
 			}
 			b[i], b[i+1] = b[i+1], b[i]
 		}
-	}
-	for w := range variants {
-		add(w)
-	}
-	for w := range honorifics {
-		add(w)
 	}
 	return m
 }()
@@ -608,30 +753,21 @@ func fuzzyTarget(t string) bool {
 	return false
 }
 
-// variantByDeletion maps each variant spelling of six or more letters with
-// one letter dropped back to the spelling; honorificByDeletion does the
-// same for honorifics.
+// variantByDeletion maps the Abd prefixes with a letter dropped back to
+// them (ABDL, BDUL for Abdul), when the "bd" is left (ADEL, ABEL and ABUL
+// are names); honorificByDeletion maps the honorifics that are dropped
+// (not titles) with one letter dropped back to them.
 var variantByDeletion, honorificByDeletion = func() (map[string]string, map[string]string) {
 	v, h := map[string]string{}, map[string]string{}
-	for from := range variants {
-		if len(from) >= 6 {
-			for _, d := range deletions(from) {
-				if variants[d] == "" && !canonical[d] {
-					v[d] = from
-				}
-			}
-		}
-	}
-	// A letter dropped from the Abd prefixes (ADUL, ABDL for Abdul).
 	for _, from := range []string{"abdul", "abdel", "abdur", "abdal"} {
 		for _, d := range deletions(from) {
-			if !particles[d] && !honorifics[d] && d != "abd" {
+			if strings.Contains(d, "bd") && !particles[d] && !honorifics[d] && d != "abd" {
 				v[d] = from
 			}
 		}
 	}
 	for w := range honorifics {
-		if len(w) >= 5 {
+		if len(w) >= 5 && titles[w] == "" {
 			for _, d := range deletions(w) {
 				h[d] = w
 			}

@@ -15,8 +15,10 @@ func TestNormalize(t *testing.T) {
 		{"Abd al-Rahman", "abd al rahman"},
 		{"Абдаллах", "abdallah"},
 		{"O'Brien", "obrien"},
-		{"Shoigu Shoigu Sergey", "shoigu sergei"},
-		{"MOHAMMED, Haji", "muhammad"},
+		{"Shoigu Shoigu Sergey", "shoigu shoigu sergei"}, // repeats kept: MOHAMED OMAR MOHAMED
+		{"MOHAMMED, Haji", "haji muhammad"},              // reading order; a title worn as a name is kept
+		{"SHEIKH, Qari Muhammad", "qari muhammad sheikh"},
+		{"Dr. Maulvi Hajji Sayed Omar", "mawlawi haji sayyid umar"},
 		{"General", "general"}, // only a title: kept
 		{"  ", ""},
 	} {

@@ -73,6 +73,9 @@ func tokenSim(q, c *token) float64 {
 	if q.text == c.text || q.fold == c.fold {
 		return 1
 	}
+	if q.han || c.han {
+		return 0 // a syllable of another character
+	}
 	// An initial matches a name with that first letter, never fully.
 	if len(q.text) == 1 || len(c.text) == 1 {
 		if q.text[0] == c.text[0] {
@@ -100,11 +103,21 @@ func tokenSim(q, c *token) float64 {
 	// The letters as written are tried too, since folding can move a typo
 	// (YOONG folds to yung, YONG to iong).
 	if s < 0.93 {
+		if len(q.fold) >= 5 && len(c.fold) >= 5 && oneEdit(q.fold, c.fold) ||
+			len(q.text) >= 5 && len(c.text) >= 5 && oneEdit(q.text, c.text) {
+			return 0.93
+		}
+		ve := 0
+		if q.canon != c.canon {
+			ve = variantEdit(q, c)
+		}
 		switch {
-		case len(q.fold) >= 5 && len(c.fold) >= 5 && oneEdit(q.fold, c.fold),
-			len(q.text) >= 5 && len(c.text) >= 5 && oneEdit(q.text, c.text):
+		case ve >= 5:
+			// A typo in a spelling that normalisation merged into a
+			// canonical form (MIHAMMED for Mohammed, now muhammad) is
+			// a typo too.
 			s = 0.93
-		case s < 0.88 && len(q.text) >= 4 && len(c.text) >= 4 && oneEdit(q.text, c.text):
+		case s < 0.88 && (len(q.text) >= 4 && len(c.text) >= 4 && oneEdit(q.text, c.text) || ve == 4):
 			// Four letters with one typo (IYDA for IYAD): still a near
 			// match, with less certainty.
 			s = 0.88
@@ -115,6 +128,31 @@ func tokenSim(q, c *token) float64 {
 		}
 	}
 	return s
+}
+
+// variantEdit returns, when one of q and c is a canonical form and the
+// other is one typo from one of its variant spellings, the length of the
+// shorter of the two spellings compared; else 0.
+func variantEdit(q, c *token) int {
+	a, b := q, c
+	if a.canon {
+		a, b = c, q
+	}
+	if !b.canon || a.canon {
+		return 0
+	}
+	folds := spellingFolds[b.text]
+	for i, sp := range spellings[b.text] {
+		if oneEdit(a.text, sp) {
+			return min(len(a.text), len(sp))
+		}
+		// Folded too: AKHED is a dropped letter from Akhmed, which only
+		// its fold (ahmed) shares with the spellings of ahmad.
+		if f := folds[i]; oneEdit(a.fold, f) {
+			return min(len(a.fold), len(f))
+		}
+	}
+	return 0
 }
 
 // skeletonSim compares consonant skeletons, the only form an abjad

@@ -342,7 +342,7 @@ func TestEncryptPlaintext(t *testing.T) {
 	// The migrated number still finds a new request's.
 	dup := mustRequest(t, s, org.ID, &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB",
 		DocumentNumber: "kycd plaintext marker 7f3a", ExpiryDate: "2031-01-01"})
-	ds, err := s.FindDuplicates(t.Context(), dup, nil, nil)
+	ds, err := s.FindDuplicates(t.Context(), dup, nil, dup.DocumentData.DocumentNumber, nil)
 	if err != nil || len(ds) != 1 || ds[0].RequestID != old.ID || ds[0].What != "document_number" {
 		t.Fatalf("duplicates of a migrated row: %+v, %v", ds, err)
 	}
@@ -366,7 +366,7 @@ func TestDuplicateDocumentNumber(t *testing.T) {
 	mustRequest(t, s, other.ID, doc("AB123456"))
 	again := mustRequest(t, s, acme.ID, doc("ab123456"))
 
-	ds, err := s.FindDuplicates(t.Context(), again, nil, nil)
+	ds, err := s.FindDuplicates(t.Context(), again, nil, again.DocumentData.DocumentNumber, nil)
 	if err != nil || len(ds) != 1 || ds[0].RequestID != first.ID || ds[0].What != "document_number" {
 		t.Fatalf("FindDuplicates = %+v, %v; want only %s", ds, err, first.ID)
 	}
@@ -390,5 +390,41 @@ func TestDuplicateDocumentNumber(t *testing.T) {
 	}
 	if len(seen) != 3 {
 		t.Errorf("%d distinct document_number values for 4 rows, want 3 (one shared in acme, another org's differs)", len(seen))
+	}
+}
+
+// TestDuplicateReadDocumentNumber: where a request's document was read,
+// the number it says is the one compared, both for the request being
+// decided and for the others; the typed number counts only where no
+// document was read.
+func TestDuplicateReadDocumentNumber(t *testing.T) {
+	s := storetest.Open(t)
+	acme := storetest.MustOrg(t, s, "acme", nil)
+	doc := func(number string) *kyc.DocumentData {
+		return &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB", DocumentNumber: number, ExpiryDate: "2031-01-01"}
+	}
+	// Typed X100 on the form, but the document says R200.
+	liar := mustRequest(t, s, acme.ID, doc("X100"))
+	if err := s.InTx(t.Context(), func(tx *store.Tx) error { return tx.SetDocumentNumberRead(liar, "R200") }); err != nil {
+		t.Fatal(err)
+	}
+	// Typed R200, nothing read: the same document as the liar's.
+	typed := mustRequest(t, s, acme.ID, doc("R200"))
+	if ds, err := s.FindDuplicates(t.Context(), typed, nil, "R200", nil); err != nil || len(ds) != 1 || ds[0].RequestID != liar.ID {
+		t.Fatalf("typed R200 against a document read as R200: %+v, %v", ds, err)
+	}
+	// A document read as X100: the liar only typed that number, their
+	// document says otherwise, so it is not the same document.
+	reader := mustRequest(t, s, acme.ID, doc("Q1"))
+	if ds, err := s.FindDuplicates(t.Context(), reader, nil, "X100", nil); err != nil || len(ds) != 0 {
+		t.Fatalf("read X100 against a request typed X100 but read R200: %+v, %v", ds, err)
+	}
+	// The read number is kept as a keyed hash.
+	var stored string
+	if err := storetest.SQL(t, s).QueryRow(`SELECT document_number_read FROM kyc_requests WHERE id = ?`, liar.ID).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 64 || stored == "R200" {
+		t.Errorf("document_number_read stored as %q", stored)
 	}
 }

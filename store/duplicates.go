@@ -22,7 +22,12 @@ type Duplicate struct {
 // applicants' requests with the same document number, any of the same
 // images (by the hash of the uploaded file or of the stored image), or —
 // among approved requests — the same name and date of birth.
-func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applicant, hashes []string) ([]Duplicate, error) {
+//
+// number is r's document number as the engine knows it: the one read
+// from the document when it was read, else the typed one (empty: none).
+// It is compared with what each other request's document said when its
+// document was read (SetDocumentNumberRead), else with its typed number.
+func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applicant, number string, hashes []string) ([]Duplicate, error) {
 	var out []Duplicate
 	add := func(what, q string, args ...any) error {
 		rows, err := s.reader.QueryContext(ctx, q, args...)
@@ -39,24 +44,25 @@ func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Ap
 		}
 		return rows.Err()
 	}
-	if r.DocumentData != nil {
-		if n := kyc.NormalizeDocumentNumber(r.DocumentData.DocumentNumber); n != "" {
-			// document_number holds a keyed HMAC of the number (datakey.go),
-			// one per data key that may have sealed a row.
-			idx, err := s.keys.documentIndexes(r.OrganizationID, n)
-			if err != nil {
-				return nil, fmt.Errorf("find duplicates: %w", err)
-			}
-			args := append([]any{r.OrganizationID, string(r.Environment), r.ApplicantID}, idx...)
-			// "+id": sorting the few rows found beats walking the
-			// organization's requests in id order (the plan SQLite picks
-			// for ORDER BY id LIMIT), which read every request.
-			if err := add("document_number", `SELECT id, applicant_id, status FROM kyc_requests
-				WHERE organization_id = ? AND environment = ? AND applicant_id != ?
-				AND document_number IN (`+strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",")+`) ORDER BY `+s.eng.noIndex("id")+` LIMIT 20`,
-				args...); err != nil {
-				return nil, err
-			}
+	if n := kyc.NormalizeDocumentNumber(number); n != "" {
+		// document_number and document_number_read hold keyed HMACs of
+		// the numbers (datakey.go), one per data key that may have
+		// sealed a row.
+		idx, err := s.keys.documentIndexes(r.OrganizationID, n)
+		if err != nil {
+			return nil, fmt.Errorf("find duplicates: %w", err)
+		}
+		in := strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",")
+		args := append(append([]any{r.OrganizationID, string(r.Environment), r.ApplicantID}, idx...), idx...)
+		// "+id": sorting the few rows found beats walking the
+		// organization's requests in id order (the plan SQLite picks for
+		// ORDER BY id LIMIT), which read every request.
+		if err := add("document_number", `SELECT id, applicant_id, status FROM kyc_requests
+			WHERE organization_id = ? AND environment = ? AND applicant_id != ?
+			AND (document_number_read IN (`+in+`) OR (document_number_read IS NULL AND document_number IN (`+in+`)))
+			ORDER BY `+s.eng.noIndex("id")+` LIMIT 20`,
+			args...); err != nil {
+			return nil, err
 		}
 	}
 	if len(hashes) > 0 {
@@ -100,4 +106,20 @@ func (s *Store) CountRequestsFromIP(ctx context.Context, orgID string, env kyc.E
 		return 0, fmt.Errorf("count requests from ip: %w", err)
 	}
 	return n, nil
+}
+
+// SetDocumentNumberRead records the document number the engine read from
+// r's document, for the duplicate check of later requests.
+func (tx *Tx) SetDocumentNumberRead(r *kyc.KYCRequest, number string) error {
+	var index any
+	if n := kyc.NormalizeDocumentNumber(number); n != "" {
+		if tx.keys == nil {
+			return fmt.Errorf("set document number read: %w", ErrNoMasterKey)
+		}
+		index = tx.keys.documentIndex(tx.keys.active, r.OrganizationID, n)
+	}
+	if _, err := tx.exec(`UPDATE kyc_requests SET document_number_read = ? WHERE id = ?`, index, r.ID); err != nil {
+		return fmt.Errorf("set document number read: %w", err)
+	}
+	return nil
 }

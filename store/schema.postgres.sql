@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 20
+-- kycd_schema version = 21
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -365,6 +365,7 @@ CREATE TABLE kyc_requests (
   portal_token_key_id bigint,
   portal_opened_at text COLLATE "C",
   reason_codes text COLLATE "C",
+  document_number_read text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
@@ -642,6 +643,8 @@ CREATE INDEX kyc_events_request_idx ON kyc_events USING btree (request_id, id);
 CREATE INDEX kyc_requests_applicant_idx ON kyc_requests USING btree (applicant_id);
 
 CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests USING btree (organization_id, environment, document_number) WHERE (document_number IS NOT NULL);
+
+CREATE INDEX kyc_requests_org_document_number_read_idx ON kyc_requests USING btree (organization_id, environment, document_number_read) WHERE (document_number_read IS NOT NULL);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 20
+-- PRAGMA user_version = 21
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -287,7 +287,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -498,6 +498,9 @@ CREATE INDEX kyc_requests_applicant_idx ON kyc_requests (applicant_id);
 
 CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests (organization_id, environment, document_number)
   WHERE document_number IS NOT NULL;
+
+CREATE INDEX kyc_requests_org_document_number_read_idx ON kyc_requests (organization_id, environment, document_number_read)
+  WHERE document_number_read IS NOT NULL;
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
 

@@ -120,6 +120,11 @@ func (s *Service) runProcess(ctx context.Context, j store.Job) error {
 				return err
 			}
 		}
+		if res.DocumentNumberRead != "" {
+			if err := tx.SetDocumentNumberRead(r, res.DocumentNumberRead); err != nil {
+				return err
+			}
+		}
 		return s.move(tx, r, kyc.ActionAutoDecide, to, systemActor, &reason)
 	})
 }

@@ -6,7 +6,7 @@
 // during the import. With -screen it then loads the imported list into a
 // screener and prints the resident memory that costs.
 //
-//	go run ./bench/list-import [-data DIR] [-size 2147483648] [-kind sanctions] [-screen]
+//	go run ./bench/list-import [-data DIR] [-size 2147483648] [-kind sanctions] [-screen [-loadprofile FILE] [-heapprofile FILE]]
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,8 @@ func main() {
 	size := flag.Int64("size", 2<<30, "bytes of FtM JSON lines to generate")
 	kind := flag.String("kind", "sanctions", "kind imported (entities whose topics give another kind are skipped)")
 	screen := flag.Bool("screen", false, "load the imported list into a screener afterwards and report its memory")
+	loadProfile := flag.String("loadprofile", "", "with -screen: write a CPU profile of the load into the screener here")
+	heapProfile := flag.String("heapprofile", "", "with -screen: write a heap profile of the loaded screener here")
 	flag.Parse()
 	log.SetFlags(0)
 	tmp, err := os.MkdirTemp("", "kycd-list-import-*")
@@ -103,6 +106,15 @@ func main() {
 	}
 	runtime.GC()
 	before := kib("VmRSS")
+	if *loadProfile != "" {
+		pf, err := os.Create(*loadProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			log.Fatal(err)
+		}
+	}
 	t2 := time.Now()
 	sc, err := screening.NewScreener()
 	if err != nil {
@@ -112,12 +124,24 @@ func main() {
 	if err := svc.Refresh(ctx); err != nil {
 		log.Fatal(err)
 	}
+	took2 := time.Since(t2)
+	pprof.StopCPUProfile()
 	runtime.GC()
 	ix := sc.Lists()[0].Index
 	after := kib("VmRSS")
 	fmt.Printf("loaded into the screener in %s: %d entities, %d names; resident memory +%.0f MiB = %.0f MiB per million entities\n",
-		time.Since(t2).Round(time.Millisecond), ix.Len(), ix.NameCount(), float64(after-before)/1024,
+		took2.Round(time.Millisecond), ix.Len(), ix.NameCount(), float64(after-before)/1024,
 		float64(after-before)/1024/float64(ix.Len())*1e6)
+	if *heapProfile != "" {
+		pf, err := os.Create(*heapProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.WriteHeapProfile(pf); err != nil {
+			log.Fatal(err)
+		}
+		pf.Close()
+	}
 	runtime.KeepAlive(sc)
 }
 

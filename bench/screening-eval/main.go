@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,8 +30,19 @@ func main() {
 	data := flag.String("data", realdata.Dir(), "shared data folder with lists/ and eval/ (default: found beside the repository)")
 	threshold := flag.Float64("threshold", screening.DefaultThreshold, "threshold to report")
 	verbose := flag.Bool("v", false, "print misses and false positives")
+	seeds := flag.String("seeds", "", "comma-separated extra seeds: perturbed sets built the same way from other draws (held-out checks)")
 	flag.Parse()
-	if err := run(*data, *threshold, *verbose); err != nil {
+	var extra []uint64
+	for _, f := range strings.Split(*seeds, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			n, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				log.Fatalf("-seeds: %v", err)
+			}
+			extra = append(extra, n)
+		}
+	}
+	if err := run(*data, *threshold, *verbose, extra); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -43,6 +55,9 @@ type scored struct {
 	pos   bool
 	score float64
 	note  string
+	// ambiguous: a perturbed query holding one name of the person by
+	// construction (nameperturb.Ambiguous).
+	ambiguous string
 }
 
 type set struct {
@@ -51,7 +66,7 @@ type set struct {
 	policy string
 }
 
-func run(dir string, threshold float64, verbose bool) error {
+func run(dir string, threshold float64, verbose bool, seeds []uint64) error {
 	t0 := time.Now()
 	un := mustParse(filepath.Join(dir, "lists/un_consolidated_2026-02-27.xml"), func(r io.Reader) ([]screening.Entity, error) { return screening.ParseUN(r) })
 	sdn, err := openAll(dir, "lists/ofac_sdn_2021-07.csv", "lists/ofac_alt_2021-07.csv", "lists/ofac_add_2021-07.csv")
@@ -111,7 +126,11 @@ func run(dir string, threshold float64, verbose bool) error {
 		return err
 	}
 	sets = append(sets, pairs)
-	pert := []set{perturbed(un, unIx, "UN", 1000), perturbed(ofac, ofacIx, "OFAC", 1000)}
+	pert := []set{perturbed(un, unIx, "UN", 1000, perturbSeed), perturbed(ofac, ofacIx, "OFAC", 1000, perturbSeed)}
+	var held []set
+	for _, seed := range seeds {
+		held = append(held, perturbed(un, unIx, "UN", 1000, seed), perturbed(ofac, ofacIx, "OFAC", 1000, seed))
+	}
 	negNoCountry := negativesNoCountry(negatives, all)
 	arabic := arabicToLatin(un)
 	sets = append(sets, pert...)
@@ -120,9 +139,19 @@ func run(dir string, threshold float64, verbose bool) error {
 	for _, s := range sets {
 		report(s, threshold, verbose)
 	}
+	if verbose {
+		for _, s := range held {
+			report(s, threshold, verbose)
+		}
+	}
+	reportSeeds(threshold, held)
 	reportGoals(threshold, pert, negNoCountry, pairs, arabic)
 	return nil
 }
+
+// perturbSeed seeds the perturbed goal sets (see goals.go); -seeds adds
+// sets drawn with other seeds.
+const perturbSeed = 2024
 
 type person struct {
 	name, dob, country string
@@ -340,7 +369,11 @@ func report(s set, threshold float64, verbose bool) {
 		sort.Slice(s.items, func(i, j int) bool { return s.items[i].score > s.items[j].score })
 		for _, it := range s.items {
 			if it.pos && it.score < threshold {
-				fmt.Printf("   MISS %.3f %s (%s)\n", it.score, it.label, it.note)
+				extra := ""
+				if it.ambiguous != "" {
+					extra = "; one name only: " + it.ambiguous
+				}
+				fmt.Printf("   MISS %.3f %s (%s%s)\n", it.score, it.label, it.note, extra)
 			}
 			if !it.pos && it.score >= threshold {
 				fmt.Printf("   FALSE %.3f %s ~ %s\n", it.score, it.label, it.note)

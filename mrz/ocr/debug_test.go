@@ -7,8 +7,6 @@ import (
 	"image/png"
 	"os"
 	"testing"
-
-	"kycd/face"
 )
 
 func TestDebugDetect(t *testing.T) {
@@ -17,7 +15,7 @@ func TestDebugDetect(t *testing.T) {
 		t.Skip()
 	}
 	img := decodeFile(t, "/work/shared/data/images/"+name)
-	g, _ := face.Gray(img, maxSide)
+	g, _ := inkGray(img, maxSide)
 	py := NewPyramid(g)
 	for _, tr := range []bool{false, true} {
 		det, f := detectionPlane(py, tr)
@@ -31,7 +29,7 @@ func TestDebugDetect(t *testing.T) {
 				out.Pix[4*i], out.Pix[4*i+1], out.Pix[4*i+2], out.Pix[4*i+3] = v/2+127, v/2+127, v/2+127, 255
 			}
 		}
-		cs := detectLines(det)
+		cs, _ := detectLines(det)
 		for _, c := range cs {
 			col := color.RGBA{255, 0, 0, 255}
 			if len(c.blobs) >= 12 {
@@ -51,7 +49,7 @@ func TestDebugDetect(t *testing.T) {
 				fmt.Printf("tr=%v chain n=%d span=%d h=%.1f pitch=%.1f at %.0f,%.0f dir %.3f,%.3f\n", tr, len(c.blobs), c.span, c.height, c.pitch, c.blobs[0].cx, c.blobs[0].cy, c.ux, c.uy)
 			}
 		}
-		fmt.Printf("tr=%v scale %.2f candidates %d\n", tr, f.scale, len(zoneCandidates(cs, f)))
+		fmt.Printf("tr=%v scale %.2f candidates %d\n", tr, f.scale, len(zoneCandidates(cs, f, false)))
 		fo, _ := os.Create(fmt.Sprintf("/tmp/dbg_%v.png", tr))
 		png.Encode(fo, out)
 		fo.Close()
@@ -64,14 +62,14 @@ func TestDebugCells(t *testing.T) {
 		t.Skip()
 	}
 	img := decodeFile(t, "/work/shared/data/images/"+name)
-	g, _ := face.Gray(img, maxSide)
+	g, _ := inkGray(img, maxSide)
 	py := NewPyramid(g)
 	net, _ := model()
 	var best scored
 	best.score = -1e9
 	for _, tr := range []bool{false, true} {
 		det, f := detectionPlane(py, tr)
-		for _, c := range zoneCandidates(detectLines(det), f) {
+		for _, c := range zoneCandidates(first(detectLines(det)), f, false) {
 			for _, rev := range []bool{false, true} {
 				lines := append([]Line(nil), c.lines...)
 				if rev {
@@ -102,8 +100,14 @@ func TestDebugCells(t *testing.T) {
 			}
 		}
 	}
+	big := image.NewGray(image.Rect(0, 0, strip.Rect.Dx()*3, strip.Rect.Dy()*3))
+	for y := range big.Rect.Dy() {
+		for x := range big.Rect.Dx() {
+			big.Pix[y*big.Stride+x] = strip.Pix[(y/3)*strip.Stride+x/3]
+		}
+	}
 	fo, _ := os.Create("/tmp/dbg_cells.png")
-	png.Encode(fo, strip)
+	png.Encode(fo, big)
 	fo.Close()
 	// Overlay of cell centres on the image.
 	out := image.NewRGBA(image.Rect(0, 0, g.Rect.Dx(), g.Rect.Dy()))
@@ -126,3 +130,28 @@ func TestDebugCells(t *testing.T) {
 	png.Encode(fo, out)
 	fo.Close()
 }
+
+func TestDebugGeom(t *testing.T) {
+	name := os.Getenv("DBG")
+	if name == "" {
+		t.Skip()
+	}
+	img := decodeFile(t, "/work/shared/data/images/"+name)
+	g, _ := inkGray(img, maxSide)
+	py := NewPyramid(g)
+	for _, tr := range []bool{false, true} {
+		det, f := detectionPlane(py, tr)
+		for _, c := range zoneCandidates(first(detectLines(det)), f, false) {
+			for i, l := range c.lines {
+				m := float64(l.N-1) / 2
+				x, y := l.centre(m)
+				fmt.Printf("tr=%v line %d raw: mid %.1f,%.1f h %.2f pitch %.2f\n", tr, i, x, y, l.height(m), l.Pitch())
+				RefineLine(py, &l)
+				x, y = l.centre(m)
+				fmt.Printf("tr=%v line %d ref: mid %.1f,%.1f h %.2f pitch %.2f\n", tr, i, x, y, l.height(m), l.Pitch())
+			}
+		}
+	}
+}
+
+func first[A, B any](a A, _ B) A { return a }

@@ -3,6 +3,7 @@ package ocr
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"kycd/mrz"
 )
@@ -119,24 +120,34 @@ func distOf(p []float32, class byte) cellDist {
 	d.none = float64(p[None])
 	for c := range d.q {
 		d.q[c] /= max(sum, 1e-30)
-		if d.q[c] >= altProb {
-			d.alts = append(d.alts, c)
+	}
+	d.alts = altsOf(&d.q)
+	return d
+}
+
+// altsOf lists the symbols at least altProb likely, most likely first, at
+// most 3 (the likeliest alone when none is).
+func altsOf(q *[len(Alphabet)]float64) []int {
+	var alts []int
+	for c := range q {
+		if q[c] >= altProb {
+			alts = append(alts, c)
 		}
 	}
-	sort.Slice(d.alts, func(i, j int) bool { return d.q[d.alts[i]] > d.q[d.alts[j]] })
-	if len(d.alts) > 3 {
-		d.alts = d.alts[:3]
+	sort.Slice(alts, func(i, j int) bool { return q[alts[i]] > q[alts[j]] })
+	if len(alts) > 3 {
+		alts = alts[:3]
 	}
-	if len(d.alts) == 0 {
+	if len(alts) == 0 {
 		best := 0
-		for c := range d.q {
-			if d.q[c] > d.q[best] {
+		for c := range q {
+			if q[c] > q[best] {
 				best = c
 			}
 		}
-		d.alts = []int{best}
+		alts = []int{best}
 	}
-	return d
+	return alts
 }
 
 // decode reads a zone from the classifier's outputs (lines × cells ×
@@ -155,6 +166,8 @@ func decode(probs [][][]float32) *decoded {
 			text[l][c] = Alphabet[dists[l][c].alts[0]]
 		}
 	}
+	fillNameEnds(f, dists, text)
+	firstLetter(f, &dists[0][0], text)
 	d := &decoded{format: f}
 	// ICAO 9303 starts every zone with A, C or I (identity documents), P
 	// (passports) or V (visas): a zone that starts otherwise is print that
@@ -218,12 +231,23 @@ func decode(probs [][][]float32) *decoded {
 	}
 	// Checks as read, for the cells they cover.
 	checks = checkLayout(f, text)
+	// The cells of failing fields need strictProb: the failure must not be
+	// the reader's doing. When some failing field fails in every
+	// plausible reading of its cells (every cell's alternatives at least
+	// altProb likely), no doubt of the classifier can make the zone
+	// valid: the zone is printed wrong whatever those doubts, and the
+	// failing fields' cells need only sureProb, as cells no check digit
+	// covers do.
 	failingCells := map[pos]bool{}
+	failNeed := strictProb
 	for _, ch := range checks {
 		if ch.holds(text) {
 			continue
 		}
 		d.failing = append(d.failing, ch.field)
+		if failsSurely(&ch, dists, text) {
+			failNeed = sureProb
+		}
 		for _, p := range ch.data {
 			failingCells[p] = true
 		}
@@ -242,7 +266,7 @@ func decode(probs [][][]float32) *decoded {
 			case vouched[p]:
 				need = 0 // its field's check digit or the list of states singles it out
 			case failingCells[p]:
-				need = strictProb
+				need = failNeed
 			case covered[p] && d.valid:
 				need = 0 // the check digits single it out
 			}
@@ -456,4 +480,111 @@ func fieldSure(ch *checkSpan, dists [][]cellDist, text [][]byte) bool {
 		}
 	})
 	return sure && n < maxEnum
+}
+
+// nameField is where a format prints a name: line, first and end column.
+type nameField struct{ line, from, to int }
+
+// nameFields are the name fields of each format (the French card's
+// surname and given names apart).
+func nameFields(f mrz.Format) []nameField {
+	switch f {
+	case mrz.TD1:
+		return []nameField{{2, 0, 30}}
+	case mrz.TD2, mrz.MRVB:
+		return []nameField{{0, 5, 36}}
+	case mrz.TD3, mrz.MRVA:
+		return []nameField{{0, 5, 44}}
+	case mrz.FRID:
+		return []nameField{{0, 5, 30}, {1, 13, 27}}
+	}
+	return nil
+}
+
+// nameEndRun: the fillers in a row that end a name. ICAO 9303 separates
+// the primary and secondary identifiers with two fillers and the parts of
+// each with one; three in a row can only be the fill after the name.
+const nameEndRun = 3
+
+// fillNameEnds applies that rule: past nameEndRun fillers the classifier
+// is sure of (each at least 0.9), a name field holds only fillers, so a
+// letter there is weighted as a symbol outside its class (offClass): a
+// clear letter is still read as printed (and the zone then fails the
+// grammar), while a cell the classifier finds hesitant between a filler
+// and a look-alike (C, K, a filler cut by the cell's edge) reads as the
+// filler it must be.
+func fillNameEnds(f mrz.Format, dists [][]cellDist, text [][]byte) {
+	lt := indexOf('<')
+	for _, nf := range nameFields(f) {
+		run := 0
+		for c := nf.from; c < nf.to; c++ {
+			d := &dists[nf.line][c]
+			if run >= nameEndRun {
+				var sum float64
+				for k := range d.q {
+					if k != lt {
+						d.q[k] *= offClass
+					}
+					sum += d.q[k]
+				}
+				for k := range d.q {
+					d.q[k] /= max(sum, 1e-30)
+				}
+				d.alts = altsOf(&d.q)
+				text[nf.line][c] = Alphabet[d.alts[0]]
+				continue
+			}
+			if d.q[lt] >= 0.9 {
+				run++
+			} else {
+				run = 0
+			}
+		}
+	}
+}
+
+// failsSurely tells whether a field whose check digit fails as read
+// fails in every plausible reading of its cells (every combination of
+// their alternatives, all of them enumerated).
+func failsSurely(ch *checkSpan, dists [][]cellDist, text [][]byte) bool {
+	var amb []pos
+	for _, p := range append(append([]pos(nil), ch.data...), ch.digit) {
+		if len(dists[p.line][p.col].alts) > 1 {
+			amb = append(amb, p)
+		}
+	}
+	holds, n := false, 0
+	enumerate(amb, dists, text, func(float64, []byte) {
+		n++
+		holds = holds || ch.holds(text)
+	})
+	return !holds && n < maxEnum
+}
+
+// firstLetter applies ICAO 9303's document codes to the zone's first
+// cell: A, C or I on identity cards (TD1, TD2, the French card), P on
+// passports (TD3), V on visas (MRV-A, MRV-B). Another letter is weighted
+// as a symbol outside its class (offClass): still read when the
+// classifier has no doubt, but a cell torn between I and a look-alike (1,
+// L, T) reads as the letter a document can start with.
+func firstLetter(f mrz.Format, d *cellDist, text [][]byte) {
+	codes := "ACI"
+	switch f {
+	case mrz.TD3:
+		codes = "P"
+	case mrz.MRVA, mrz.MRVB:
+		codes = "V"
+	}
+	var sum float64
+	for k := range d.q {
+		if !strings.ContainsRune(codes, rune(Alphabet[k])) {
+			d.q[k] *= offClass
+		}
+		sum += d.q[k]
+	}
+	for k := range d.q {
+		d.q[k] /= max(sum, 1e-30)
+	}
+	d.alts = altsOf(&d.q)
+	text[0][0] = Alphabet[d.alts[0]]
 }

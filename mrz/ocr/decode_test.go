@@ -76,11 +76,36 @@ func TestDecode(t *testing.T) {
 			want: bad, wantFails: []string{"document_number", "composite"},
 		},
 		{
+			// A wrong digit read with a doubt (I for L, below strictProb)
+			// that no reading makes right: the failure is the document's.
+			name:  "wrong digit, a doubt that cannot fix it",
+			lines: bad, over: map[[2]int]map[byte]float32{{1, 0}: {'I': 0.015}},
+			want: bad, wantFails: []string{"document_number", "composite"},
+		},
+		{
 			// A state code read as no state's, with a known one plausible.
 			name:  "state code from the list",
 			lines: []string{uto[0], "L898902C36UTQ7408122F1204159ZE184226B<<<<<10"},
 			over:  map[[2]int]map[byte]float32{{1, 12}: {'O': 0.1}},
 			want:  uto, valid: true,
+		},
+		{
+			// Fillers cut by the cell's edge look like C: past the name's
+			// end (three fillers in a row) only fillers can stand.
+			name:  "filler after the name's end",
+			lines: uto, over: map[[2]int]map[byte]float32{{0, 38}: {'C': 0.6}, {0, 39}: {'C': 0.55}, {0, 43}: {'K': 0.5}},
+			want: uto, valid: true,
+		},
+		{
+			// Before the end a letter may stand: a doubt there stays one.
+			name:  "filler or C inside the name",
+			lines: uto, over: map[[2]int]map[byte]float32{{0, 14}: {'C': 0.6}},
+		},
+		{
+			// A clear letter past the end is read as printed.
+			name:  "clear letter past the name's end",
+			lines: []string{"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<X", uto[1]},
+			want:  []string{"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<X", uto[1]}, valid: true,
 		},
 		{
 			// "No character here" (glare, a cell off the line) is unsure.
@@ -134,5 +159,38 @@ func TestDecodeNeverRepairsIntoValid(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDecodeFailingComposite: a TD1 whose composite alone fails. With
+// every character certain it is printed wrong (invalid); with a doubt in
+// a cell only the composite covers (1 at 0.99), one of whose alternatives
+// (I, too unlikely to be taken as a repair) would make it hold, the
+// failure may be the reader's: unsure.
+func TestDecodeFailingComposite(t *testing.T) {
+	lines := []string{"I<SWE59000002<8198703142391<<<", "8703145M1701027SWE<<<<<<<<<<<9", "SPECIMEN<<SVEN<<<<<<<<<<<<<<<<"}
+	d := decode(zoneProbs(lines, nil))
+	if !d.sure || d.valid || !slices.Equal(d.failing, []string{"composite"}) || !slices.Equal(d.lines, lines) {
+		t.Fatalf("certain: sure %v valid %v failing %v %q", d.sure, d.valid, d.failing, d.lines)
+	}
+	d = decode(zoneProbs(lines, map[[2]int]map[byte]float32{{0, 15}: {'I': 0.004, 'L': 0.006}}))
+	if d.sure {
+		t.Fatalf("a doubt that could fix the composite: sure of %q", d.lines)
+	}
+}
+
+// TestDecodeFirstLetter: an identity card starts with A, C or I, so a
+// first cell torn between I and look-alikes no card starts with reads as
+// I; a clear other letter is still read as printed.
+func TestDecodeFirstLetter(t *testing.T) {
+	lines := []string{"I<SWE59000002<8198703142391<<<", "8703145M1701027SWE<<<<<<<<<<<8", "SPECIMEN<<SVEN<<<<<<<<<<<<<<<<"}
+	d := decode(zoneProbs(lines, map[[2]int]map[byte]float32{{0, 0}: {'T': 0.25, 'L': 0.15}}))
+	if !d.sure || !d.valid || !slices.Equal(d.lines, lines) {
+		t.Fatalf("I among look-alikes: sure %v valid %v %q (unsure %v)", d.sure, d.valid, d.lines, d.unsure)
+	}
+	odd := slices.Clone(lines)
+	odd[0] = "X" + odd[0][1:]
+	if d := decode(zoneProbs(odd, nil)); d.lines[0][0] != 'X' {
+		t.Fatalf("a clear X read as %q", d.lines[0])
 	}
 }

@@ -19,13 +19,18 @@ type chain struct {
 	span   int     // idx of the last blob
 }
 
-// detectLines finds the chains of a detection image.
-func detectLines(p *plane) []*chain {
+// detectLines finds the chains of a detection image, and its bars:
+// blobs at least 10 times as long as tall (a line of glyphs blurred into
+// one), for the hint when no zone is found.
+func detectLines(p *plane) ([]*chain, []blob) {
 	mask := inkMask(p, 16)
 	all := blobs(mask, p.w, p.h)
-	var bs []blob
+	var bs, bars []blob
 	for _, b := range all {
 		h, w := b.h(), b.w()
+		if h >= 6 && h <= 160 && w >= 10*h && b.n >= w*h/3 {
+			bars = append(bars, b)
+		}
 		if h < 6 || h > 160 || b.n < 6 || w > 6*h || h > 10*w {
 			continue
 		}
@@ -81,7 +86,7 @@ func detectLines(p *plane) []*chain {
 			}
 		}
 	}
-	return mergeChains(out)
+	return mergeChains(out), bars
 }
 
 // newChain fits a chain's direction, pitch and cell indices.
@@ -122,18 +127,24 @@ func newChain(bs []blob) *chain {
 }
 
 // index numbers the cells: neighbours one pitch apart are consecutive
-// cells; a wider gap (a merged or lost glyph) skips as many cells as fit.
-// The pitch is re-estimated locally, so perspective does not throw the
-// count off.
+// cells; a wider gap (a lost glyph) skips as many cells as fit. A blob
+// much wider than the others is glyphs run together (on a worn or
+// low-resolution zone): it takes as many cells as its width holds, its
+// centre being no cell's. The pitch is re-estimated locally, so
+// perspective does not throw the count off.
 func (c *chain) index() {
-	steps := make([]float64, 0, len(c.blobs))
-	for i := 1; i < len(c.blobs); i++ {
-		steps = append(steps, c.proj(&c.blobs[i])-c.proj(&c.blobs[i-1]))
+	ws := make([]float64, len(c.blobs))
+	for i, b := range c.blobs {
+		ws[i] = float64(b.w())
 	}
-	// Typical step: the median of steps no larger than 1.6 heights.
+	wmed := median(ws)
+	wide := func(b *blob) bool { return float64(b.w()) > 1.6*wmed }
+	// Typical step: the median of the steps between neighbours of usual
+	// width no larger than 1.6 heights.
 	var single []float64
-	for _, s := range steps {
-		if s < 1.6*c.height {
+	for i := 1; i < len(c.blobs); i++ {
+		a, b := &c.blobs[i-1], &c.blobs[i]
+		if s := c.proj(b) - c.proj(a); !wide(a) && !wide(b) && s < 1.6*c.height {
 			single = append(single, s)
 		}
 	}
@@ -141,16 +152,31 @@ func (c *chain) index() {
 	if c.pitch <= 0 {
 		return
 	}
-	c.idx = make([]int, len(c.blobs))
 	local := c.pitch
-	for i, s := range steps {
+	cells := func(b *blob) int {
+		if !wide(b) {
+			return 1
+		}
+		return max(1, int(math.Round(float64(b.w())/local)))
+	}
+	c.idx = make([]int, len(c.blobs))
+	n := cells(&c.blobs[0])
+	right := c.proj(&c.blobs[0]) + float64(n-1)/2*local // centre of its last cell
+	last := n - 1                                       // and that cell's index
+	for i := 1; i < len(c.blobs); i++ {
+		b := &c.blobs[i]
+		n := cells(b)
+		left := c.proj(b) - float64(n-1)/2*local
+		s := left - right
 		k := max(1, int(math.Round(s/local)))
-		c.idx[i+1] = c.idx[i] + k
-		if k == 1 {
+		c.idx[i] = last + k
+		if k == 1 && n == 1 && !wide(&c.blobs[i-1]) {
 			local = 0.8*local + 0.2*s
 		}
+		last = c.idx[i] + n - 1
+		right = c.proj(b) + float64(n-1)/2*local
 	}
-	c.span = c.idx[len(c.idx)-1]
+	c.span = last
 }
 
 func (c *chain) proj(b *blob) float64 { return b.cx*c.ux + b.cy*c.uy }

@@ -9,20 +9,71 @@ import (
 	"sync"
 )
 
-// Layers are the sizes of the classifier, a multilayer perceptron: the
-// normalised cell in, two hidden layers with ReLU, a softmax over the 37
-// symbols and None out.
-var Layers = []int{CellW * CellH, 160, 96, None + 1}
+// The classifier is a small convolutional network over the normalised
+// cell (CellH×CellW, ink 1, paper 0):
+//
+//	conv 3×3, Conv1 channels, ReLU → max-pool 2×2
+//	conv 3×3, Conv2 channels, ReLU → max-pool 2×2
+//	dense Hidden units, ReLU → dense, softmax over the 37 symbols and None
+//
+// Convolutions see a glyph's strokes wherever the cell frames them, so a
+// glyph a little off the cell's centre (a geometry estimate a fraction of
+// a pitch off, a printer's jitter) is still the same glyph to it; a
+// multilayer perceptron over raw pixels learns every position apart.
+const (
+	Conv1  = 12
+	Conv2  = 24
+	Hidden = 96
+)
 
-// Net is the classifier's weights: for each layer, W (out×in, row-major)
-// and B (out).
+// Sizes after each pooling (rounded up: the last row and column pool
+// alone).
+const (
+	h1, w1 = (CellH + 1) / 2, (CellW + 1) / 2
+	h2, w2 = (h1 + 1) / 2, (w1 + 1) / 2
+	flat   = h2 * w2 * Conv2
+)
+
+// Layers describes the architecture in the weights file's header: the
+// cell's height and width, the channels of the two convolutions, the
+// hidden units and the outputs.
+var Layers = []int{CellH, CellW, Conv1, Conv2, Hidden, None + 1}
+
+// Net holds the weights of the four layers: W[0] and W[1] are the
+// convolutions, indexed ((ky·3+kx)·in + c)·out + o (channels last); W[2]
+// and W[3] the dense layers, out×in row-major. B are the biases.
 type Net struct {
 	W, B [][]float32
 }
 
-// modelMagic starts the weights file: a magic, a version, the layer
-// sizes, then each layer's W and B as little-endian float32.
-const modelMagic = "MRZN0001"
+// shapes are the (len W, len B) of each layer.
+var shapes = [4][2]int{
+	{9 * 1 * Conv1, Conv1},
+	{9 * Conv1 * Conv2, Conv2},
+	{flat * Hidden, Hidden},
+	{Hidden * (None + 1), None + 1},
+}
+
+// NewNet returns a network of the current architecture with zero weights.
+func NewNet() *Net {
+	n := &Net{}
+	for _, s := range shapes {
+		n.W = append(n.W, make([]float32, s[0]))
+		n.B = append(n.B, make([]float32, s[1]))
+	}
+	return n
+}
+
+// FanIn is the number of inputs of each unit of layer k (for
+// initialisation).
+func FanIn(k int) int {
+	return [4]int{9, 9 * Conv1, flat, Hidden}[k]
+}
+
+// modelMagic starts the weights file: a magic, the number of header
+// values, the header (Layers), then each layer's W and B as little-endian
+// float32.
+const modelMagic = "MRZC0001"
 
 //go:embed model.bin
 var modelBin []byte
@@ -57,7 +108,7 @@ func EncodeNet(n *Net) []byte {
 	return out
 }
 
-// DecodeNet reads weights written by EncodeNet, for the layer sizes of
+// DecodeNet reads weights written by EncodeNet, for the architecture of
 // this build.
 func DecodeNet(b []byte) (*Net, error) {
 	if len(b) < len(modelMagic)+4 || string(b[:len(modelMagic)]) != modelMagic {
@@ -73,27 +124,24 @@ func DecodeNet(b []byte) (*Net, error) {
 		return v
 	}
 	if n := u32(); int(n) != len(Layers) {
-		return nil, fmt.Errorf("ocr: weights have %d layers, want %d", n, len(Layers))
+		return nil, fmt.Errorf("ocr: weights have %d header values, want %d", n, len(Layers))
 	}
-	for _, s := range Layers {
+	for i, s := range Layers {
 		if got := u32(); int(got) != s {
-			return nil, fmt.Errorf("ocr: weights have layer size %d, want %d", got, s)
+			return nil, fmt.Errorf("ocr: weights have %d at header value %d, want %d", got, i, s)
 		}
 	}
-	n := &Net{}
-	for k := 1; k < len(Layers); k++ {
-		in, out := Layers[k-1], Layers[k]
-		if len(b) < 4*(in*out+out) {
+	n := NewNet()
+	for k := range n.W {
+		if len(b) < 4*(len(n.W[k])+len(n.B[k])) {
 			return nil, errors.New("ocr: weights file is truncated")
 		}
-		w, bias := make([]float32, in*out), make([]float32, out)
-		for i := range w {
-			w[i] = math.Float32frombits(u32())
+		for i := range n.W[k] {
+			n.W[k][i] = math.Float32frombits(u32())
 		}
-		for i := range bias {
-			bias[i] = math.Float32frombits(u32())
+		for i := range n.B[k] {
+			n.B[k][i] = math.Float32frombits(u32())
 		}
-		n.W, n.B = append(n.W, w), append(n.B, bias)
 	}
 	if len(b) != 0 {
 		return nil, errors.New("ocr: weights file has trailing bytes")
@@ -101,49 +149,147 @@ func DecodeNet(b []byte) (*Net, error) {
 	return n, nil
 }
 
-// Forward runs the classifier on one cell and writes the probability of
-// each output into probs (len Layers[last]). acts, when not nil, receives
-// the activations of each layer (the training program's backward pass
-// reads them); scratch may be nil.
+// Trace holds the activations of one forward pass: the training
+// program's backward pass reads them, and reusing one spares the
+// allocations.
+type Trace struct {
+	C1     []float32 // conv 1 after ReLU, CellH×CellW×Conv1
+	P1     []float32 // pooled, h1×w1×Conv1
+	A1     []int32   // index into C1 of each P1 maximum
+	C2     []float32 // conv 2 after ReLU, h1×w1×Conv2
+	P2     []float32 // pooled, h2×w2×Conv2: the dense layer's input
+	A2     []int32
+	H      []float32 // hidden units after ReLU
+	Logits []float32
+}
+
+// NewTrace allocates the activations of one pass.
+func NewTrace() *Trace {
+	return &Trace{
+		C1: make([]float32, CellH*CellW*Conv1), P1: make([]float32, h1*w1*Conv1), A1: make([]int32, h1*w1*Conv1),
+		C2: make([]float32, h1*w1*Conv2), P2: make([]float32, flat), A2: make([]int32, flat),
+		H: make([]float32, Hidden), Logits: make([]float32, None+1),
+	}
+}
+
+// Forward runs the classifier on one cell (CellH×CellW, row-major) and
+// writes the probability of each output into probs (len None+1). tr
+// receives the activations; nil allocates a scratch trace.
 //
 // Products are converted to float32 before they are summed, which keeps
 // the compiler from fusing them into FMA instructions: the result is then
 // bit-for-bit the same on every platform, and so are trained weights.
-func (n *Net) Forward(x []float32, probs []float32, acts [][]float32) {
-	cur := x
-	nz := make([]int32, 0, Layers[0])
-	for k := range n.W {
-		in, out := Layers[k], Layers[k+1]
-		var next []float32
-		if acts != nil {
-			next = acts[k]
-		} else {
-			next = make([]float32, out)
-		}
-		// Paper samples and inactive units are exact zeros, and adding a
-		// zero product changes no sum: skip them (the order of the other
-		// terms stays, and so does every bit of the result).
-		nz = nz[:0]
-		for i, v := range cur {
-			if v != 0 {
-				nz = append(nz, int32(i))
-			}
-		}
-		w := n.W[k]
-		for o := range out {
-			row := w[o*in : (o+1)*in]
-			s := n.B[k][o]
-			for _, i := range nz {
-				s += float32(row[i] * cur[i])
-			}
-			if k < len(n.W)-1 && s < 0 {
-				s = 0
-			}
-			next[o] = s
-		}
-		cur = next
+func (n *Net) Forward(x []float32, probs []float32, tr *Trace) {
+	if tr == nil {
+		tr = NewTrace()
 	}
-	Softmax(cur, probs)
+	conv3(x, CellH, CellW, 1, n.W[0], n.B[0], Conv1, tr.C1)
+	pool2(tr.C1, CellH, CellW, Conv1, tr.P1, tr.A1)
+	conv3(tr.P1, h1, w1, Conv1, n.W[1], n.B[1], Conv2, tr.C2)
+	pool2(tr.C2, h1, w1, Conv2, tr.P2, tr.A2)
+	dense(tr.P2, n.W[2], n.B[2], tr.H, true)
+	dense(tr.H, n.W[3], n.B[3], tr.Logits, false)
+	Softmax(tr.Logits, probs)
+}
+
+// conv3 is a 3×3 convolution with zero padding and ReLU, channels last:
+// in is h×w×ci, out h×w×co. It scatters each non-zero input into the
+// outputs it reaches: paper and inactive units are exact zeros, most of
+// a cell, and adding a zero product changes no sum. The order of the
+// terms of every sum is fixed, so the result is too.
+func conv3(in []float32, h, w, ci int, wt, b []float32, co int, out []float32) {
+	for p := range h * w {
+		copy(out[p*co:(p+1)*co], b)
+	}
+	for y := range h {
+		for x := range w {
+			src := in[(y*w+x)*ci : (y*w+x+1)*ci]
+			for c, v := range src {
+				if v == 0 {
+					continue
+				}
+				for ky := range 3 {
+					oy := y + 1 - ky
+					if oy < 0 || oy >= h {
+						continue
+					}
+					for kx := range 3 {
+						ox := x + 1 - kx
+						if ox < 0 || ox >= w {
+							continue
+						}
+						k := ((ky*3+kx)*ci + c) * co
+						wr := wt[k : k+co]
+						or := out[(oy*w+ox)*co : (oy*w+ox+1)*co]
+						wr = wr[:len(or)]
+						for o := range or {
+							or[o] += float32(v * wr[o])
+						}
+					}
+				}
+			}
+		}
+	}
+	for i, v := range out[:h*w*co] {
+		if v < 0 {
+			out[i] = 0
+		}
+	}
+}
+
+// pool2 takes the maximum of each 2×2 block (the last row or column alone
+// when the size is odd) and records where it was.
+func pool2(in []float32, h, w, c int, out []float32, arg []int32) {
+	oh, ow := (h+1)/2, (w+1)/2
+	for oy := range oh {
+		for ox := range ow {
+			for ch := range c {
+				best, bi := float32(math.Inf(-1)), int32(0)
+				for dy := range 2 {
+					y := 2*oy + dy
+					if y >= h {
+						break
+					}
+					for dx := range 2 {
+						x := 2*ox + dx
+						if x >= w {
+							break
+						}
+						i := (y*w+x)*c + ch
+						if in[i] > best {
+							best, bi = in[i], int32(i)
+						}
+					}
+				}
+				k := (oy*ow+ox)*c + ch
+				out[k], arg[k] = best, bi
+			}
+		}
+	}
+}
+
+// dense computes out = W·in + b (W out×in, row-major), with ReLU on
+// request, skipping the inputs that are zero.
+func dense(in, wt, b, out []float32, relu bool) {
+	var nzBuf [flat]int32
+	nz := nzBuf[:0]
+	for i, v := range in {
+		if v != 0 {
+			nz = append(nz, int32(i))
+		}
+	}
+	nin := len(in)
+	for o := range out {
+		row := wt[o*nin : (o+1)*nin]
+		s := b[o]
+		for _, i := range nz {
+			s += float32(row[i] * in[i])
+		}
+		if relu && s < 0 {
+			s = 0
+		}
+		out[o] = s
+	}
 }
 
 // Softmax writes the softmax of logits into probs.

@@ -19,7 +19,6 @@ import (
 	"sort"
 	"time"
 
-	"kycd/face"
 	"kycd/mrz"
 )
 
@@ -87,6 +86,27 @@ type Result struct {
 	Elapsed    time.Duration
 }
 
+// maxCandidates bounds the zone candidates of one view that the
+// classifier ranks (each costs a pass over a third of its cells, both
+// ways round), and maxLongChains the long lines of print a view may have
+// for a pair of them at its edge to count as a zone cut off: more is a
+// pattern or a page of text.
+const (
+	maxCandidates = 16
+	maxLongChains = 24
+)
+
+// longChains counts the chains long enough to be a zone's line.
+func longChains(cs []*chain) int {
+	n := 0
+	for _, c := range cs {
+		if len(c.blobs) >= 12 {
+			n++
+		}
+	}
+	return n
+}
+
 // minZoneScore is the least mean log-probability of the likeliest symbol
 // per cell (about 0.4 on average) for a candidate to count as a zone.
 const minZoneScore = -0.9
@@ -110,7 +130,7 @@ func Read(img image.Image, ref time.Time) (*Result, error) {
 // benchmark compare models with it).
 func ReadWith(net *Net, img image.Image, ref time.Time) *Result {
 	start := time.Now()
-	g, back := face.Gray(img, maxSide)
+	g, back := inkGray(img, maxSide)
 	py := NewPyramid(g)
 	res := readPyramid(net, py, ref)
 	// Back to the caller's pixels.
@@ -129,41 +149,69 @@ type scored struct {
 	probs [][][]float32
 	conts [][]float32
 	score float64
+	blur  float64 // see cellBlur (full classification only)
 }
 
 func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 	base := py.levels[0]
 	var cands []scored
 	printLines := 0
+	cut, bars := false, false
+	type view struct {
+		f      frame
+		chains []*chain
+	}
+	var views []view
 	for _, transposed := range []bool{false, true} {
 		det, f := detectionPlane(py, transposed)
-		chains := detectLines(det)
+		chains, bs := detectLines(det)
 		printLines = max(printLines, len(chains))
-		for _, c := range zoneCandidates(chains, f) {
-			for _, rev := range []bool{false, true} {
-				lines := append([]Line(nil), c.lines...)
-				if rev {
-					for i, l := range c.lines {
-						lines[i] = l.reversed()
+		cut = cut || (longChains(chains) <= maxLongChains && cutStack(chains, det))
+		bars = bars || barStack(bs)
+		views = append(views, view{f, chains})
+	}
+	// Strict stacking first; when it finds nothing, lines that differ
+	// more in height (blur swells some glyphs into their neighbours).
+	for _, loose := range []bool{false, true} {
+		for _, v := range views {
+			cs := zoneCandidates(v.chains, v.f, loose)
+			if len(cs) > maxCandidates {
+				// A page of regular lines (a pattern, dense print), not a
+				// photo of a document: the shared photos give at most 3
+				// candidates a view. Rank only the first ones, so that
+				// such a page costs a bounded time.
+				cs = cs[:maxCandidates]
+			}
+			for _, c := range cs {
+				for _, rev := range []bool{false, true} {
+					lines := append([]Line(nil), c.lines...)
+					if rev {
+						for i, l := range c.lines {
+							lines[i] = l.reversed()
+						}
 					}
+					RefineZone(py, lines)
+					orderLines(lines)
+					// A first look at every third cell ranks the candidates.
+					cands = append(cands, classify(net, py, lines, 3))
 				}
-				for i := range lines {
-					RefineLine(py, &lines[i])
-				}
-				orderLines(lines)
-				// A first look at every third cell ranks the candidates.
-				cands = append(cands, classify(net, py, lines, 3))
 			}
 		}
+		if len(cands) > 0 {
+			break
+		}
+	}
+	notFound := func() *Result {
+		return &Result{Status: StatusNotFound, Hint: noZoneHint(cut, bars, pictureBlur(base)), PrintLines: printLines}
 	}
 	if len(cands) == 0 {
-		return &Result{Status: StatusNotFound, Hint: HintNoZone, PrintLines: printLines}
+		return notFound()
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	// Lines of marks whose cells do not look like MRZ characters (a
 	// pattern, a barcode, print in another font) are no zone at all.
 	if cands[0].score < minZoneScore {
-		return &Result{Status: StatusNotFound, Hint: HintNoZone, PrintLines: printLines}
+		return notFound()
 	}
 	var best *Result
 	for k := range min(len(cands), 4) {
@@ -175,6 +223,9 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 		if r.Status == StatusRead {
 			break
 		}
+	}
+	if best.Status == StatusNotFound {
+		return notFound()
 	}
 	best.PrintLines = printLines
 	return best
@@ -233,25 +284,38 @@ func enlarge(p *plane, k int) *plane {
 	return q
 }
 
+// noneScore stands for the likeliest symbol's probability in a cell the
+// classifier sees no character in: below minZoneScore's level, so that a
+// candidate made mostly of such cells is no zone.
+const noneScore = 0.3
+
 // classify runs the classifier over every stride-th cell of a candidate
 // and scores it by how much the cells look like MRZ characters.
 func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 	s := scored{lines: lines}
 	var sum float64
 	n := 0
+	tr := NewTrace()
+	var cells [][]float32
 	for i := range lines {
 		cs := SampleLine(py, &lines[i])
+		cells = append(cells, cs.Cells...)
 		lp := make([][]float32, len(cs.Cells))
 		for k, c := range cs.Cells {
 			if k%stride != 0 {
 				continue
 			}
 			p := make([]float32, None+1)
-			net.Forward(c, p, nil)
+			net.Forward(c, p, tr)
 			lp[k] = p
 			best := float32(0)
 			for _, v := range p[:None] {
 				best = max(best, v)
+			}
+			if p[None] > 0.5 {
+				// No character here (glare, a stain): no evidence
+				// either way, but a zone is mostly characters.
+				best = noneScore
 			}
 			sum += math.Log(float64(max(best, 1e-6)))
 			n++
@@ -260,6 +324,9 @@ func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 		s.conts = append(s.conts, cs.Contrast)
 	}
 	s.score = sum / float64(max(n, 1))
+	if stride == 1 {
+		s.blur = cellBlur(cells)
+	}
 	return s
 }
 
@@ -267,7 +334,7 @@ func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 func result(s *scored, base *plane, ref time.Time) *Result {
 	d := decode(s.probs)
 	if d.notZone {
-		return &Result{Status: StatusNotFound, Hint: HintNoZone}
+		return &Result{Status: StatusNotFound}
 	}
 	r := &Result{Format: d.format, Lines: d.lines, Confidence: d.conf, Failing: d.failing, MinConfidence: 1}
 	for _, l := range d.conf {
@@ -331,44 +398,6 @@ func zoneBox(lines []Line) image.Rectangle {
 		}
 	}
 	return image.Rect(int(minX), int(minY), int(math.Ceil(maxX)), int(math.Ceil(maxY)))
-}
-
-// hint tells why a zone could not be read: cells outside the picture,
-// characters too small, washed-out cells (glare), or blur.
-func hint(s *scored, d *decoded, base *plane) Hint {
-	for i := range s.lines {
-		l := &s.lines[i]
-		for _, c := range []float64{0, float64(l.N - 1)} {
-			x, y := l.centre(c)
-			p := l.Pitch()
-			if x < -0.3*p || y < -0.3*p || x > float64(base.w)-0.7*p || y > float64(base.h)-0.7*p {
-				return HintCutOff
-			}
-		}
-	}
-	if s.lines[0].Pitch() < 5 {
-		return HintTooSmall
-	}
-	var all []float64
-	for _, cs := range s.conts {
-		for _, c := range cs {
-			all = append(all, float64(c))
-		}
-	}
-	med := median(all)
-	washed := 0
-	for _, p := range d.unsure {
-		if float64(s.conts[p.line][p.col]) < 0.45*med {
-			washed++
-		}
-	}
-	if washed >= 2 && washed*2 >= len(d.unsure) {
-		return HintGlare
-	}
-	if len(d.unsure) > 8 {
-		return HintBlurry
-	}
-	return HintUnclear
 }
 
 // String summarises a result for logs and the benchmark.

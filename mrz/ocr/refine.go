@@ -91,3 +91,72 @@ func RefineLine(py *Pyramid, l *Line) {
 	slope := dp / (p * p)
 	l.H = [2]float64{hm * (1 - slope*m), hm * slope}
 }
+
+// RefineZone refines every line of a zone (in their order on the page)
+// with RefineLine, then makes them agree: the lines of a zone are printed
+// in one size, one line-spacing apart. A line whose refined height
+// differs from what its own print showed at detection, or from the
+// zone's, measured more than its print (the card's edge, a pattern
+// below it, the line above run into it): it takes the zone's height, and
+// its place from the spacing of the others (from detection when there
+// are not two others to go by).
+func RefineZone(py *Pyramid, lines []Line) {
+	raw := append([]Line(nil), lines...)
+	for i := range lines {
+		RefineLine(py, &lines[i])
+	}
+	n := len(lines)
+	if n < 2 {
+		return
+	}
+	mids := func(l *Line) float64 { return float64(l.N-1) / 2 }
+	hs := make([]float64, n)
+	var sum float64
+	trusted := 0
+	for i := range lines {
+		hs[i] = lines[i].height(mids(&lines[i]))
+		if r := raw[i].height(mids(&raw[i])); math.Abs(hs[i]/r-1) <= 0.12 {
+			sum += hs[i]
+			trusted++
+		}
+	}
+	if trusted == 0 {
+		return
+	}
+	ref := sum / float64(trusted)
+	for i := range lines {
+		if math.Abs(hs[i]/ref-1) <= 0.12 {
+			continue
+		}
+		l := &lines[i]
+		m := mids(l)
+		k := ref / hs[i]
+		l.H[0] *= k
+		l.H[1] *= k
+		tx, ty := l.tangent(m)
+		p := math.Hypot(tx, ty)
+		nx, ny := -ty/p, tx/p
+		across := func(l *Line) float64 {
+			x, y := l.centre(mids(l))
+			return x*nx + y*ny
+		}
+		target := across(&raw[i])
+		if n == 3 {
+			a, b := (i+1)%3, (i+2)%3
+			if math.Abs(hs[a]/ref-1) <= 0.12 && math.Abs(hs[b]/ref-1) <= 0.12 {
+				p0, p1, p2 := across(&lines[0]), across(&lines[1]), across(&lines[2])
+				switch i {
+				case 0:
+					target = 2*p1 - p2
+				case 1:
+					target = (p0 + p2) / 2
+				case 2:
+					target = 2*p1 - p0
+				}
+			}
+		}
+		d := target - across(l)
+		l.X[0] += d * nx
+		l.Y[0] += d * ny
+	}
+}

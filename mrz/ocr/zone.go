@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -31,7 +32,10 @@ func (f frame) toImage(x, y float64) (float64, float64) {
 // zoneCandidates groups chains into stacks of 2 or 3 parallel lines of
 // the same pitch and height, one line-spacing apart, and returns every
 // way to fit an MRZ's cells onto each stack.
-func zoneCandidates(cs []*chain, f frame) []candidate {
+//
+// Loose stacking admits lines whose heights differ by up to 60% (not
+// 35%): blur and glare swell or shrink the glyphs of one line.
+func zoneCandidates(cs []*chain, f frame, loose bool) []candidate {
 	var long []*chain
 	for _, c := range cs {
 		if len(c.blobs) >= 12 && c.span >= 20 && c.span <= 52 {
@@ -42,11 +46,15 @@ func zoneCandidates(cs []*chain, f frame) []candidate {
 	// edge measured across the lines.
 	sort.Slice(long, func(i, j int) bool { return mid(long[i]) < mid(long[j]) })
 	var out []candidate
+	inTD1 := map[*chain]bool{}
 	for i, a := range long {
+		if inTD1[a] {
+			continue
+		}
 		stack := []*chain{a}
 		for _, b := range long[i+1:] {
 			last := stack[len(stack)-1]
-			if !parallel(last, b) {
+			if !parallel(last, b, loose) {
 				continue
 			}
 			d := last.perp(b.blobs[0].cx, b.blobs[0].cy)
@@ -58,16 +66,50 @@ func zoneCandidates(cs []*chain, f frame) []candidate {
 				break
 			}
 		}
-		for n := 2; n <= len(stack); n++ {
-			for start := 0; start+n <= len(stack); start++ {
-				if start > 0 {
-					continue // stacks starting lower come from their own first chain
-				}
-				out = append(out, fitStack(stack[:n], f)...)
+		// Three lines that fit a TD1 are not also two lines of a longer
+		// format, nor are its lower two; other stacks starting lower come
+		// from their own first chain.
+		if len(stack) == 3 {
+			if td1 := fitStack(stack, f); len(td1) > 0 {
+				out = append(out, td1...)
+				inTD1[stack[1]], inTD1[stack[2]] = true, true
+				continue
 			}
+		}
+		if len(stack) >= 2 {
+			out = append(out, fitStack(stack[:2], f)...)
 		}
 	}
 	return out
+}
+
+// cutStack tells whether two long lines of print, one above the other
+// as an MRZ's, run into the edge of the detection image: a zone cut off
+// by the frame, which zoneCandidates cannot fit.
+func cutStack(cs []*chain, p *plane) bool {
+	touches := func(c *chain) bool {
+		for _, b := range []*blob{&c.blobs[0], &c.blobs[len(c.blobs)-1]} {
+			m := c.pitch
+			if float64(b.x0) < m || float64(b.y0) < m || float64(b.x1) > float64(p.w)-1-m || float64(b.y1) > float64(p.h)-1-m {
+				return true
+			}
+		}
+		return false
+	}
+	for i, a := range cs {
+		if len(a.blobs) < 12 {
+			continue
+		}
+		for _, b := range cs[i+1:] {
+			if len(b.blobs) < 12 || !parallel(a, b, false) || !(touches(a) || touches(b)) {
+				continue
+			}
+			if d := math.Abs(a.perp(b.blobs[0].cx, b.blobs[0].cy)); d >= 1.15*a.height && d <= 3.2*a.height {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func mid(c *chain) float64 {
@@ -75,9 +117,13 @@ func mid(c *chain) float64 {
 	return -b.cx*c.uy + b.cy*c.ux
 }
 
-func parallel(a, b *chain) bool {
+func parallel(a, b *chain, loose bool) bool {
+	dh := 0.35
+	if loose {
+		dh = 0.6
+	}
 	return math.Abs(a.ux*b.uy-a.uy*b.ux) < 0.035 &&
-		math.Abs(b.pitch/a.pitch-1) < 0.15 && math.Abs(b.height/a.height-1) < 0.35
+		math.Abs(b.pitch/a.pitch-1) < 0.15 && math.Abs(b.height/a.height-1) < dh
 }
 
 // fitStack fits the cells of each MRZ length the stack could have: the
@@ -87,31 +133,7 @@ func parallel(a, b *chain) bool {
 func fitStack(stack []*chain, f frame) []candidate {
 	var out []candidate
 	for _, n := range lengths[len(stack)] {
-		// Offsets of each line's first blob in the zone's cells.
-		var offs [][]int
-		ok := true
-		for _, c := range stack {
-			missing := n - 1 - c.span
-			if missing < -4 || missing > 6 {
-				ok = false
-				break
-			}
-			var o []int
-			if missing >= 0 {
-				for k := 0; k <= missing; k++ {
-					o = append(o, k)
-				}
-			} else {
-				for k := missing; k <= 0; k++ {
-					o = append(o, k)
-				}
-			}
-			offs = append(offs, o)
-		}
-		if !ok {
-			continue
-		}
-		for _, combo := range combos(offs) {
+		for _, combo := range offsets(stack, n) {
 			lines := make([]Line, len(stack))
 			pts := make([][][3]float64, len(stack))
 			for i, c := range stack {
@@ -122,6 +144,95 @@ func fitStack(stack []*chain, f frame) []candidate {
 				out = append(out, candidate{lines: lines})
 			}
 		}
+	}
+	return out
+}
+
+// offsets lists the ways to number the cells of a stack's chains as a
+// zone of lines of n cells: the zone cell of each chain's first blob.
+//
+// Each chain alone: its blobs fill the line, with the cells it lacks at
+// either end, or it overruns the line by a few cells at one end or the
+// other. Then the stack as a grid: the chains' first blobs are a whole
+// number of cells apart along the lines, so one zone start numbers them
+// all; this also covers chains that took in a speck beyond the margin
+// at one end and lost a faint glyph at the other.
+func offsets(stack []*chain, n int) [][]int {
+	var out [][]int
+	seen := map[string]bool{}
+	add := func(o []int) {
+		k := fmt.Sprint(o)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, o)
+		}
+	}
+	var offs [][]int
+	ok := true
+	for _, c := range stack {
+		missing := n - 1 - c.span
+		if missing < -4 || missing > 6 {
+			ok = false
+			break
+		}
+		var o []int
+		for k := min(missing, 0); k <= max(missing, 0); k++ {
+			o = append(o, k)
+		}
+		offs = append(offs, o)
+	}
+	if !ok {
+		return nil
+	}
+	for _, o := range combos(offs) {
+		add(o)
+	}
+	// The grid: cells of each chain's first blob from the first chain's,
+	// along the first chain's direction (both roundings when halfway).
+	ref := stack[0]
+	shifts := [][]int{{0}}
+	for _, c := range stack[1:] {
+		d := (ref.proj(&c.blobs[0]) - ref.proj(&ref.blobs[0])) / ref.pitch
+		fl := math.Floor(d)
+		s := []int{int(math.Round(d))}
+		if fr := d - fl; fr > 0.3 && fr < 0.7 {
+			s = []int{int(fl), int(fl) + 1}
+		}
+		shifts = append(shifts, s)
+	}
+	type scoredOffs struct {
+		o      []int
+		inside int
+	}
+	var grid []scoredOffs
+	for _, sh := range combos(shifts) {
+		for o := -2 - ref.span; o <= n+1; o++ {
+			offs := make([]int, len(stack))
+			inside, fits := 0, true
+			for i, c := range stack {
+				offs[i] = o + sh[i]
+				// At most two cells of specks beyond either margin.
+				if offs[i] < -2 || offs[i]+c.span > n+1 {
+					fits = false
+					break
+				}
+				for _, k := range c.idx {
+					if j := offs[i] + k; j >= 0 && j < n {
+						inside++
+					}
+				}
+			}
+			if fits {
+				grid = append(grid, scoredOffs{offs, inside})
+			}
+		}
+	}
+	sort.SliceStable(grid, func(i, j int) bool { return grid[i].inside > grid[j].inside })
+	for _, g := range grid {
+		if g.inside < grid[0].inside {
+			break
+		}
+		add(g.o)
 	}
 	return out
 }

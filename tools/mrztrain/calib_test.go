@@ -22,6 +22,9 @@ func TestRefineCalibration(t *testing.T) {
 		r := rand.New(rand.NewPCG(9, uint64(k)))
 		p := drawParams(r)
 		p.blur, p.motion, p.noise, p.jpegQ, p.glare, p.lowres = 0, 0, 0, 0, false, 0
+		// Nominal print: no ink spread, no printer's jitter (both make the
+		// ink itself taller or shorter than the font's glyphs), no overlays.
+		p.stroke, p.jitter, p.overlay, p.guilloche = 0, 0, false, false
 		pg := render(r, fs, p)
 		py := ocr.NewPyramid(pg.gray)
 		for _, l := range pg.geom {

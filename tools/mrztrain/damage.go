@@ -1,8 +1,11 @@
 package main
 
 import (
+	"image"
 	"math"
 	"math/rand/v2"
+
+	"golang.org/x/image/vector"
 )
 
 // background fills img with paper: a base level, an illumination
@@ -146,4 +149,109 @@ func lowRes(img []float64, W, H int, f float64) []float64 {
 		}
 	}
 	return out
+}
+
+// spread moves the edges of the ink coverage cov outwards by d pixels
+// (inwards when negative), as ink spreading into the paper or a lighter
+// print would: blur, then cut where a straight edge's blur falls to the
+// level d away from it, keeping a one-pixel soft edge.
+func spread(cov []float64, W, H int, d float64) {
+	s := max(0.6, 1.5*math.Abs(d))
+	gaussBlur(cov, W, H, s)
+	z := d / s
+	t := 0.5 * math.Erfc(z/math.Sqrt2)                   // Φ(−z): the blurred level at the new edge
+	slope := math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) / s // its change per pixel there
+	for i, b := range cov {
+		cov[i] = min(max(0.5+(b-t)/slope, 0), 1)
+	}
+}
+
+// guilloche darkens img with one or two families of fine wavy lines, as
+// the security printing behind many zones.
+func guilloche(r *rand.Rand, img []float64, W, H int, p params) {
+	for range 1 + r.IntN(2) {
+		th := r.Float64() * math.Pi
+		ct, st := math.Cos(th), math.Sin(th)
+		spacing := p.pitch * (0.25 + 0.9*r.Float64())
+		amp := p.pitch * (0.2 + 2*r.Float64())
+		period := p.pitch * (2 + 10*r.Float64())
+		ph := r.Float64() * 2 * math.Pi
+		width := 0.3 + 0.6*r.Float64()
+		dark := (0.08 + 0.35*r.Float64()) * (p.paper - p.ink)
+		for y := range H {
+			for x := range W {
+				u := float64(x)*ct + float64(y)*st
+				v := -float64(x)*st + float64(y)*ct
+				dv := v - amp*math.Sin(2*math.Pi*u/period+ph)
+				m := math.Mod(dv, spacing)
+				if m < 0 {
+					m += spacing
+				}
+				dd := min(m, spacing-m) / width
+				img[y*W+x] -= dark * math.Exp(-dd*dd)
+			}
+		}
+	}
+}
+
+// overlay darkens img through translucent print over the zone: large
+// rotated letters (a SPECIMEN stamp), boxes drawn around fields, and
+// straight bands, multiplied in as ink over ink.
+func overlay(r *rand.Rand, fs *fonts, img []float64, W, H int, p params) {
+	ras := vector.NewRasterizer(W, H)
+	quad := func(pts [4][2]float64) {
+		ras.MoveTo(float32(pts[0][0]), float32(pts[0][1]))
+		for _, q := range pts[1:] {
+			ras.LineTo(float32(q[0]), float32(q[1]))
+		}
+		ras.ClosePath()
+	}
+	band := func(x0, y0, x1, y1, w float64) {
+		dx, dy := x1-x0, y1-y0
+		n := math.Hypot(dx, dy)
+		if n == 0 {
+			return
+		}
+		nx, ny := -dy/n*w/2, dx/n*w/2
+		quad([4][2]float64{{x0 + nx, y0 + ny}, {x1 + nx, y1 + ny}, {x1 - nx, y1 - ny}, {x0 - nx, y0 - ny}})
+	}
+	h := p.pitch * p.aspect // about a character's height, in pixels
+	for range 1 + r.IntN(3) {
+		switch r.IntN(3) {
+		case 0: // large letters along a slanted line
+			k := r.IntN(len(fs.clutter))
+			size := h * (1.5 + 3*r.Float64()) / 1000
+			th := (r.Float64()*2 - 1) * math.Pi / 4
+			ct, st := math.Cos(th), math.Sin(th)
+			x, y := r.Float64()*float64(W)*0.5, float64(H)*(0.2+0.8*r.Float64())
+			for range 4 + r.IntN(6) {
+				c := rune(fs.clutterAlphabets[r.IntN(26)])
+				drawSegments(ras, fs.clutter[k][c], func(gx, gy float64) (float32, float32) {
+					gx, gy = gx*size, gy*size
+					return float32(x + gx*ct - gy*st), float32(y + gx*st + gy*ct)
+				})
+				adv := fs.clutterAdvance[k] * size * 1.1
+				x, y = x+adv*ct, y+adv*st
+			}
+		case 1: // a box
+			x0, y0 := r.Float64()*float64(W), r.Float64()*float64(H)
+			bw, bh := h*(1+6*r.Float64()), h*(1+3*r.Float64())
+			w := max(0.8, h*(0.06+0.15*r.Float64()))
+			band(x0, y0, x0+bw, y0, w)
+			band(x0+bw, y0, x0+bw, y0+bh, w)
+			band(x0+bw, y0+bh, x0, y0+bh, w)
+			band(x0, y0+bh, x0, y0, w)
+		default: // a straight band
+			x0, y0 := r.Float64()*float64(W), r.Float64()*float64(H)
+			th := r.Float64() * math.Pi
+			l := float64(W + H)
+			band(x0-l*math.Cos(th), y0-l*math.Sin(th), x0+l*math.Cos(th), y0+l*math.Sin(th), h*(0.05+0.5*r.Float64()))
+		}
+	}
+	mask := image.NewAlpha(image.Rect(0, 0, W, H))
+	ras.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
+	a := 0.1 + 0.3*r.Float64()
+	for i, m := range mask.Pix {
+		img[i] *= 1 - a*float64(m)/255
+	}
 }

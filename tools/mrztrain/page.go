@@ -38,16 +38,32 @@ var shapes = [][2]int{{3, 30}, {2, 36}, {2, 44}}
 
 const mrzChars = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
 
+// lookAlikes are groups of symbols that OCR-B draws alike: lines made of
+// them teach the classifier what tells them apart.
+var lookAlikes = []string{"0ODQ", "1I", "5S", "8B", "2Z", "<CK", "6G", "MNHW", "UV", "EFP", "4A", "7T"}
+
 // randomLine is MRZ-like text: runs of letters, digits and fillers as
-// names, numbers and dates make them, or (half the time) characters drawn
-// uniformly, so every symbol appears beside every other.
+// names, numbers and dates make them, characters drawn uniformly, so
+// every symbol appears beside every other, or runs of look-alikes.
 func randomLine(r *rand.Rand, n int) string {
 	b := make([]byte, 0, n)
-	if r.IntN(2) == 0 {
+	switch r.IntN(10) {
+	case 0, 1, 2, 3:
 		for len(b) < n {
 			b = append(b, mrzChars[r.IntN(len(mrzChars))])
 		}
 		return string(b)
+	case 4, 5:
+		for len(b) < n {
+			g := lookAlikes[r.IntN(len(lookAlikes))]
+			for range 1 + r.IntN(4) {
+				b = append(b, g[r.IntN(len(g))])
+			}
+			if r.IntN(3) == 0 {
+				b = append(b, mrzChars[r.IntN(len(mrzChars))])
+			}
+		}
+		return string(b[:n])
 	}
 	for len(b) < n {
 		var run int
@@ -72,31 +88,47 @@ func randomLine(r *rand.Rand, n int) string {
 // params of one page, drawn at random.
 type params struct {
 	rows, n      int
+	font         int     // index into fonts.ocrb
 	pitch        float64 // pixels per cell along the line
 	aspect       float64 // character height scale against the pitch
+	glyphW       float64 // glyph width scale inside its cell
 	spacing      float64 // baseline distance in font units
 	angle, shear float64
 	persp        [2]float64
+	jitter       float64 // printer's placement error per glyph, in cells
 	weight       float64 // ink coverage exponent: < 1 bolder, > 1 thinner
+	stroke       float64 // stroke weight: > 0 bolder, < 0 thinner (ink spread)
 	paper, ink   float64
 	blur, motion float64 // in pixels
 	noise        float64
 	jpegQ        int // 0: none
 	glare        bool
+	overlay      bool    // translucent print over the zone (a stamp, boxes, a hologram's lines)
+	guilloche    bool    // fine security line patterns behind the zone
 	lowres       float64 // > 1: shrink by this and enlarge back
 }
 
 func drawParams(r *rand.Rand) params {
 	s := shapes[r.IntN(len(shapes))]
 	p := params{rows: s[0], n: s[1]}
+	if r.IntN(4) == 0 {
+		p.font = 1
+	}
 	// Pitch from 5.5 to 40 px, log-uniform: tiny phone crops to scans.
 	p.pitch = math.Exp(math.Log(5.5) + r.Float64()*(math.Log(40)-math.Log(5.5)))
 	p.aspect = 0.82 + 0.36*r.Float64()
+	p.glyphW = 0.88 + 0.2*r.Float64()
 	p.spacing = 1000 * (1.15 + 0.45*r.Float64())
 	p.angle = (r.Float64()*2 - 1) * 4 * math.Pi / 180
 	p.shear = (r.Float64()*2 - 1) * 0.08
 	p.persp = [2]float64{(r.Float64()*2 - 1) * 4e-6, (r.Float64()*2 - 1) * 4e-6}
+	p.jitter = r.Float64() * 0.035
 	p.weight = math.Exp((r.Float64()*2 - 1) * 0.6)
+	if r.IntN(3) > 0 {
+		// Lighter by up to 0.03 of the pitch on each side (OCR-B's strokes
+		// are 0.14 pitches wide), bolder by up to 0.045.
+		p.stroke = -0.03 + 0.075*r.Float64()
+	}
 	p.paper = 140 + 115*r.Float64()
 	p.ink = r.Float64() * min(110, p.paper-50)
 	if r.IntN(10) < 8 {
@@ -112,6 +144,8 @@ func drawParams(r *rand.Rand) params {
 		p.jpegQ = 25 + r.IntN(71)
 	}
 	p.glare = r.IntN(7) == 0
+	p.overlay = r.IntN(4) == 0
+	p.guilloche = r.IntN(4) == 0
 	if r.IntN(5) == 0 && p.pitch > 9 {
 		p.lowres = 1 + r.Float64()*(p.pitch/7-1)
 	}
@@ -149,11 +183,17 @@ func render(r *rand.Rand, fs *fonts, p params) *page {
 
 	ras := vector.NewRasterizer(W, H)
 	pg := &page{}
+	font := fs.ocrb[p.font]
 	for row := range p.rows {
 		text := randomLine(r, p.n)
 		base := top + float64(row)*p.spacing + 720
 		for i := range p.n {
-			drawGlyph(ras, &h, fs.ocrb[rune(text[i])], left+float64(i)*ocrbAdvance, base, 1)
+			// The glyph is scaled about its cell's centre and placed
+			// with the printer's error; the geometry stays the cells'.
+			dx := r.NormFloat64() * p.jitter * ocrbAdvance
+			dy := r.NormFloat64() * p.jitter * 0.7 * 1000
+			x := left + float64(i)*ocrbAdvance + (1-p.glyphW)*ocrbAdvance/2 + dx
+			drawGlyphXY(ras, &h, font[rune(text[i])], x, base+dy, p.glyphW, 1)
 		}
 		pg.lines = append(pg.lines, text)
 		pg.geom = append(pg.geom, fitLine(&h, p.n, left, base-360))
@@ -174,14 +214,51 @@ func render(r *rand.Rand, fs *fonts, p params) *page {
 			x += fs.clutterAdvance[k] * size
 		}
 	}
+	// Print close beside the zone: a word running up or down the card's
+	// edge, or the end of a line of other print.
+	if r.IntN(4) == 0 {
+		k := r.IntN(len(fs.clutter))
+		size := 0.7 + 0.8*r.Float64()
+		gap := ocrbAdvance * (0.25 + r.Float64())
+		x := left - gap - 400*size
+		if r.IntN(2) == 0 {
+			x = left + float64(p.n)*ocrbAdvance + gap
+		}
+		th := math.Pi / 2
+		if r.IntN(3) == 0 {
+			th = 0
+		} else if r.IntN(2) == 0 {
+			th = -th
+		}
+		y := top + r.Float64()*float64(p.rows)*p.spacing
+		for range 3 + r.IntN(6) {
+			c := rune(fs.clutterAlphabets[r.IntN(26)])
+			drawGlyphRot(ras, &h, fs.clutter[k][c], x, y, size, th)
+			adv := fs.clutterAdvance[k] * size * 1.2
+			x, y = x+adv*math.Cos(th), y+adv*math.Sin(th)
+		}
+	}
 	mask := image.NewAlpha(image.Rect(0, 0, W, H))
 	ras.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
+	cov := make([]float64, W*H)
+	for i, a := range mask.Pix {
+		cov[i] = float64(a) / 255
+	}
+	if p.stroke != 0 {
+		spread(cov, W, H, p.stroke*p.pitch)
+	}
 
 	img := make([]float64, W*H)
 	background(r, img, W, H, p)
-	for i, a := range mask.Pix {
-		cov := math.Pow(float64(a)/255, p.weight)
-		img[i] = img[i]*(1-cov) + p.ink*cov
+	if p.guilloche {
+		guilloche(r, img, W, H, p)
+	}
+	for i, c := range cov {
+		c = math.Pow(c, p.weight)
+		img[i] = img[i]*(1-c) + p.ink*c
+	}
+	if p.overlay {
+		overlay(r, fs, img, W, H, p)
 	}
 	glare := make([]float64, W*H)
 	if p.glare {
@@ -224,14 +301,13 @@ func render(r *rand.Rand, fs *fonts, p params) *page {
 	}
 	pg.gray = g
 	// What glare left of the contrast at each cell centre.
-	for row, l := range pg.geom {
+	for _, l := range pg.geom {
 		var gl []float64
 		for i := range l.N {
 			x, y := l.X[0]+float64(i)*(l.X[1]+float64(i)*l.X[2]), l.Y[0]+float64(i)*(l.Y[1]+float64(i)*l.Y[2])
 			xi, yi := min(max(int(x), 0), W-1), min(max(int(y), 0), H-1)
 			gl = append(gl, 1-glare[yi*W+xi])
 		}
-		_ = row
 		pg.glare = append(pg.glare, gl)
 	}
 	return pg
@@ -295,28 +371,49 @@ func quadFit(v []float64) [3]float64 {
 // drawGlyph adds a glyph outline (font units, scaled by size) at page
 // position (x, base) to the rasterizer, mapped through h.
 func drawGlyph(ras *vector.Rasterizer, h *homography, g glyph, x, base, size float64) {
-	pt := func(p [2]float64) (float32, float32) {
-		px, py := h.apply(x+p[0]*size, base+p[1]*size)
-		return float32(px), float32(py)
-	}
-	fp := func(a sfnt.Segment, k int) [2]float64 {
-		return [2]float64{float64(a.Args[k].X) / 64, float64(a.Args[k].Y) / 64}
+	drawGlyphXY(ras, h, g, x, base, size, size)
+}
+
+// drawGlyphRot is drawGlyph turned by th (radians, clockwise in the page)
+// about its origin.
+func drawGlyphRot(ras *vector.Rasterizer, h *homography, g glyph, x, base, size, th float64) {
+	c, s := math.Cos(th), math.Sin(th)
+	drawSegments(ras, g, func(px, py float64) (float32, float32) {
+		px, py = px*size, py*size
+		ix, iy := h.apply(x+px*c-py*s, base+px*s+py*c)
+		return float32(ix), float32(iy)
+	})
+}
+
+// drawGlyphXY is drawGlyph with a width and a height scale of their own.
+func drawGlyphXY(ras *vector.Rasterizer, h *homography, g glyph, x, base, sx, sy float64) {
+	drawSegments(ras, g, func(px, py float64) (float32, float32) {
+		ix, iy := h.apply(x+px*sx, base+py*sy)
+		return float32(ix), float32(iy)
+	})
+}
+
+// drawSegments adds an outline to the rasterizer, its points (font units)
+// mapped to pixels by pt.
+func drawSegments(ras *vector.Rasterizer, g glyph, pt func(x, y float64) (float32, float32)) {
+	at := func(a sfnt.Segment, k int) (float32, float32) {
+		return pt(float64(a.Args[k].X)/64, float64(a.Args[k].Y)/64)
 	}
 	for _, s := range g {
 		switch s.Op {
 		case sfnt.SegmentOpMoveTo:
 			ras.ClosePath()
-			ras.MoveTo(pt(fp(s, 0)))
+			ras.MoveTo(at(s, 0))
 		case sfnt.SegmentOpLineTo:
-			ras.LineTo(pt(fp(s, 0)))
+			ras.LineTo(at(s, 0))
 		case sfnt.SegmentOpQuadTo:
-			bx, by := pt(fp(s, 0))
-			cx, cy := pt(fp(s, 1))
+			bx, by := at(s, 0)
+			cx, cy := at(s, 1)
 			ras.QuadTo(bx, by, cx, cy)
 		case sfnt.SegmentOpCubeTo:
-			bx, by := pt(fp(s, 0))
-			cx, cy := pt(fp(s, 1))
-			dx, dy := pt(fp(s, 2))
+			bx, by := at(s, 0)
+			cx, cy := at(s, 1)
+			dx, dy := at(s, 2)
 			ras.CubeTo(bx, by, cx, cy, dx, dy)
 		}
 	}

@@ -12,40 +12,32 @@ import (
 
 // initNet draws He-initialised weights.
 func initNet(r *rand.Rand) *ocr.Net {
-	n := &ocr.Net{}
-	for k := 1; k < len(ocr.Layers); k++ {
-		in, out := ocr.Layers[k-1], ocr.Layers[k]
-		w := make([]float32, in*out)
-		sd := math.Sqrt(2 / float64(in))
-		for i := range w {
-			w[i] = float32(r.NormFloat64() * sd)
+	n := ocr.NewNet()
+	for k := range n.W {
+		sd := math.Sqrt(2 / float64(ocr.FanIn(k)))
+		for i := range n.W[k] {
+			n.W[k][i] = float32(r.NormFloat64() * sd)
 		}
-		n.W = append(n.W, w)
-		n.B = append(n.B, make([]float32, out))
 	}
 	return n
 }
 
 // trainer runs minibatch SGD with momentum and weight decay, one sample
-// at a time in a fixed order: single-threaded, so the weights come out
-// the same on every run.
+// at a time in a fixed order.
 type trainer struct {
-	net          *ocr.Net
-	gW, gB       [][]float32 // gradient sums of the batch
-	vW, vB       [][]float32 // momentum
-	acts, deltas [][]float32
-	x, probs     []float32
+	net    *ocr.Net
+	g      *ocr.Grad   // gradient sums of the batch
+	vW, vB [][]float32 // momentum
+	x      []float32
+	probs  []float32
+	tr     *ocr.Trace
 }
 
 func newTrainer(n *ocr.Net) *trainer {
-	t := &trainer{net: n, x: make([]float32, cellSize), probs: make([]float32, ocr.Layers[len(ocr.Layers)-1])}
+	t := &trainer{net: n, g: ocr.NewGrad(), x: make([]float32, cellSize), probs: make([]float32, ocr.None+1), tr: ocr.NewTrace()}
 	for k := range n.W {
-		t.gW = append(t.gW, make([]float32, len(n.W[k])))
-		t.gB = append(t.gB, make([]float32, len(n.B[k])))
 		t.vW = append(t.vW, make([]float32, len(n.W[k])))
 		t.vB = append(t.vB, make([]float32, len(n.B[k])))
-		t.acts = append(t.acts, make([]float32, ocr.Layers[k+1]))
-		t.deltas = append(t.deltas, make([]float32, ocr.Layers[k+1]))
 	}
 	return t
 }
@@ -53,61 +45,20 @@ func newTrainer(n *ocr.Net) *trainer {
 // accumulate adds the cross-entropy gradient of one sample and returns its
 // loss.
 func (t *trainer) accumulate(x []float32, label int) float32 {
-	n := t.net
-	n.Forward(x, t.probs, t.acts)
-	last := len(n.W) - 1
-	for o := range t.deltas[last] {
-		t.deltas[last][o] = t.probs[o]
-	}
-	t.deltas[last][label] -= 1
-	for k := last; k >= 0; k-- {
-		in := ocr.Layers[k]
-		prev := x
-		if k > 0 {
-			prev = t.acts[k-1]
-		}
-		d := t.deltas[k]
-		gw, w := t.gW[k], n.W[k]
-		for o, dv := range d {
-			if dv == 0 {
-				continue
-			}
-			t.gB[k][o] += dv
-			row := gw[o*in : (o+1)*in]
-			for i, a := range prev {
-				row[i] += float32(dv * a)
-			}
-		}
-		if k == 0 {
-			break
-		}
-		pd := t.deltas[k-1]
-		for i := range pd {
-			if t.acts[k-1][i] <= 0 {
-				pd[i] = 0
-				continue
-			}
-			var s float32
-			for o, dv := range d {
-				s += float32(w[o*in+i] * dv)
-			}
-			pd[i] = s
-		}
-	}
-	return -float32(math.Log(float64(max(t.probs[label], 1e-30))))
+	return t.g.Accumulate(t.net, x, label)
 }
 
 // step applies the batch's mean gradient.
 func (t *trainer) step(batch int, lr, momentum, decay float32) {
 	scale := 1 / float32(batch)
 	for k := range t.net.W {
-		w, g, v := t.net.W[k], t.gW[k], t.vW[k]
+		w, g, v := t.net.W[k], t.g.W[k], t.vW[k]
 		for i := range w {
 			v[i] = momentum*v[i] - lr*(float32(g[i]*scale)+float32(decay*w[i]))
 			w[i] += v[i]
 			g[i] = 0
 		}
-		b, gb, vb := t.net.B[k], t.gB[k], t.vB[k]
+		b, gb, vb := t.net.B[k], t.g.B[k], t.vB[k]
 		for i := range b {
 			vb[i] = momentum*vb[i] - lr*float32(gb[i]*scale)
 			b[i] += vb[i]
@@ -152,14 +103,14 @@ func train(r *rand.Rand, n *ocr.Net, s, val *sampleSet, epochs int, logf func(st
 			}
 			wg.Wait()
 			a, c := workers[0], workers[1]
-			for l := range a.gW {
-				for i, v := range c.gW[l] {
-					a.gW[l][i] += v
-					c.gW[l][i] = 0
+			for l := range a.g.W {
+				for i, v := range c.g.W[l] {
+					a.g.W[l][i] += v
+					c.g.W[l][i] = 0
 				}
-				for i, v := range c.gB[l] {
-					a.gB[l][i] += v
-					c.gB[l][i] = 0
+				for i, v := range c.g.B[l] {
+					a.g.B[l][i] += v
+					c.g.B[l][i] = 0
 				}
 			}
 			// Cosine decay from 0.05 to 0.
@@ -176,7 +127,7 @@ func accuracy(n *ocr.Net, s *sampleSet) float64 {
 	t := newTrainer(n)
 	ok := 0
 	for i := range s.len() {
-		n.Forward(t.load(s, i), t.probs, nil)
+		n.Forward(t.load(s, i), t.probs, t.tr)
 		if argmax(t.probs) == int(s.y[i]) {
 			ok++
 		}
@@ -202,7 +153,7 @@ func report(n *ocr.Net, s *sampleSet, logf func(string, ...any)) {
 	errs := map[string]int{}
 	var confident [4]int // wrong answers with p > 0.5, 0.9, 0.99, 0.999
 	for i := range s.len() {
-		n.Forward(t.load(s, i), t.probs, nil)
+		n.Forward(t.load(s, i), t.probs, t.tr)
 		a := argmax(t.probs)
 		if a == int(s.y[i]) {
 			continue

@@ -1,0 +1,89 @@
+package ocr
+
+import (
+	"image"
+	"image/color"
+)
+
+// inkGray converts img to gray for reading the zone, shrunk (by box
+// averages) so that its longer side is at most maxSide, and returns it
+// with the factor from its pixels back to img's.
+//
+// The gray level is the brightest of the three channels, not the luma:
+// an MRZ is printed in black (ICAO 9303 asks for an ink that reads in the
+// near infrared, carbon black in practice), which is dark in every
+// channel, while the coloured print around and over it (security
+// backgrounds, a red SPECIMEN stamp, boxes drawn on a photo) is bright in
+// at least one and so fades into the paper.
+func inkGray(img image.Image, maxSide int) (*image.Gray, float64) {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w <= 0 || h <= 0 {
+		return image.NewGray(image.Rect(0, 0, 0, 0)), 1
+	}
+	ow, oh := w, h
+	if long := max(w, h); maxSide > 0 && long > maxSide {
+		ow = max(1, (w*maxSide+long/2)/long)
+		oh = max(1, (h*maxSide+long/2)/long)
+	}
+	out := image.NewGray(image.Rect(0, 0, ow, oh))
+	sums := make([]uint32, ow)
+	counts := make([]uint32, ow)
+	colOf := make([]int, w)
+	for x := range w {
+		colOf[x] = x * ow / w
+	}
+	row := make([]uint8, w)
+	oy := 0
+	for y := range h {
+		valueRow(img, b.Min.X, b.Min.Y+y, row)
+		for x, v := range row {
+			c := colOf[x]
+			sums[c] += uint32(v)
+			counts[c]++
+		}
+		if y == h-1 || (y+1)*oh/h != oy {
+			dst := out.Pix[oy*out.Stride : oy*out.Stride+ow]
+			for i := range dst {
+				dst[i] = uint8((sums[i] + counts[i]/2) / counts[i])
+				sums[i], counts[i] = 0, 0
+			}
+			oy++
+		}
+	}
+	return out, float64(w) / float64(ow)
+}
+
+// valueRow writes max(R, G, B) of row y of img (over white where it is
+// transparent), from column x0 on, into dst.
+func valueRow(img image.Image, x0, y int, dst []uint8) {
+	switch m := img.(type) {
+	case *image.Gray:
+		i := m.PixOffset(x0, y)
+		copy(dst, m.Pix[i:i+len(dst)])
+	case *image.YCbCr:
+		for x := range dst {
+			yi, ci := m.YOffset(x0+x, y), m.COffset(x0+x, y)
+			r, g, b := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
+			dst[x] = max(r, g, b)
+		}
+	case *image.NRGBA:
+		p := m.Pix[m.PixOffset(x0, y):]
+		for x := range dst {
+			r, g, b, a := uint32(p[4*x]), uint32(p[4*x+1]), uint32(p[4*x+2]), uint32(p[4*x+3])
+			v := max(r, g, b)
+			dst[x] = uint8((v*a + 255*(255-a)) / 255)
+		}
+	case *image.RGBA:
+		p := m.Pix[m.PixOffset(x0, y):]
+		for x := range dst {
+			na := 255 - uint32(p[4*x+3])
+			dst[x] = uint8(min(max(uint32(p[4*x]), uint32(p[4*x+1]), uint32(p[4*x+2]))+na, 255))
+		}
+	default:
+		for x := range dst {
+			r, g, b, a := img.At(x0+x, y).RGBA() // premultiplied, 16 bit
+			dst[x] = uint8(min(max(r, g, b)+0xffff-a, 0xffff) >> 8)
+		}
+	}
+}
