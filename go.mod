@@ -22,9 +22,17 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
-require go.mau.fi/util v0.11.0
+require (
+	github.com/jackc/pgx/v5 v5.12.0
+	go.mau.fi/util v0.11.0
+)
 
-require github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
+)
 
 require (
 	github.com/boombuler/barcode v1.1.0 // indirect

@@ -1,7 +1,6 @@
 package aml_test
 
 import (
-	"database/sql"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -161,11 +160,7 @@ func TestImportFailureKeepsActiveVersion(t *testing.T) {
 	if len(vs) != 1 || vs[0].ID != first.Version.ID || !vs[0].Active {
 		t.Fatalf("versions: %+v, want only the first, active", vs)
 	}
-	db, err := sql.Open("sqlite", st.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.SQL(t, st)
 	var rows, ents int
 	if err := db.QueryRow(`SELECT count(*) FROM list_versions`).Scan(&rows); err != nil {
 		t.Fatal(err)

@@ -167,6 +167,9 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 // existingDB fails unless the database file exists, for commands that
 // would write something else (a key file) before opening it.
 func existingDB(path string) error {
+	if store.IsPostgres(path) {
+		return nil // Open with MustExist checks the database has a kycd schema
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("no database at %s: check --db (kycd serve --db %s creates a new one)", path, path)
 	}

@@ -9,13 +9,16 @@ import (
 
 // BackupCmd writes a single-file copy of the database.
 type BackupCmd struct {
-	DB  string `name:"db" required:"" env:"KYCD_DB" type:"path" help:"The database file to copy."`
+	DB  string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"The database file to copy (SQLite only: back up PostgreSQL with its own tools)."`
 	Out string `required:"" type:"path" help:"The backup file to write: a new file."`
 }
 
 // Run writes the copy (VACUUM INTO on a read-only connection, safe while
 // kycd serve runs), checks it and prints its size.
 func (c *BackupCmd) Run(e *env) error {
+	if err := requireSQLite(c.DB, "kycd backup", "use the engine's own tools: pg_dump, or pg_basebackup with WAL archiving for point-in-time recovery"); err != nil {
+		return err
+	}
 	start := time.Now()
 	n, err := replicate.Backup(e.ctx, c.DB, c.Out)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 
 	"github.com/alecthomas/kong"
@@ -29,12 +30,13 @@ type CLI struct {
 	MasterKey MasterKeyCmd `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
 	Backup    BackupCmd    `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
 	Restore   RestoreCmd   `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
+	Migrate   MigrateCmd   `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
 	Version   VersionCmd   `cmd:"" help:"Print the version."`
 }
 
 // dbFlag is the database flag of every command that opens the file.
 type dbFlag struct {
-	DB string `name:"db" required:"" env:"KYCD_DB" type:"path" help:"SQLite database file (serve creates it if missing; every other command needs it to exist)."`
+	DB string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"SQLite database file (serve creates it if missing; every other command needs it to exist), or a postgres:// URL (README: PostgreSQL and fleets)."`
 }
 
 // env carries what commands need besides their flags.
@@ -59,6 +61,7 @@ func Main(ctx context.Context, version string, args []string, stdout, stderr io.
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
 		kong.UsageOnError(),
+		kong.NamedMapper("db", dbMapper{}),
 		// serve has many flags: its help shows them by topic.
 		kong.ExplicitGroups([]kong.Group{
 			{Key: "server", Title: "Server"},
@@ -156,5 +159,30 @@ type VersionCmd struct{}
 // Run prints "kycd <version>".
 func (c *VersionCmd) Run(e *env) error {
 	fmt.Fprintf(e.stdout, "kycd %s (schema %d)\n", e.version, store.SchemaVersion())
+	return nil
+}
+
+// dbMapper decodes a --db value: a postgres:// URL as it is, a SQLite file
+// path expanded as kong's "path" type expands it (~, made absolute).
+type dbMapper struct{}
+
+func (dbMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
+	var v string
+	if err := ctx.Scan.PopValueInto("db", &v); err != nil {
+		return err
+	}
+	if !store.IsPostgres(v) {
+		v = kong.ExpandPath(v)
+	}
+	target.SetString(v)
+	return nil
+}
+
+// requireSQLite refuses, with what to do instead, a command that only
+// exists for a SQLite file.
+func requireSQLite(db, what, instead string) error {
+	if store.IsPostgres(db) {
+		return fmt.Errorf("%s works on a SQLite database file only; on PostgreSQL %s (README: PostgreSQL and fleets)", what, instead)
+	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"database/sql"
 	"testing"
 	"time"
 
@@ -50,11 +49,7 @@ func TestMaintenance(t *testing.T) {
 		t.Fatalf("next purge: %+v", pending)
 	}
 	// All 1,200 old keys are gone (in three batches of at most 500).
-	db, err := sql.Open("sqlite", "file:"+st.Path()+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.SQL(t, st)
 	var left int
 	if err := db.QueryRow(`SELECT count(*) FROM idempotency_keys`).Scan(&left); err != nil || left != 1 {
 		t.Fatalf("%d idempotency keys left (%v), want only the fresh one", left, err)

@@ -48,6 +48,9 @@ func (f masterKeyFlag) find(db string) (*masterKey, error) {
 		}
 		return &masterKey{key: key, from: f.MasterKeyFile, path: f.MasterKeyFile}, nil
 	}
+	if store.IsPostgres(db) {
+		return nil, nil // no file next to a database URL
+	}
 	path := db + ".master-key"
 	key, err := readMasterKeyFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -71,6 +74,8 @@ func (f masterKeyFlag) open(e *env, db string, opts store.Options, create bool) 
 			return nil, err
 		}
 		switch {
+		case mk == nil && store.IsPostgres(db):
+			return nil, fmt.Errorf("on PostgreSQL give the master key with --master-key-file or KYCD_MASTER_KEY: every instance of the fleet needs the same key, and there is no file next to a database URL to keep one in (make one with: openssl rand -base64 32)")
 		case mk == nil && hasKeys:
 			return nil, fmt.Errorf("database %s is encrypted at rest and no master key was given: pass --master-key-file or set KYCD_MASTER_KEY (the default file %s does not exist); kycd does not run without it",
 				db, db+".master-key")

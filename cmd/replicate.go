@@ -43,6 +43,9 @@ func (f replicateFlags) startReplication(e *env, db string, log *slog.Logger) (*
 	if len(f.Replicate) == 0 {
 		return nil, nil
 	}
+	if err := requireSQLite(db, "--replicate (Litestream)", "replicate with the engine's own streaming replication or WAL archiving"); err != nil {
+		return nil, err
+	}
 	return replicate.Start(e.ctx, replicate.Config{DB: db, URLs: f.Replicate, Credentials: f.credentials(),
 		SyncInterval: f.ReplicateSyncInterval, SnapshotInterval: f.ReplicateSnapshotInterval,
 		Retention: f.ReplicateRetention, Logger: log})

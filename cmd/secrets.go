@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"kycd/seal"
+	"kycd/store"
 )
 
 // secretsFlag locates the key that seals webhook secrets in the database.
@@ -23,6 +24,9 @@ func (f secretsFlag) secretsBox(db string, e *env) (*seal.Box, error) {
 // (derived, so URLs survive restarts without a second file to back up).
 func (f secretsFlag) secrets(db string, e *env) (*seal.Box, []byte, error) {
 	path := f.SecretsKeyFile
+	if path == "" && store.IsPostgres(db) {
+		return nil, nil, fmt.Errorf("on PostgreSQL give the webhook secrets key with --secrets-key-file or KYCD_SECRETS_KEY_FILE: every instance of the fleet needs the same key file (it is created 0600 if missing)")
+	}
 	if path == "" {
 		path = db + ".secret-key"
 	}

@@ -168,7 +168,7 @@ func (c *ServeCmd) Run(e *env) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("kycd serving", "addr", ln.Addr().String(), "base_url", baseURL, "portal_url", portalURL,
-		"db", c.DB, "version", e.version, "dev", c.Dev)
+		"db", st.Path(), "version", e.version, "dev", c.Dev)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)

@@ -59,7 +59,7 @@ func TestRevocationIsImmediate(t *testing.T) {
 	if r := e.call("GET", "/v1/applicants", e.A.SandboxKey, ""); r.status != 200 {
 		t.Fatalf("before: %d", r.status)
 	}
-	cli, err := store.Open(t.Context(), e.store.Path(), store.Options{CheckpointEvery: -1, MasterKey: storetest.MasterKey})
+	cli, err := store.Open(t.Context(), storetest.Reopen(e.store), store.Options{CheckpointEvery: -1, MasterKey: storetest.MasterKey})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func TestIdempotencyAfterRestart(t *testing.T) {
 		t.Fatal(first.status)
 	}
 	e.srv.Close()
-	path := e.store.Path()
+	path := storetest.Reopen(e.store)
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,18 +11,14 @@ import (
 
 	"kycd/kyc"
 	"kycd/store"
+	"kycd/store/storetest"
 )
 
 // rawDB opens the test database beside the server, for what only the file
 // shows (sealed columns) or what only an old kycd could have written.
 func rawDB(t *testing.T, e *kycEnv) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+e.store.Path()+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return storetest.SQL(t, e.store)
 }
 
 // TestKYCGetPortalURL: GET carries the creation fields "additionally"

@@ -155,6 +155,9 @@ func TestInvisibleNames(t *testing.T) {
 // recover. It was a 500, and /readyz stayed ready.
 func TestDiskFull(t *testing.T) {
 	e := newAPIEnv(t)
+	if e.store.Engine() != "sqlite" {
+		t.Skip("a full disk is simulated with SQLite's max_page_count; on PostgreSQL disk_full (53100) takes the same path from store/error.go on")
+	}
 	if status, body := e.ready(); status != 200 {
 		t.Fatalf("readyz before: %d %v", status, body)
 	}

@@ -96,7 +96,7 @@ func (s *Store) signNewAuditHead(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tx, err := s.writer.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("sign audit head: %w", err)
 	}

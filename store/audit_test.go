@@ -128,7 +128,7 @@ func mustAppendAudit(t *testing.T, s *store.Store, entries ...store.AuditEntry) 
 // with MustOrg, their creation would be audited too.)
 func chainedStore(t *testing.T) (*store.Store, *storetest.Clock) {
 	t.Helper()
-	s, clock := storetest.Open(t), &storetest.Clock{}
+	s, clock := storetest.OpenOn(t, "sqlite"), &storetest.Clock{} // reads the SQLite file directly
 	s.Now = clock.Now
 	orgs := []string{"org_acme", "org_globex"}
 	for i := range 6 {

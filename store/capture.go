@@ -36,7 +36,7 @@ func methodFromColumn(col string) string {
 // final, and the engine must judge what the applicant submitted.
 func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
 	c.ID, c.CapturedAt, c.Size = "cap_"+NewULID(tx.now), tx.now, len(data)
-	if _, err := tx.exec(`DELETE FROM kyc_captures WHERE request_id = ? AND kind = ? AND side IS ?`, c.RequestID, c.Kind, c.Side); err != nil {
+	if _, err := tx.exec(`DELETE FROM kyc_captures WHERE request_id = ? AND kind = ? AND side IS NOT DISTINCT FROM ?`, c.RequestID, c.Kind, c.Side); err != nil {
 		return fmt.Errorf("replace capture: %w", err)
 	}
 	meta, err := json.Marshal(orEmptyMap(c.Meta))

@@ -124,7 +124,7 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 // opening the same new file may race us: BEGIN IMMEDIATE serialises the
 // two and the second finds the first one's key.
 func (s *Store) createDataKey(ctx context.Context, master Sealer) error {
-	tx, err := s.writer.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("create data key: %w", err)
 	}
@@ -424,16 +424,12 @@ func (s *Store) encryptEmails(tx *Tx) (int, error) {
 func (s *Store) encryptBatch(ctx context.Context, fn func(tx *Tx) (int, error)) (int, error) {
 	var n int
 	err := s.InTx(ctx, func(tx *Tx) error {
-		// secure_delete zeroes the freed pages that held the plaintext. It
-		// is per connection and SQLite applies it when the statement is
-		// prepared, not when it runs: so not through tx.exec's statement
-		// cache, where a statement prepared once is only run later.
-		if _, err := tx.tx.Exec(`PRAGMA secure_delete = ON`); err != nil {
+		if err := s.eng.secureDelete(tx.tx, true); err != nil {
 			return err
 		}
 		var err error
 		n, err = fn(tx)
-		if _, e := tx.tx.Exec(`PRAGMA secure_delete = OFF`); e != nil && err == nil {
+		if e := s.eng.secureDelete(tx.tx, false); e != nil && err == nil {
 			err = e
 		}
 		return err

@@ -119,7 +119,7 @@ var passport = &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB",
 	ExpiryDate: "2031-01-01"}
 
 func TestEncryptionAtRest(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	org := storetest.MustOrg(t, s, "acme", nil)
 	r := mustRequest(t, s, org.ID, passport)
 	img := image()
@@ -161,7 +161,7 @@ func TestEncryptionAtRest(t *testing.T) {
 // TestEncryptionSwappedRows: a sealed value moved to another row by SQL
 // does not open there; the read fails instead of returning bytes.
 func TestEncryptionSwappedRows(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	org := storetest.MustOrg(t, s, "acme", nil)
 	r1 := mustRequest(t, s, org.ID, passport)
 	r2 := mustRequest(t, s, org.ID, &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "FR", DocumentNumber: "X1", ExpiryDate: "2030-01-01"})
@@ -355,7 +355,7 @@ func TestEncryptPlaintext(t *testing.T) {
 }
 
 func TestDuplicateDocumentNumber(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	acme := storetest.MustOrg(t, s, "acme", nil)
 	other := storetest.MustOrg(t, s, "other", nil)
 	doc := func(number string) *kyc.DocumentData {
@@ -421,7 +421,7 @@ func TestDuplicateReadDocumentNumber(t *testing.T) {
 	}
 	// The read number is kept as a keyed hash.
 	var stored string
-	if err := rawDB(t, s.Path()).QueryRow(`SELECT document_number_read FROM kyc_requests WHERE id = ?`, liar.ID).Scan(&stored); err != nil {
+	if err := storetest.SQL(t, s).QueryRow(`SELECT document_number_read FROM kyc_requests WHERE id = ?`, liar.ID).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	if len(stored) != 64 || stored == "R200" {

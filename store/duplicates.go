@@ -60,7 +60,7 @@ func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Ap
 		if err := add("document_number", `SELECT id, applicant_id, status FROM kyc_requests
 			WHERE organization_id = ? AND environment = ? AND applicant_id != ?
 			AND (document_number_read IN (`+in+`) OR (document_number_read IS NULL AND document_number IN (`+in+`)))
-			ORDER BY +id LIMIT 20`,
+			ORDER BY `+s.eng.noIndex("id")+` LIMIT 20`,
 			args...); err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func (s *Store) FindDuplicates(ctx context.Context, r *kyc.KYCRequest, a *kyc.Ap
 		if err := add("image", `SELECT k.id, k.applicant_id, k.status FROM kyc_requests k
 			WHERE k.organization_id = ? AND k.environment = ? AND k.applicant_id != ?
 			AND k.id IN (SELECT request_id FROM kyc_captures WHERE source_sha256 IN (`+ph+`)
-				UNION SELECT request_id FROM kyc_captures WHERE sha256 IN (`+ph+`)) ORDER BY +k.id LIMIT 20`, args...); err != nil {
+				UNION SELECT request_id FROM kyc_captures WHERE sha256 IN (`+ph+`)) ORDER BY `+s.eng.noIndex("k.id")+` LIMIT 20`, args...); err != nil {
 			return nil, err
 		}
 	}

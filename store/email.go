@@ -20,14 +20,15 @@ func (tx *Tx) QueueEmailMessage(orgID string, m Email) error {
 	if tx.keys == nil {
 		return fmt.Errorf("queue e-mail: %w", ErrNoMasterKey)
 	}
-	res, err := tx.exec(`INSERT INTO email_outbox (organization_id, to_address, subject, body, created_at, from_name,
-		reply_to, logo_sha256) VALUES (?, ?, ?, '', ?, ?, ?, ?)`,
+	// RETURNING, not LastInsertId: PostgreSQL's driver has none.
+	var id int64
+	err := tx.queryRow(`INSERT INTO email_outbox (organization_id, to_address, subject, body, created_at, from_name,
+		reply_to, logo_sha256) VALUES (?, ?, ?, '', ?, ?, ?, ?) RETURNING id`,
 		nullString(orgID), m.To, m.Subject, kyc.FormatTime(tx.now), nullString(m.FromName),
-		nullString(m.ReplyTo), nullString(m.LogoSHA256))
+		nullString(m.ReplyTo), nullString(m.LogoSHA256)).Scan(&id)
 	if err != nil {
-		return fmt.Errorf("queue e-mail: %w", err)
+		return fmt.Errorf("queue e-mail: %w", formatError(err))
 	}
-	id, _ := res.LastInsertId()
 	keyID, body, err := tx.keys.seal([]byte(m.Body), emailAAD(id))
 	if err != nil {
 		return fmt.Errorf("queue e-mail: %w", err)

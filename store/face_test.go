@@ -44,7 +44,7 @@ func mustFace(t *testing.T, s *store.Store, r *kyc.KYCRequest, c *kyc.Capture, d
 // TestFaceDescriptorsEncrypted: descriptors are biometric data; they are
 // sealed like the images, read back decrypted for other applicants only.
 func TestFaceDescriptorsEncrypted(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	org := storetest.MustOrg(t, s, "acme", nil)
 	r1, r2 := mustRequest(t, s, org.ID, nil), mustRequest(t, s, org.ID, nil)
 	c1, c2 := mustCapture(t, s, r1.ID, "front", []byte("img1")), mustCapture(t, s, r2.ID, "front", []byte("img2"))

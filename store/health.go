@@ -33,8 +33,8 @@ func (s *Store) PingWrite(ctx context.Context) error {
 // (PRAGMA user_version). After Open it equals SchemaVersion unless a newer
 // kycd has migrated the file since.
 func (s *Store) AppliedSchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := s.reader.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+	v, err := s.eng.schemaVersion(ctx, s.reader)
+	if err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	return v, nil
@@ -122,7 +122,7 @@ func (s *Store) ProbeWrite(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() {
 		done <- s.InTx(ctx, func(tx *Tx) error {
-			if _, err := tx.exec(`INSERT INTO write_probe (id, data) VALUES (1, zeroblob(8192))`); err != nil {
+			if _, err := tx.exec(`INSERT INTO write_probe (id, data) VALUES (1, ` + s.eng.zeroBlob(8192) + `)`); err != nil {
 				return fmt.Errorf("probe write: %w", err)
 			}
 			_, err := tx.exec(`DELETE FROM write_probe`)

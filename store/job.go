@@ -71,7 +71,10 @@ func (s *Store) ClaimJobs(ctx context.Context, now time.Time, lease time.Duratio
 		return nil, nil
 	}
 	var jobs []Job
-	err := s.InTx(ctx, func(tx *Tx) error {
+	// On PostgreSQL a claim skips the fleet-wide write lock: it touches the
+	// jobs table only, and FOR UPDATE SKIP LOCKED lets instances claim
+	// side by side, each passing over the rows another is claiming.
+	err := s.inTxNoFleetLock(ctx, func(tx *Tx) error {
 		jobs = jobs[:0]
 		args := []any{kyc.FormatTime(now.Add(lease)), kyc.FormatTime(now)}
 		in := ""
@@ -86,15 +89,17 @@ func (s *Store) ClaimJobs(ctx context.Context, now time.Time, lease time.Duratio
 		// A lease that ran out on the last attempt means the worker died or
 		// the attempt overran: the job is dead, not run again, so a job
 		// that kills the process cannot crash-loop it.
-		if _, err := tx.tx.Exec(`UPDATE jobs SET state = 'dead', updated_at = ?2,
+		// (Its own arguments, without the lease: PostgreSQL must know the
+		// type of every parameter, and an unused one has none.)
+		if _, err := tx.tx.Exec(`UPDATE jobs SET state = 'dead', updated_at = ?1,
 				last_error = 'the lease ran out on the last attempt: the worker died or the attempt overran its lease'
-			WHERE state = 'running' AND run_at <= ?2 AND attempts >= max_attempts AND kind IN (`+in+`)`,
-			args[:len(args)-1]...); err != nil {
+			WHERE state = 'running' AND run_at <= ?1 AND attempts >= max_attempts AND kind IN (`+in+`)`,
+			args[1:len(args)-1]...); err != nil {
 			return fmt.Errorf("expire jobs: %w", err)
 		}
 		rows, err := tx.tx.Query(`UPDATE jobs SET state = 'running', run_at = ?1, attempts = attempts + 1, updated_at = ?2
 			WHERE id IN (SELECT id FROM jobs WHERE state IN ('pending', 'running') AND run_at <= ?2 AND attempts < max_attempts
-				AND kind IN (`+in+`) ORDER BY run_at, id LIMIT ?)
+				AND kind IN (`+in+`) ORDER BY run_at, id LIMIT ?`+tx.eng.skipLocked()+`)
 			RETURNING id, kind, payload, attempts, max_attempts, coalesce(dedupe_key, '')`, args...)
 		if err != nil {
 			return fmt.Errorf("claim jobs: %w", err)

@@ -93,7 +93,7 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 		status = ?, decision = ?, decision_reason = ?, risk_score = ?,
 		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
 		submitted_at = ?, decided_at = ?, portal_opened_at = ?,
-		portal_token_sealed = CASE WHEN ? THEN portal_token_sealed END, portal_token_key_id = CASE WHEN ? THEN portal_token_key_id END,
+		portal_token_sealed = CASE WHEN ? = 1 THEN portal_token_sealed END, portal_token_key_id = CASE WHEN ? = 1 THEN portal_token_key_id END,
 		updated_at = ? WHERE id = ?`,
 		reasonCodes(r.ProcessingResult), docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
 		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),

@@ -15,8 +15,16 @@ import (
 // written by a newer kycd (more migrations than this binary knows) is
 // refused instead of being half-understood.
 //
-//go:embed migrations/*.sql
+// PostgreSQL's migrations (migrations/postgres) carry the same numbers;
+// the first of them may start past 1 (a baseline: see its comment).
+//
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
+
+const (
+	sqliteMigrationDir = "migrations"
+	pgMigrationDir     = "migrations/postgres"
+)
 
 type migration struct {
 	version int
@@ -24,44 +32,62 @@ type migration struct {
 	sql     string
 }
 
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
+func loadMigrations(dir string) ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, dir)
 	if err != nil {
 		return nil, err
 	}
 	var ms []migration
 	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
 		num, _, ok := strings.Cut(e.Name(), "_")
 		v, err := strconv.Atoi(num)
 		if !ok || err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with a number and _", e.Name())
 		}
-		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		b, err := migrationFS.ReadFile(dir + "/" + e.Name())
 		if err != nil {
 			return nil, err
 		}
 		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("no migrations in %s", dir)
+	}
+	first := 1
+	if dir == pgMigrationDir {
+		first = ms[0].version
+	}
 	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected number %04d", m.name, i+1)
+		if m.version != first+i {
+			return nil, fmt.Errorf("migration %s/%s: expected number %04d", dir, m.name, first+i)
 		}
 	}
 	return ms, nil
 }
 
 // SchemaVersion is the number of migrations this binary knows.
+// Both engines' migrations end at the same number.
 func SchemaVersion() int {
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(sqliteMigrationDir)
 	if err != nil {
 		panic(err) // embedded files: a broken build, caught by every test
+	}
+	pg, err := loadMigrations(pgMigrationDir)
+	if err != nil {
+		panic(err)
+	}
+	if v := pg[len(pg)-1].version; v != len(ms) {
+		panic(fmt.Sprintf("store: SQLite migrations end at %d, PostgreSQL's at %d: write each migration for both engines", len(ms), v))
 	}
 	return len(ms)
 }
 
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(sqliteMigrationDir)
 	if err != nil {
 		return err
 	}

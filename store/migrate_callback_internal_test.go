@@ -15,7 +15,7 @@ import (
 // webhook_attempts; every row and the cascade from a delivery to its
 // attempts survive it.
 func TestCallbackMigrationKeepsDeliveries(t *testing.T) {
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(sqliteMigrationDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // it (by name, so that renumbering at a merge does not break the test).
 func openBefore(t *testing.T, suffix string) (path string, db *sql.DB) {
 	t.Helper()
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(sqliteMigrationDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,9 @@ import "context"
 //
 // It returns ErrClosed after Close, or ctx's error if fn could not start.
 func (s *Store) Pause(ctx context.Context, fn func()) error {
+	if s.pauses == nil {
+		return errPostgresOnlySQLite // no commit loop to pause
+	}
 	done := make(chan struct{})
 	run := func() {
 		defer close(done)

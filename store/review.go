@@ -110,7 +110,7 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 		args = append(args, nowS, f.UserID)
 	}
 	if f.Reason != "" {
-		where = append(where, `instr(' ' || r.reason_codes || ' ', ?) > 0`)
+		where = append(where, s.eng.strContains(`' ' || r.reason_codes || ' '`))
 		args = append(args, " "+f.Reason+" ")
 	}
 	if f.SecondEyes {

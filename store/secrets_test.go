@@ -17,7 +17,7 @@ import (
 // e-mail body are ciphertext in the file and plain through the store; an
 // e-mail's body is gone once sent.
 func TestStoredResponsesAndEmailsSealed(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	org := storetest.MustOrg(t, s, "acme", nil)
 	body := []byte(`{"secret":"whsec_0123456789abcdefghij","portalUrl":"https://k.example/portal/TOKEN0123456789"}`)
 	err := s.InTx(t.Context(), func(tx *store.Tx) error {
@@ -68,7 +68,7 @@ func TestStoredResponsesAndEmailsSealed(t *testing.T) {
 // stored in clear still replay and send, and the first start with the
 // master key seals them (or, for sent e-mails, empties them).
 func TestPlaintextFromOlderVersionsSealed(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	org := storetest.MustOrg(t, s, "acme", nil)
 	db := fileDB(t, s.Path())
 	mustExec(t, db,
@@ -103,7 +103,7 @@ func TestPlaintextFromOlderVersionsSealed(t *testing.T) {
 // TestDatabaseFilesPrivate: a new database, its WAL and its shared-memory
 // file are readable by their owner only.
 func TestDatabaseFilesPrivate(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	storetest.MustOrg(t, s, "acme", nil)
 	for _, f := range []string{s.Path(), s.Path() + "-wal", s.Path() + "-shm"} {
 		fi, err := os.Stat(f)

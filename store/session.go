@@ -92,7 +92,7 @@ func (tx *Tx) DeleteSession(idHash []byte) error {
 
 // DeleteUserSessions ends every session of a user except keep (nil: all).
 func (tx *Tx) DeleteUserSessions(userID string, keep []byte) error {
-	if _, err := tx.exec(`DELETE FROM console_sessions WHERE user_id = ? AND id_hash IS NOT ?`, userID, keep); err != nil {
+	if _, err := tx.exec(`DELETE FROM console_sessions WHERE user_id = ? AND id_hash IS DISTINCT FROM ?`, userID, keep); err != nil {
 		return fmt.Errorf("delete sessions: %w", err)
 	}
 	return nil

@@ -32,6 +32,9 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (c *stmtCache) close() {
+	if c == nil {
+		return
+	}
 	c.m.Range(func(_, v any) bool {
 		v.(*sql.Stmt).Close()
 		return true
@@ -70,12 +73,17 @@ type txPool struct {
 }
 
 func (p txPool) stmt(query string) *sql.Stmt {
+	if p.c == nil {
+		return nil // PostgreSQL: pgx caches prepared statements per connection
+	}
 	if v, ok := p.c.m.Load(query); ok {
 		return p.tx.Stmt(v.(*sql.Stmt)) // already prepared on this connection
 	}
 	p.c.wanted.Store(query, struct{}{})
 	return nil
 }
+
+// txPool with no cache runs every statement on the transaction directly.
 
 func (p txPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if st := p.stmt(query); st != nil {
@@ -101,6 +109,9 @@ func (p txPool) ExecContext(ctx context.Context, query string, args ...any) (sql
 // prepareWanted prepares the queries transactions ran unprepared; the
 // commit loop calls it when no transaction holds the writer connection.
 func (c *stmtCache) prepareWanted() error {
+	if c == nil {
+		return nil
+	}
 	var err error
 	c.wanted.Range(func(k, _ any) bool {
 		c.wanted.Delete(k)

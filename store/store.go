@@ -1,4 +1,5 @@
-// Package store keeps everything kycd knows in one SQLite file: the only
+// Package store keeps everything kycd knows in one SQLite file, or in a
+// PostgreSQL database shared by a fleet of instances (engine.go): the only
 // package that speaks SQL. Writes go through one writer goroutine that groups
 // concurrent transactions into one commit (see tx.go); reads use a separate
 // read-only pool.
@@ -38,9 +39,11 @@ const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=s
 // does not exist.
 var ErrNoDatabase = errors.New("no database file")
 
-// Store is the handle on the database file.
+// Store is the handle on the database: a SQLite file or, with a
+// postgres:// URL, a PostgreSQL database (engine_postgres.go).
 type Store struct {
-	path   string
+	path   string // the file, or the URL without its password
+	eng    engine
 	writer *sql.DB // one connection; only the commit loop uses it
 	reader *sql.DB // query_only pool for single-statement reads
 	ckpt   *sql.DB // one connection for background checkpoints
@@ -107,6 +110,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: no database path given")
 	}
+	if IsPostgres(path) {
+		return openPostgres(ctx, path, opts)
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -134,7 +140,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	writer.SetConnMaxLifetime(0)
 	writer.SetConnMaxIdleTime(0)
 
-	s := &Store{path: path, writer: writer, log: log, Now: time.Now,
+	s := &Store{path: path, eng: sqliteEngine{}, writer: writer, log: log, Now: time.Now,
 		writes: make(chan *writeReq, 256), closing: make(chan struct{}), jobSignal: make(chan struct{}, 1),
 		pauses: make(chan func())}
 	if err := s.migrate(ctx); err != nil {
@@ -206,8 +212,24 @@ func createPrivate(path string) error {
 	return f.Close()
 }
 
-// Path returns the database file's path.
+// Path returns the database file's path (for PostgreSQL, its URL without
+// the password).
 func (s *Store) Path() string { return s.path }
+
+// beginWrite starts a write transaction outside InTx (Open's own work).
+// On SQLite the writer's BEGIN IMMEDIATE takes the write lock; on
+// PostgreSQL the fleet-wide advisory lock does.
+func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.eng.lockWrites(tx); err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
 
 // Close stops the commit loop after the queued transactions, checkpoints and
 // closes the file.
@@ -229,7 +251,9 @@ func (s *Store) Close() error {
 		if s.reader != nil {
 			s.readStmts.close()
 			s.writeStmts.close()
-			err = errors.Join(err, s.reader.Close())
+			if s.reader != s.writer {
+				err = errors.Join(err, s.reader.Close())
+			}
 		}
 		err = errors.Join(err, s.writer.Close())
 	})

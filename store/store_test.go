@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite schema.sql from the migrations"
 // TestSchema keeps schema.sql, the readable full schema, equal to what the
 // migrations produce.
 func TestSchema(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	db, err := sql.Open("sqlite", "file:"+s.Path()+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 }
 
 func TestWALMode(t *testing.T) {
-	s := storetest.Open(t)
+	s := storetest.OpenOn(t, "sqlite") // reads the SQLite file directly
 	db, err := sql.Open("sqlite", "file:"+s.Path())
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,9 @@ type Tx struct {
 	tx       *sql.Tx
 	q        txPool
 	now      time.Time
-	enqueued bool          // a job was enqueued: wake the runner after commit
-	keys     *keyring      // encryption at rest (datakey.go)
+	enqueued bool     // a job was enqueued: wake the runner after commit
+	keys     *keyring // encryption at rest (datakey.go)
+	eng      engine
 	actor    kyc.Principal // who the use case acts for (WithActor)
 }
 
@@ -68,6 +69,10 @@ var ErrClosed = errors.New("store: closed")
 // fsync of synchronous=FULL is paid once per batch. Isolation is as if the
 // calls ran one after the other; each call's outcome is independent except
 // that a failed COMMIT fails the whole batch.
+//
+// On PostgreSQL the same loop runs, and each batch first takes the
+// fleet-wide write lock (engine_postgres.go): the batch is then one
+// commit, one WAL flush, whatever the number of instances.
 func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -167,6 +172,11 @@ func (s *Store) runBatch(batch []*writeReq) {
 func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (err error) {
 	enqueued := false
 	sqlTx, err := s.writer.Begin()
+	if err == nil {
+		if err = s.eng.lockWrites(sqlTx); err != nil {
+			_ = sqlTx.Rollback()
+		}
+	}
 	if err != nil {
 		for i := range batch {
 			results[i].err = fmt.Errorf("begin: %w", formatError(err))
@@ -187,7 +197,7 @@ func (s *Store) runBatchTx(batch []*writeReq, results []writeRes, ok []bool) (er
 			return s.failBatch(batch, results, ok, i, fmt.Errorf("savepoint: %w", formatError(err)))
 		}
 		tx := &Tx{tx: sqlTx, q: txPool{tx: sqlTx, c: s.writeStmts}, now: s.Now().UTC().Truncate(time.Millisecond), keys: s.keys,
-			actor: ActorFrom(req.ctx)}
+			eng: s.eng, actor: ActorFrom(req.ctx)}
 		res := runOne(req.fn, tx)
 		enqueued = enqueued || (tx.enqueued && res.err == nil && !res.panicked)
 		if res.err != nil || res.panicked || res.goexit {

@@ -179,7 +179,7 @@ func (tx *Tx) RecordEvent(ev *kyc.Event, onlyEndpoint string) ([]string, error) 
 	}
 	rows, err := tx.q.QueryContext(context.Background(), `SELECT id FROM webhook_endpoints
 		WHERE organization_id = ? AND environment = ? AND enabled = 1 AND deleted_at IS NULL AND (? = '' OR id = ?)
-		AND (? <> '' OR event_types = '[]' OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)) ORDER BY id`,
+		AND (? <> '' OR event_types = '[]' OR `+tx.eng.jsonArrayHas("event_types")+`) ORDER BY id`,
 		ev.OrganizationID, string(ev.Environment), onlyEndpoint, onlyEndpoint, onlyEndpoint, string(ev.Type))
 	if err != nil {
 		return nil, fmt.Errorf("find subscribers: %w", err)
@@ -520,7 +520,7 @@ func (s *Store) FindEmails(ctx context.Context) ([]Email, error) {
 // oldest first, with whether a send job is still queued for each.
 func (s *Store) UnsentEmails(ctx context.Context) (ids []int64, queued map[int64]bool, err error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT e.id, EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.state IN ('pending', 'running')
-			AND json_extract(j.payload, '$.id') = e.id)
+			AND `+s.eng.jsonInt("j.payload", "id")+` = e.id)
 		FROM email_outbox e WHERE e.sent_at IS NULL AND e.expired_at IS NULL ORDER BY e.id`, KindEmailSend)
 	if err != nil {
 		return nil, nil, fmt.Errorf("find unsent e-mails: %w", err)

@@ -17,6 +17,11 @@
 // bounded.
 //
 //	go run ./bench/load -duration 10s -rate 500 -soak 5m
+//
+// On PostgreSQL, against one or several instances (each a server with its
+// own store on the same database, in this process), on an empty database:
+//
+//	go run ./bench/load -db postgres://kycd:kycd@localhost/kycd_bench -instances 2
 package main
 
 import (
@@ -59,7 +64,12 @@ func main() {
 	ckptEvery := flag.Duration("checkpoint-every", 0, "background checkpoint interval (0: the store's default)")
 	skipSat := flag.Bool("skip-saturation", false, "run only the constant-rate (and soak) runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the saturation runs to this file")
+	dbFlag := flag.String("db", "", "database: empty for a new SQLite file in a temp dir, or a postgres:// URL of an empty database")
+	instances := flag.Int("instances", 1, "kycd instances (servers with their own store) on the database, requests round-robin; more than 1 needs -db postgres://")
 	flag.Parse()
+	if *instances > 1 && !store.IsPostgres(*dbFlag) {
+		log.Fatal("-instances > 1 needs -db postgres://…: a fleet shares a PostgreSQL database")
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -76,13 +86,14 @@ func main() {
 	if !*keep {
 		defer os.RemoveAll(dir)
 	}
-	b, err := newBench(dir, *logTo, *ckptEvery)
+	b, err := newBench(dir, *dbFlag, *instances, *logTo, *ckptEvery)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer b.close()
 
-	fmt.Printf("kycd load benchmark: %d CPUs, GOMAXPROCS %d, %s, database %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), b.dbPath)
+	fmt.Printf("kycd load benchmark: %d CPUs, GOMAXPROCS %d, %s, database %s (%s), %d instance(s)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(),
+		b.store.Path(), b.store.Engine(), len(b.bases))
 	fmt.Printf("saturation: %d connections, %s per run after %s warm-up; server log: %s\n\n", *conns, *duration, *warmup, *logTo)
 
 	seedID := b.createOne()
@@ -144,17 +155,22 @@ func verdict(ok bool) string {
 
 type bench struct {
 	dir, dbPath string
-	store       *store.Store
-	hs          *http.Server
-	base        string
+	store       *store.Store   // the first instance's
+	stores      []*store.Store // every instance's
+	hs          []*http.Server
+	bases       []string // one per instance, taken round-robin
+	rr          atomic.Uint64
 	key         string
 	client      *http.Client
 	seq         atomic.Int64
 	logFile     *os.File
 }
 
-func newBench(dir, logTo string, ckptEvery time.Duration) (*bench, error) {
+func newBench(dir, db string, instances int, logTo string, ckptEvery time.Duration) (*bench, error) {
 	b := &bench{dir: dir, dbPath: filepath.Join(dir, "kyc.db")}
+	if db != "" {
+		b.dbPath = db
+	}
 	logger := slog.New(slog.DiscardHandler)
 	if logTo == "file" {
 		f, err := os.Create(filepath.Join(dir, "access.log"))
@@ -181,25 +197,43 @@ func newBench(dir, logTo string, ckptEvery time.Duration) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Options{Store: st, Logger: logger})
-	if err != nil {
-		return nil, err
+	b.stores = []*store.Store{st}
+	for range instances - 1 {
+		st, err := store.Open(context.Background(), b.dbPath, store.Options{Logger: logger, MasterKey: throwawayMasterKey})
+		if err != nil {
+			return nil, err
+		}
+		b.stores = append(b.stores, st)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+	for _, st := range b.stores {
+		srv, err := server.New(server.Options{Store: st, Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		b.bases = append(b.bases, "http://"+ln.Addr().String())
+		hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		b.hs = append(b.hs, hs)
+		go hs.Serve(ln)
 	}
-	b.base = "http://" + ln.Addr().String()
-	b.hs = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go b.hs.Serve(ln)
 	b.client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: time.Minute}}
 	return b, nil
 }
 
+// base is the next instance's URL, round-robin.
+func (b *bench) base() string { return b.bases[int(b.rr.Add(1))%len(b.bases)] }
+
 func (b *bench) close() {
-	b.hs.Close()
-	b.store.Close()
+	for _, hs := range b.hs {
+		hs.Close()
+	}
+	for _, st := range b.stores {
+		st.Close()
+	}
 	if b.logFile != nil {
 		b.logFile.Close()
 	}
@@ -211,7 +245,7 @@ func (b *bench) createReq(key string) *http.Request {
 	if key == "" {
 		key = fmt.Sprintf("load-%d", b.seq.Add(1))
 	}
-	req, _ := http.NewRequest("POST", b.base+"/v1/applicants", bytes.NewReader(createBody))
+	req, _ := http.NewRequest("POST", b.base()+"/v1/applicants", bytes.NewReader(createBody))
 	req.Header.Set("Authorization", "Bearer "+b.key)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", key)
@@ -219,7 +253,7 @@ func (b *bench) createReq(key string) *http.Request {
 }
 
 func (b *bench) getReq(id string) *http.Request {
-	req, _ := http.NewRequest("GET", b.base+"/v1/applicants/"+id, nil)
+	req, _ := http.NewRequest("GET", b.base()+"/v1/applicants/"+id, nil)
 	req.Header.Set("Authorization", "Bearer "+b.key)
 	return req
 }
@@ -374,8 +408,13 @@ func (b *bench) soak(mk func() *http.Request, rate int, d time.Duration) {
 
 // throwawayMasterKey encrypts the benchmark's temporary database (and keys
 // its audit log) under a random key that dies with the process.
+// throwawayMasterKey is one random key per run, shared by the instances.
 func throwawayMasterKey(bool) (store.Sealer, error) {
+	return seal.New(runKey)
+}
+
+var runKey = func() []byte {
 	key := make([]byte, seal.KeySize)
 	_, _ = rand.Read(key)
-	return seal.New(key)
-}
+	return key
+}()

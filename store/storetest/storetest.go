@@ -1,24 +1,58 @@
-// Package storetest opens real SQLite databases for tests: a fresh file in
-// the test's temporary directory, migrated, closed when the test ends.
+// Package storetest opens real databases for tests, migrated and closed
+// when the test ends: a fresh SQLite file in the test's temporary
+// directory, or a fresh schema in the PostgreSQL database that
+// KYCD_TEST_POSTGRES names (see Engines).
 package storetest
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver for schema set-up
 
 	"kycd/kyc"
 	"kycd/seal"
 	"kycd/store"
 )
 
-// Open returns a migrated store on a new file in t.TempDir(), encrypted
-// at rest under MasterKey.
+// Open returns a migrated store, encrypted at rest under MasterKey, on the
+// engine KYCD_TEST_ENGINE names: a new SQLite file in t.TempDir() by
+// default, a new PostgreSQL schema with KYCD_TEST_ENGINE=postgres.
 func Open(t testing.TB) *store.Store {
 	t.Helper()
-	s, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "kyc.db"), store.Options{MasterKey: MasterKey})
+	return OpenOn(t, DefaultEngine())
+}
+
+// DefaultEngine is the engine Open uses: KYCD_TEST_ENGINE, or "sqlite".
+func DefaultEngine() string {
+	if e := os.Getenv("KYCD_TEST_ENGINE"); e != "" {
+		return e
+	}
+	return "sqlite"
+}
+
+// Engines lists the engines tests that run on both iterate over.
+var Engines = []string{"sqlite", "postgres"}
+
+// OpenOn returns a migrated, encrypted store on engine: "sqlite" or
+// "postgres". PostgreSQL tests skip with a message when KYCD_TEST_POSTGRES
+// is unset, except under CI=true, where they fail.
+func OpenOn(t testing.TB, engine string) *store.Store {
+	t.Helper()
+	db := DB(t, engine)
+	s, err := store.Open(t.Context(), db, store.Options{MasterKey: MasterKey})
+	if err == nil {
+		opened.Store(s, db)
+	}
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -28,6 +62,92 @@ func Open(t testing.TB) *store.Store {
 		}
 	})
 	return s
+}
+
+// opened maps the stores Open made to their --db value: a PostgreSQL
+// store's Path hides the password.
+var opened sync.Map // *store.Store → string
+
+// Reopen returns the --db value of a store Open made, to open a second
+// handle on its database (as the CLI does while serve runs).
+func Reopen(s *store.Store) string {
+	if v, ok := opened.Load(s); ok {
+		return v.(string)
+	}
+	return s.Path()
+}
+
+// SQL opens a plain database/sql handle on the database of a store Open
+// made, outside the store, as anyone with access to it could: for tests
+// that look at rows directly. Queries take SQLite's placeholders on both
+// engines (store.OpenSQL).
+func SQL(t testing.TB, s *store.Store) *sql.DB {
+	t.Helper()
+	db, err := store.OpenSQL(Reopen(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// DB returns a fresh, empty database for engine, as a --db value: a file
+// path in t.TempDir(), or the URL of a new schema (dropped when the test
+// ends) in the database KYCD_TEST_POSTGRES names.
+func DB(t testing.TB, engine string) string {
+	t.Helper()
+	switch engine {
+	case "sqlite":
+		return filepath.Join(t.TempDir(), "kyc.db")
+	case "postgres":
+		return PostgresSchema(t)
+	}
+	t.Fatalf("storetest: unknown engine %q", engine)
+	return ""
+}
+
+// PostgresSchema creates a new schema in the KYCD_TEST_POSTGRES database
+// and returns a URL whose search_path is that schema, so that a store
+// opened on it is as fresh as a new SQLite file.
+func PostgresSchema(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv("KYCD_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("KYCD_TEST_POSTGRES is not set: under CI=true the PostgreSQL tests must run (.ci/run sets it)")
+		}
+		t.Skip("PostgreSQL tests skipped: set KYCD_TEST_POSTGRES=postgres://user:pass@host/db (see README \"PostgreSQL and fleets\")")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("KYCD_TEST_POSTGRES: %v", err)
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "t_" + hex.EncodeToString(b)
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `CREATE SCHEMA `+schema); err != nil {
+		t.Fatalf("create test schema: %v", err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", base)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+	})
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // MasterKey is the master key of the databases Open makes: a fixed key,
