@@ -25,7 +25,7 @@ func (tx *Tx) RecordKeyUse(uses []KeyUse) error {
 	for _, u := range uses {
 		for h, n := range u.Requests {
 			if _, err := tx.exec(`INSERT INTO api_key_requests (key_id, hour, requests) VALUES (?, ?, ?)
-				ON CONFLICT (key_id, hour) DO UPDATE SET requests = requests + excluded.requests`,
+				ON CONFLICT (key_id, hour) DO UPDATE SET requests = api_key_requests.requests + excluded.requests`,
 				u.KeyID, h.UTC().Format("2006-01-02T15"), n); err != nil {
 				return fmt.Errorf("record key use: %w", err)
 			}

@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 21
+-- kycd_schema version = 22
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -76,6 +76,14 @@ CREATE TABLE aml_screenings (
   CONSTRAINT aml_screenings_trigger_check CHECK ((trigger = ANY (ARRAY['initial'::text, 'daily'::text, 'list_update'::text, 'manual'::text])))
 );
 
+CREATE TABLE api_key_requests (
+  key_id text COLLATE "C" NOT NULL,
+  hour text COLLATE "C" NOT NULL,
+  requests bigint NOT NULL,
+  CONSTRAINT api_key_requests_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT api_key_requests_pkey PRIMARY KEY (key_id, hour)
+);
+
 CREATE TABLE api_keys (
   id text COLLATE "C" NOT NULL,
   organization_id text COLLATE "C" NOT NULL,
@@ -86,6 +94,8 @@ CREATE TABLE api_keys (
   secret_hash bytea NOT NULL,
   created_at text COLLATE "C" NOT NULL,
   revoked_at text COLLATE "C",
+  last_used_at text COLLATE "C",
+  last_used_ip text COLLATE "C",
   CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT api_keys_pkey PRIMARY KEY (id),
@@ -488,6 +498,16 @@ CREATE TABLE organizations (
   CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint])))
 );
 
+CREATE TABLE usage_events (
+  metric text COLLATE "C" NOT NULL,
+  resource_id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  occurred_at text COLLATE "C" NOT NULL,
+  CONSTRAINT usage_events_metric_check CHECK ((metric = ANY (ARRAY['kyc_requests_submitted'::text, 'aml_checks_created'::text, 'monitoring_rescreens'::text, 'manual_rescreens'::text]))),
+  CONSTRAINT usage_events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT usage_events_pkey PRIMARY KEY (metric, resource_id)
+);
+
 CREATE TABLE user_tokens (
   token_hash bytea NOT NULL,
   user_id text COLLATE "C" NOT NULL,
@@ -612,6 +632,8 @@ CREATE INDEX applicants_org_env_id_idx ON applicants USING btree (organization_i
 
 CREATE INDEX applicants_org_env_status_id_idx ON applicants USING btree (organization_id, environment, status, id);
 
+CREATE INDEX audit_log_org_idx ON audit_log USING btree (organization_id, id);
+
 CREATE INDEX audit_log_resource_idx ON audit_log USING btree (resource_id, id);
 
 CREATE INDEX console_sessions_expires_idx ON console_sessions USING btree (expires_at);
@@ -659,6 +681,8 @@ CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions USING btree
 CREATE INDEX liveness_sessions_request_idx ON liveness_sessions USING btree (request_id, id);
 
 CREATE INDEX login_failures_idx ON login_failures USING btree (scope, subject, at);
+
+CREATE INDEX usage_events_org_idx ON usage_events USING btree (organization_id, occurred_at);
 
 CREATE INDEX user_tokens_user_idx ON user_tokens USING btree (user_id);
 
