@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"kycd/aml"
+	"kycd/kyc"
 	"kycd/seal"
+	"kycd/store"
 	"kycd/store/storetest"
 )
 
@@ -83,7 +86,8 @@ func (f *fleet) do(method, path, key, idemKey, body string) (int, []byte, int, e
 // TestFleet runs three kycd serve processes on one PostgreSQL database:
 // concurrent creates with shared idempotency keys make one resource each;
 // every webhook (callback) job is delivered once; a rolling restart of
-// each instance under load loses no request that a retry does not cure.
+// each instance under load loses no request that a retry does not cure;
+// a monitoring re-screen brought forward runs once for the fleet.
 func TestFleet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three kycd serve processes")
@@ -236,7 +240,6 @@ func TestFleet(t *testing.T) {
 	}
 	time.Sleep(2 * time.Second) // room for a duplicate to show
 	hmu.Lock()
-	defer hmu.Unlock()
 	if len(deliveries) != want {
 		t.Errorf("%d events delivered, want two per request: %d (status %d)", len(deliveries), want, status)
 	}
@@ -244,5 +247,66 @@ func TestFleet(t *testing.T) {
 		if n != 1 {
 			t.Errorf("event %s delivered %d times", id, n)
 		}
+	}
+	hmu.Unlock()
+
+	// 4. A daily monitoring re-screen runs once for the fleet: a monitored
+	// check is made due and the scheduled monitoring job brought forward;
+	// three instances poll the queue, one claims it, and the check gets
+	// one daily entry in its history, not three.
+	status, b, _, _ = f.do("POST", "/v1/aml-checks", apiKey, "", `{"firstName":"Ada","lastName":"Lovelace","monitoring":true}`)
+	var check struct {
+		ID string `json:"id"`
+	}
+	if status != http.StatusCreated || json.Unmarshal(b, &check) != nil || check.ID == "" {
+		t.Fatalf("create AML check: %d %s", status, b)
+	}
+	db, err := store.OpenSQL(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	past := kyc.FormatTime(time.Now().Add(-time.Minute))
+	if _, err := db.Exec(`UPDATE aml_checks SET next_screen_at = ? WHERE id = ?`, past, check.ID); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Exec(`UPDATE jobs SET run_at = ? WHERE kind = ? AND state = 'pending'`, past, aml.KindMonitor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n < 1 {
+		t.Fatalf("no monitoring job scheduled (%d)", n)
+	}
+	daily := func() int {
+		_, b, _, _ := f.do("GET", "/v1/aml-checks/"+check.ID, apiKey, "", "")
+		var c struct {
+			MonitoringHistory []struct{ Trigger string } `json:"monitoringHistory"`
+		}
+		_ = json.Unmarshal(b, &c)
+		n := 0
+		for _, h := range c.MonitoringHistory {
+			// Brought forward, the re-screen is recorded as list_update
+			// (a check due before its day); either way, once.
+			if h.Trigger != "initial" {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(30 * time.Second); daily() == 0 && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(3 * time.Second) // room for a second run to show
+	if n := daily(); n != 1 {
+		_, b, _, _ := f.do("GET", "/v1/aml-checks/"+check.ID, apiKey, "", "")
+		rows, _ := db.Query(`SELECT kind, state, run_at, attempts, coalesce(last_error, '') FROM jobs WHERE kind = ?`, aml.KindMonitor)
+		var jobs []string
+		for rows != nil && rows.Next() {
+			var k, st, at, e string
+			var a int
+			_ = rows.Scan(&k, &st, &at, &a, &e)
+			jobs = append(jobs, fmt.Sprint(k, " ", st, " ", at, " ", a, " ", e))
+		}
+		t.Errorf("%d re-screens of the monitored check, want 1; monitoring jobs %v; check %.600s", n, jobs, b)
 	}
 }
