@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -10,94 +9,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"kycd/internal/smtptest"
 )
-
-// smtpRelay is a minimal SMTP receiver (no TLS, no auth) that keeps the
-// messages it was given.
-type smtpRelay struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	msgs []string
-}
-
-func newSMTPRelay(t *testing.T) *smtpRelay {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &smtpRelay{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return s
-}
-
-func (s *smtpRelay) port() string { return strconv.Itoa(s.ln.Addr().(*net.TCPAddr).Port) }
-
-func (s *smtpRelay) messages() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.msgs...)
-}
-
-func (s *smtpRelay) serve(c net.Conn) {
-	defer c.Close()
-	r, w := bufio.NewReader(c), bufio.NewWriter(c)
-	say := func(line string) { w.WriteString(line + "\r\n"); w.Flush() }
-	say("220 test ESMTP")
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return
-		}
-		cmd := strings.ToUpper(strings.TrimSpace(line))
-		switch {
-		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
-			say("250-test")
-			say("250 8BITMIME")
-		case strings.HasPrefix(cmd, "DATA"):
-			say("354 go on")
-			var b strings.Builder
-			for {
-				l, err := r.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if l == ".\r\n" {
-					break
-				}
-				b.WriteString(l)
-			}
-			s.mu.Lock()
-			s.msgs = append(s.msgs, b.String())
-			s.mu.Unlock()
-			say("250 queued")
-		case strings.HasPrefix(cmd, "QUIT"):
-			say("221 bye")
-			return
-		default:
-			say("250 ok")
-		}
-	}
-}
 
 // secret is a value that must never be stored in clear, with a label
 // that says what it is without showing it.
@@ -116,9 +38,9 @@ type secret struct {
 // their SHA-256 and webhook secrets encrypted (issue #9: the idempotency
 // cache and the e-mail outbox kept them in clear). The files are 0600.
 func TestNoSecretAtRest(t *testing.T) {
-	relay := newSMTPRelay(t)
+	relay := smtptest.New(t)
 	db := filepath.Join(t.TempDir(), "kyc.db")
-	p := startServe(t, db, "--smtp-host", "127.0.0.1", "--smtp-port", relay.port(), "--smtp-tls", "none", "--smtp-from", "kycd@example.com",
+	p := startServe(t, db, "--smtp-host", "127.0.0.1", "--smtp-port", strconv.Itoa(relay.Port()), "--smtp-tls", "none", "--smtp-from", "kycd@example.com",
 		"--allow-private-webhooks")
 	var secrets []secret
 	add := func(label, v string) {
@@ -208,12 +130,12 @@ func TestNoSecretAtRest(t *testing.T) {
 	// Both portal links go out through the outbox.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		all := strings.Join(relay.messages(), "\n")
+		all := strings.Join(relay.Messages(), "\n")
 		if strings.Contains(all, tokens[0]) && strings.Contains(all, tokens[1]) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the portal-link e-mails did not reach the relay (%d messages):\n%s", len(relay.messages()), p.log())
+			t.Fatalf("the portal-link e-mails did not reach the relay (%d messages):\n%s", len(relay.Messages()), p.log())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -1,17 +1,15 @@
 package mailer_test
 
 import (
-	"bufio"
 	"bytes"
 	"image"
 	"image/png"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"kycd/branding"
+	"kycd/internal/smtptest"
 	"kycd/jobs"
 	"kycd/kyc"
 	"kycd/mailer"
@@ -19,86 +17,12 @@ import (
 	"kycd/store/storetest"
 )
 
-// smtpServer is a minimal SMTP receiver (no TLS, no auth) that keeps what
-// it was sent: enough to check what kycd hands to a relay.
-type smtpServer struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	msgs []string
-	rcpt []string
-}
-
-func newSMTPServer(t *testing.T) *smtpServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &smtpServer{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return s
-}
-
-func (s *smtpServer) serve(c net.Conn) {
-	defer c.Close()
-	r, w := bufio.NewReader(c), bufio.NewWriter(c)
-	say := func(line string) { w.WriteString(line + "\r\n"); w.Flush() }
-	say("220 test ESMTP")
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return
-		}
-		cmd := strings.ToUpper(strings.TrimSpace(line))
-		switch {
-		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
-			say("250-test")
-			say("250 8BITMIME")
-		case strings.HasPrefix(cmd, "RCPT TO:"):
-			s.mu.Lock()
-			s.rcpt = append(s.rcpt, strings.TrimSpace(line[len("RCPT TO:"):]))
-			s.mu.Unlock()
-			say("250 ok")
-		case strings.HasPrefix(cmd, "DATA"):
-			say("354 go on")
-			var b strings.Builder
-			for {
-				l, err := r.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if l == ".\r\n" {
-					break
-				}
-				b.WriteString(l)
-			}
-			s.mu.Lock()
-			s.msgs = append(s.msgs, b.String())
-			s.mu.Unlock()
-			say("250 queued")
-		case strings.HasPrefix(cmd, "QUIT"):
-			say("221 bye")
-			return
-		default:
-			say("250 ok")
-		}
-	}
-}
-
 func TestOutboxIsSent(t *testing.T) {
-	srv := newSMTPServer(t)
+	srv := smtptest.New(t)
 	st, clock := storetest.Open(t), &storetest.Clock{}
 	st.Now = clock.Now
 	org := storetest.MustOrg(t, st, "mail", nil)
-	port := srv.ln.Addr().(*net.TCPAddr).Port
+	port := srv.Port()
 	m, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: port, From: "kycd@example.com", TLS: "none"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -114,11 +38,10 @@ func TestOutboxIsSent(t *testing.T) {
 	if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
 		t.Fatalf("RunOnce = %d, %v", n, err)
 	}
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	if len(srv.msgs) != 1 || !strings.Contains(srv.msgs[0], "Subject: kycd: webhook endpoint disabled") ||
-		len(srv.rcpt) != 1 || !strings.Contains(srv.rcpt[0], "compliance@mail.example") {
-		t.Fatalf("relay got %d messages to %v: %q", len(srv.msgs), srv.rcpt, srv.msgs)
+	msgs, rcpt := srv.Messages(), srv.Recipients()
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "Subject: kycd: webhook endpoint disabled") ||
+		len(rcpt) != 1 || !strings.Contains(rcpt[0], "compliance@mail.example") {
+		t.Fatalf("relay got %d messages to %v: %q", len(msgs), rcpt, msgs)
 	}
 	mails, _ := st.FindEmails(t.Context())
 	if sent, _ := st.FindEmail(t.Context(), mails[0].ID); sent.SentAt == nil {
@@ -181,8 +104,8 @@ func TestOutboxWaitsForSMTP(t *testing.T) {
 	}
 
 	// A restart with SMTP sends it at once, not at the next hourly look.
-	srv := newSMTPServer(t)
-	withSMTP, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: srv.ln.Addr().(*net.TCPAddr).Port, From: "kycd@example.com", TLS: "none"}, nil)
+	srv := smtptest.New(t)
+	withSMTP, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: srv.Port(), From: "kycd@example.com", TLS: "none"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,9 +117,7 @@ func TestOutboxWaitsForSMTP(t *testing.T) {
 	if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
 		t.Fatalf("RunOnce = %d, %v", n, err)
 	}
-	srv.mu.Lock()
-	got := append([]string(nil), srv.msgs...)
-	srv.mu.Unlock()
+	got := srv.Messages()
 	if len(got) != 1 || !strings.Contains(got[0], "secret-token") {
 		t.Fatalf("relay got %q", got)
 	}
@@ -237,7 +158,7 @@ func TestOutboxExpires(t *testing.T) {
 // text and HTML alternatives, the PNG logo inline under the Content-ID
 // the HTML shows, from the organization's name, Reply-To its support.
 func TestHTMLEmailWithLogo(t *testing.T) {
-	srv := newSMTPServer(t)
+	srv := smtptest.New(t)
 	st := storetest.Open(t)
 	org := storetest.MustOrg(t, st, "brand", nil)
 	logo, _, err := branding.ProcessLogo(pngLogo(t))
@@ -256,7 +177,7 @@ func TestHTMLEmailWithLogo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: srv.ln.Addr().(*net.TCPAddr).Port, From: "kycd@example.com", TLS: "none"}, nil)
+	m, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: srv.Port(), From: "kycd@example.com", TLS: "none"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,12 +186,11 @@ func TestHTMLEmailWithLogo(t *testing.T) {
 	if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
 		t.Fatalf("RunOnce = %d, %v", n, err)
 	}
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	if len(srv.msgs) != 1 {
-		t.Fatalf("relay got %d messages", len(srv.msgs))
+	msgs := srv.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("relay got %d messages", len(msgs))
 	}
-	msg := srv.msgs[0]
+	msg := msgs[0]
 	for _, want := range []string{`From: "Acme Bank" <kycd@example.com>`, "Reply-To: <help@acme.example>", "multipart/alternative",
 		"multipart/related", "Content-Type: text/plain", "Content-Type: text/html", "Content-Id: <logo.png>", "Content-Type: image/png"} {
 		if !strings.Contains(msg, want) {
