@@ -21,6 +21,7 @@ import (
 	"kycd/store"
 	"kycd/users"
 	"kycd/verification"
+	"kycd/webasset"
 )
 
 // Options are the console's dependencies and settings.
@@ -61,7 +62,7 @@ type console struct {
 	allowPrivate bool
 
 	pages  map[string]*template.Template
-	assets *assets
+	assets *webasset.Set
 	mux    *http.ServeMux
 	routes []route
 }

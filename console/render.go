@@ -18,6 +18,7 @@ import (
 
 	"kycd/kyc"
 	"kycd/store"
+	"kycd/webasset"
 )
 
 //go:embed templates/*.html
@@ -26,9 +27,9 @@ var templateFiles embed.FS
 // mustParsePages parses every page once, each with the shared layout and
 // partials (common_*.html) as its own set, so that every page can define
 // "content". A parse error is a build mistake and panics at start-up.
-func mustParsePages(a *assets) map[string]*template.Template {
+func mustParsePages(a *webasset.Set) map[string]*template.Template {
 	funcs := template.FuncMap{
-		"asset":    a.url,
+		"asset":    a.URL,
 		"time":     fmtTime,
 		"timePtr":  fmtTimePtr,
 		"ago":      ago,

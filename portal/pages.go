@@ -11,6 +11,7 @@ import (
 	"kycd/locale"
 	"kycd/store"
 	"kycd/verification"
+	"kycd/webasset"
 )
 
 //go:embed templates/*.html
@@ -18,8 +19,8 @@ var templateFiles embed.FS
 
 // mustParsePages parses every page once; the templates are part of the
 // binary, so a parse error is a build mistake and panics at start-up.
-func mustParsePages(a *assets) *template.Template {
-	funcs := template.FuncMap{"asset": a.url}
+func mustParsePages(a *webasset.Set) *template.Template {
+	funcs := template.FuncMap{"asset": a.URL}
 	return template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.html"))
 }
 

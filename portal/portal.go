@@ -17,6 +17,7 @@ import (
 	"kycd/capture"
 	"kycd/store"
 	"kycd/verification"
+	"kycd/webasset"
 )
 
 // Options are the dependencies and settings of the portal handler.
@@ -58,7 +59,7 @@ type portal struct {
 	uploads *linkLimiter
 
 	pages     *template.Template
-	assets    *assets
+	assets    *webasset.Set
 	countries countryLists
 	// analyses bounds the liveness sessions analysed at once.
 	analyses chan struct{}
