@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync"
 
+	"kycd/internal/jsonkeys"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -76,7 +77,7 @@ func (s *Server) idempotent(next handlerFunc) handlerFunc {
 		// Checked before any replay: the canonical form that matches a
 		// stored request would otherwise hide a key given twice.
 		if json.Valid(body) {
-			if dups := duplicateKeys(body); len(dups) > 0 {
+			if dups := jsonkeys.Duplicates(body); len(dups) > 0 {
 				return kyc.Invalid(dups...)
 			}
 		}

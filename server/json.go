@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"kycd/internal/jsonkeys"
 	"kycd/kyc"
 )
 
@@ -152,8 +153,8 @@ func parseObject(b []byte) (*object, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "must hold exactly one JSON object"})
 	}
-	// Valid JSON from here on, which duplicateKeys needs.
-	if dups := duplicateKeys(b); len(dups) > 0 {
+	// Valid JSON from here on, which jsonkeys.Duplicates needs.
+	if dups := jsonkeys.Duplicates(b); len(dups) > 0 {
 		return nil, kyc.Invalid(dups...)
 	}
 	var errs []kyc.FieldError

@@ -1,4 +1,6 @@
-package server
+// Package jsonkeys finds repeated object members in JSON text, which
+// encoding/json accepts silently (the last one wins).
+package jsonkeys
 
 import (
 	"bytes"
@@ -10,7 +12,7 @@ import (
 	"kycd/kyc"
 )
 
-// duplicateKeys names every object member that appears twice in the JSON
+// Duplicates names every object member that appears twice in the JSON
 // text b, at any depth ("metadata.a", "applicant.firstName"; array elements
 // as "list[2].name"), compared after unescaping, so "a" and "\u0061" are
 // the same key. encoding/json keeps the last of them silently, so a body
@@ -20,7 +22,7 @@ import (
 // reported as such): this is a small scanner of its own, which follows the
 // structure and does not check it, rather than json.Decoder.Token, which
 // allocated for every token and cost more than the parse itself.
-func duplicateKeys(b []byte) []kyc.FieldError {
+func Duplicates(b []byte) []kyc.FieldError {
 	if bytes.IndexByte(b, '{') < 0 {
 		return nil
 	}
