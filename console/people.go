@@ -104,15 +104,3 @@ func (c *console) handleUserLink(w http.ResponseWriter, r *http.Request) error {
 	}
 	return c.renderUsers(w, r, link, u.Name)
 }
-
-// handleRequireTOTP handles "POST /console/organization/require-totp".
-func (c *console) handleRequireTOTP(w http.ResponseWriter, r *http.Request) error {
-	sess := sessionFrom(r)
-	on := r.PostFormValue("require") == "true"
-	if err := c.store.InTx(r.Context(), func(tx *store.Tx) error {
-		return c.users.SetRequireTOTP(tx, sess.User.OrganizationID, on, actor(r))
-	}); err != nil {
-		return err
-	}
-	return redirect(w, r, "/console/users", map[bool]string{true: "require-on", false: "require-off"}[on])
-}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,8 @@ func mustParsePages(a *webasset.Set) map[string]*template.Template {
 		"perm":     permByName,
 		"query":    withQuery,
 		"add":      func(a, b int) int { return a + b },
+		"sub":      func(a, b int) int { return a - b },
+		"hasKind":  func(ks []string, k string) bool { return slices.Contains(ks, k) },
 		"fieldErr": fieldError,
 		"val":      val,
 		"dict":     dict,
@@ -123,6 +126,14 @@ var notices = map[string]string{
 	"replayed":          "The delivery is queued for one new attempt now.",
 	"batch-replayed":    "The selected deliveries are queued for one new attempt each.",
 	"key-revoked":       "The key is revoked: requests with it now get 401.",
+
+	"branding-saved":     "The branding is saved. The portal and new e-mails show it now.",
+	"branding-saved-svg": "The branding is saved. Parts of the SVG logo that may not be in a logo (scripts, links, external references) were removed.",
+	"screening-saved":    "The screening settings are saved. They apply to new AML checks; monitored checks keep the threshold they were created with.",
+	"four-eyes-on":       "Four-eyes review is on: live manual decisions need two different reviewers.",
+	"four-eyes-off":      "Four-eyes review is off: one reviewer decides.",
+	"policy-saved":       "The decision policy is saved. Requests submitted from now on are decided with it.",
+	"policy-unchanged":   "That is already the policy in force: nothing was changed.",
 }
 
 // render writes a page: executed into memory first, so that a template

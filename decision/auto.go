@@ -280,7 +280,7 @@ func notRunImage(name string, c kyc.Capture, why string) Signal {
 func countriesOf(a *kyc.Applicant, doc *kyc.DocumentData, parsed *MRZData) map[string]string {
 	m := map[string]string{}
 	if a.Country != nil {
-		m["applicant's country"] = *a.Country
+		m[applicantCountryRole] = *a.Country
 	}
 	if doc != nil && doc.IssuingCountry != "" {
 		m["document's issuing country"] = doc.IssuingCountry

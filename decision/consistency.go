@@ -81,22 +81,9 @@ func DataConsistency(a *kyc.Applicant, typed *kyc.DocumentData, parsed *MRZData,
 			strings.ToLower(c.Detail[:1])+c.Detail[1:])
 	}
 
-	c = Comparison{Field: "country", Document: strings.Trim(parsed.NationalityISO+" / "+parsed.IssuingISO, " /")}
-	switch {
-	case !p.MatchCountry:
-		c.Result, c.Detail = NotCompared, "The policy does not compare the document's countries with the applicant's."
-	case a.Country == nil:
-		c.Result, c.Detail = NotCompared, "The applicant record has no country."
-	case parsed.NationalityISO == "" && parsed.IssuingISO == "":
-		c.Applicant = *a.Country
-		c.Result, c.Detail = NotCompared, fmt.Sprintf("The document's codes (%s, %s) name no country.", parsed.Nationality, parsed.IssuingState)
-	case *a.Country == parsed.NationalityISO || *a.Country == parsed.IssuingISO:
-		c.Applicant, c.Result = *a.Country, Match
-		c.Detail = "Nationality or issuing state is the applicant's country."
-	default:
-		c.Applicant, c.Result = *a.Country, Mismatch
-		s.add(Warn, 0.7, CodeNationalityMismatch, fmt.Sprintf("Neither the document's nationality (%s) nor its issuing state (%s) is the applicant's country (%s).",
-			parsed.Nationality, parsed.IssuingState, *a.Country))
+	c, mismatch := compareCountry(p, a.Country, parsed)
+	if mismatch != "" {
+		s.add(Warn, 0.7, CodeNationalityMismatch, mismatch)
 	}
 	cmp = append(cmp, c)
 
@@ -120,6 +107,32 @@ func DataConsistency(a *kyc.Applicant, typed *kyc.DocumentData, parsed *MRZData,
 		s.Detail = s.Findings[0].Message
 	}
 	return s
+}
+
+// compareCountry compares the document's nationality and issuing state
+// with the applicant's country, when the policy asks for it. mismatch is
+// the NATIONALITY_MISMATCH message when neither is the country ("" when
+// they agree or were not compared). A policy dry run calls it again with
+// what the decision recorded.
+func compareCountry(p *Policy, country *string, parsed *MRZData) (c Comparison, mismatch string) {
+	c = Comparison{Field: "country", Document: strings.Trim(parsed.NationalityISO+" / "+parsed.IssuingISO, " /")}
+	switch {
+	case !p.MatchCountry:
+		c.Result, c.Detail = NotCompared, "The policy does not compare the document's countries with the applicant's."
+	case country == nil:
+		c.Result, c.Detail = NotCompared, "The applicant record has no country."
+	case parsed.NationalityISO == "" && parsed.IssuingISO == "":
+		c.Applicant = *country
+		c.Result, c.Detail = NotCompared, fmt.Sprintf("The document's codes (%s, %s) name no country.", parsed.Nationality, parsed.IssuingState)
+	case *country == parsed.NationalityISO || *country == parsed.IssuingISO:
+		c.Applicant, c.Result = *country, Match
+		c.Detail = "Nationality or issuing state is the applicant's country."
+	default:
+		c.Applicant, c.Result = *country, Mismatch
+		mismatch = fmt.Sprintf("Neither the document's nationality (%s) nor its issuing state (%s) is the applicant's country (%s).",
+			parsed.Nationality, parsed.IssuingState, *country)
+	}
+	return c, mismatch
 }
 
 // compareName compares the applicant's name with the document's in every

@@ -156,9 +156,7 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 	if t, ok := kyc.ParseDate(dob); ok {
 		age := ageOn(t, now)
 		s.Data["age"] = age
-		if age < minAge {
-			s.add(Fail, 0, CodeUnderAge, fmt.Sprintf("The applicant is %d; the minimum age is %d.", age, minAge))
-		}
+		underAge(&s, age, minAge)
 	}
 	if len(s.Findings) == 0 {
 		s.Detail = "The document's machine-readable zone was read from its image; it is valid and its check digits verify."
@@ -166,6 +164,13 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 		s.Detail = s.Findings[0].Message
 	}
 	return s, parsed
+}
+
+// underAge adds UNDER_AGE when age is below the policy's minimum.
+func underAge(s *Signal, age, minAge int) {
+	if age < minAge {
+		s.add(Fail, 0, CodeUnderAge, fmt.Sprintf("The applicant is %d; the minimum age is %d.", age, minAge))
+	}
 }
 
 // ageOn is the age in whole years on day now of someone born on dob.

@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"kycd/internal/jsonkeys"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -108,60 +112,200 @@ func DefaultPolicy() *Policy {
 	}
 }
 
+// PolicyError lists every problem of a policy, each at its field (the
+// JSON member's path, e.g. actions.PEP_MATCH; "policy" for the text as a
+// whole), so an editor can show each beside what it is about.
+type PolicyError struct {
+	Problems []kyc.FieldError
+}
+
+func (e *PolicyError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Field + ": " + p.Message
+	}
+	return "policy: " + strings.Join(parts, "; ")
+}
+
 // ParsePolicy reads a policy. Fields left out take the default's values
-// (a policy may override only what it changes); unknown fields, unknown
-// codes, actions and out-of-range numbers are errors naming the field.
+// (a policy may override only what it changes). Every problem is reported
+// at once, as a *PolicyError: a syntax error with its line and column, a
+// member given twice, unknown members, values of the wrong type, unknown
+// codes and actions, out-of-range numbers.
 func ParsePolicy(data []byte) (*Policy, error) {
+	if probs := checkPolicyText(data); len(probs) > 0 {
+		return nil, &PolicyError{Problems: probs}
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return nil, &PolicyError{Problems: []kyc.FieldError{{Field: "policy", Message: "must be a JSON object"}}}
+	}
 	p := DefaultPolicy()
-	var in struct {
-		Policy
-		Actions map[string]Action  `json:"actions"`
-		Weights map[string]float64 `json:"weights"`
+	known := policyMembers()
+	var probs []kyc.FieldError
+	// One member at a time, so that every wrongly typed member is named,
+	// not only the first.
+	for _, name := range sortedKeys(members) {
+		if !known[name] {
+			probs = append(probs, kyc.FieldError{Field: name, Message: "is not a policy setting"})
+			continue
+		}
+		if name == "actions" || name == "weights" {
+			probs = append(probs, p.mergeCodes(name, members[name])...)
+			continue
+		}
+		one, err := json.Marshal(map[string]json.RawMessage{name: members[name]})
+		if err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
+		act, wts := p.Actions, p.Weights
+		if err := json.Unmarshal(one, p); err != nil {
+			probs = append(probs, typeProblem(name, err))
+		}
+		p.Actions, p.Weights = act, wts
 	}
-	in.Policy = *p
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&in); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+	// The values that did read are checked too, so that every problem is
+	// named at once; a member already named is not named twice.
+	var ve *PolicyError
+	if errors.As(p.Validate(), &ve) {
+		for _, v := range ve.Problems {
+			if !slices.ContainsFunc(probs, func(f kyc.FieldError) bool { return f.Field == v.Field }) {
+				probs = append(probs, v)
+			}
+		}
 	}
-	*p = in.Policy
-	p.Actions, p.Weights = DefaultPolicy().Actions, DefaultPolicy().Weights
-	for k, v := range in.Actions {
-		p.Actions[k] = v
-	}
-	for k, v := range in.Weights {
-		p.Weights[k] = v
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
+	if len(probs) > 0 {
+		sort.SliceStable(probs, func(i, j int) bool { return probs[i].Field < probs[j].Field })
+		return nil, &PolicyError{Problems: probs}
 	}
 	return p, nil
 }
 
-// Validate reports every problem of the policy at once.
+// mergeCodes merges the policy's actions or weights member into the
+// default's, code by code, naming each code whose value has the wrong
+// type.
+func (p *Policy) mergeCodes(name string, raw json.RawMessage) []kyc.FieldError {
+	var codes map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &codes); err != nil {
+		return []kyc.FieldError{{Field: name, Message: "must be an object of reason codes"}}
+	}
+	var probs []kyc.FieldError
+	for _, code := range sortedKeys(codes) {
+		var err error
+		if name == "actions" {
+			var a Action
+			if err = json.Unmarshal(codes[code], &a); err == nil {
+				p.Actions[code] = a
+			}
+		} else {
+			var w float64
+			if err = json.Unmarshal(codes[code], &w); err == nil {
+				p.Weights[code] = w
+			}
+		}
+		if err != nil {
+			probs = append(probs, typeProblem(name+"."+code, err))
+		}
+	}
+	return probs
+}
+
+// checkPolicyText finds what makes the text unreadable as a policy: not
+// JSON (with the line and column), not an object, members given twice
+// (encoding/json would keep the last silently).
+func checkPolicyText(data []byte) []kyc.FieldError {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			return []kyc.FieldError{{Field: "policy", Message: fmt.Sprintf("line %d, column %d: %s", line, col, se.Error())}}
+		}
+		return []kyc.FieldError{{Field: "policy", Message: err.Error()}}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return []kyc.FieldError{{Field: "policy", Message: "must be a JSON object"}}
+	}
+	return jsonkeys.Duplicates(data)
+}
+
+// lineCol turns a byte offset into a 1-based line and column (in
+// characters).
+func lineCol(data []byte, off int64) (line, col int) {
+	// encoding/json's offset is just past the character it could not
+	// take, except at the end of the text.
+	if off > 0 && off < int64(len(data)) {
+		off--
+	}
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCount(before[start:]) + 1
+}
+
+// typeProblem says which member of a policy setting had the wrong type.
+func typeProblem(name string, err error) kyc.FieldError {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return kyc.FieldError{Field: name, Message: err.Error()}
+	}
+	// The path encoding/json gives names the member within the setting,
+	// if any; name is the setting's own.
+	field := name
+	if te.Field != "" && te.Field != name {
+		if _, sub, ok := strings.Cut(te.Field, "."); ok && strings.HasPrefix(sub, name) {
+			field = sub
+		}
+	}
+	want := map[reflect.Kind]string{reflect.String: "text", reflect.Float64: "a number", reflect.Int: "a whole number",
+		reflect.Bool: "true or false", reflect.Map: "an object", reflect.Slice: "a list"}[te.Type.Kind()]
+	if want == "" {
+		want = te.Type.String()
+	}
+	return kyc.FieldError{Field: field, Message: "must be " + want + ", not " + te.Value}
+}
+
+// policyMembers are the JSON names of Policy's fields.
+func policyMembers() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[Policy]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			m[name] = true
+		}
+	}
+	return m
+}
+
+// Validate reports every problem of the policy at once, as a
+// *PolicyError (nil when there is none).
 func (p *Policy) Validate() error {
-	var errs []string
+	var errs []kyc.FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, kyc.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
 	if strings.TrimSpace(p.Version) == "" {
-		errs = append(errs, "version: is required (it is recorded with every decision)")
+		add("version", "is required (it is recorded with every decision)")
 	}
 	if p.MinimumAge < 0 || p.MinimumAge > 100 {
-		errs = append(errs, "minimumAge: must be from 0 to 100")
+		add("minimumAge", "must be from 0 to 100")
 	}
 	if p.ApproveConfidence < 0 || p.ApproveConfidence > 1 {
-		errs = append(errs, "approveConfidence: must be from 0 to 1")
+		add("approveConfidence", "must be from 0 to 1")
 	}
 	if p.ReviewRiskScore <= 0 || p.ReviewRiskScore > 100 {
-		errs = append(errs, "reviewRiskScore: must be above 0 and at most 100")
+		add("reviewRiskScore", "must be above 0 and at most 100")
 	}
 	if p.SanctionsRejectScore <= 0 || p.SanctionsRejectScore > 1 {
-		errs = append(errs, "sanctionsRejectScore: must be above 0 and at most 1")
+		add("sanctionsRejectScore", "must be above 0 and at most 1")
 	}
 	if p.MaxRequestsPerIP < 1 {
-		errs = append(errs, "maxRequestsPerIp: must be at least 1")
+		add("maxRequestsPerIp", "must be at least 1")
 	}
 	for _, c := range p.HighRiskCountries {
 		if !kyc.ValidCountry(c) {
-			errs = append(errs, fmt.Sprintf("highRiskCountries: %q is not an ISO 3166-1 alpha-2 code", c))
+			add("highRiskCountries", "%q is not an ISO 3166-1 alpha-2 code", c)
 		}
 	}
 	known := map[string]bool{}
@@ -171,21 +315,21 @@ func (p *Policy) Validate() error {
 	for _, k := range sortedKeys(p.Actions) {
 		switch {
 		case !known[k]:
-			errs = append(errs, fmt.Sprintf("actions.%s: unknown reason code", k))
+			add("actions."+k, "unknown reason code")
 		case p.Actions[k] != ActReject && p.Actions[k] != ActReview && p.Actions[k] != ActWarn && p.Actions[k] != ActIgnore:
-			errs = append(errs, fmt.Sprintf("actions.%s: %q must be reject, review, warn or ignore", k, p.Actions[k]))
+			add("actions."+k, "%q must be reject, review, warn or ignore", p.Actions[k])
 		}
 	}
 	for _, k := range sortedKeys(p.Weights) {
 		switch {
 		case !known[k]:
-			errs = append(errs, fmt.Sprintf("weights.%s: unknown reason code", k))
+			add("weights."+k, "unknown reason code")
 		case p.Weights[k] < 0 || p.Weights[k] > 100:
-			errs = append(errs, fmt.Sprintf("weights.%s: must be from 0 to 100", k))
+			add("weights."+k, "must be from 0 to 100")
 		}
 	}
 	if len(errs) > 0 {
-		return errors.New("policy: " + strings.Join(errs, "; "))
+		return &PolicyError{Problems: errs}
 	}
 	return nil
 }

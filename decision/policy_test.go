@@ -19,10 +19,17 @@ func TestParsePolicy(t *testing.T) {
 		t.Errorf("override did not merge with the default: %+v", p)
 	}
 	for _, tt := range []struct{ in, want string }{
-		{`{`, "unexpected EOF"},
-		{`{"version":"x","colour":1}`, `unknown field "colour"`},
+		{`{`, "policy: line 1, column 2: unexpected end of JSON input"},
+		{"{\n  \"version\": \"x\",\n  \"minimumAge\": 18,,\n}", "policy: line 3, column 20: invalid character ','"},
+		{`[]`, "policy: must be a JSON object"},
+		{`{"version":"x","colour":1,"shade":2}`, `colour: is not a policy setting; shade: is not a policy setting`},
+		{`{"version":"x","minimumAge":18,"minimumAge":21}`, `minimumAge: appears more than once`},
+		{`{"version":"x","actions":{"PEP_MATCH":"warn","PEP_MATCH":"reject"}}`, `actions.PEP_MATCH: appears more than once`},
+		{`{"version":"x","minimumAge":"18","matchCountry":1,"weights":{"PEP_MATCH":"high"}}`,
+			`matchCountry: must be true or false, not number; minimumAge: must be a whole number, not string; weights.PEP_MATCH: must be a number, not string`},
+		{`{"version":"x","minimumAge":18.5}`, `minimumAge: must be a whole number, not number 18.5`},
 		{`{"version":""}`, "version: is required"},
-		{`{"version":"x","minimumAge":-1,"approveConfidence":2,"reviewRiskScore":0}`, "minimumAge: must be from 0 to 100; approveConfidence: must be from 0 to 1; reviewRiskScore"},
+		{`{"version":"x","minimumAge":-1,"approveConfidence":2,"reviewRiskScore":0}`, "approveConfidence: must be from 0 to 1; minimumAge: must be from 0 to 100; reviewRiskScore"},
 		{`{"version":"x","actions":{"NOT_A_CODE":"reject","UNDER_AGE":"shrug"}}`, `actions.NOT_A_CODE: unknown reason code; actions.UNDER_AGE: "shrug" must be reject, review, warn or ignore`},
 		{`{"version":"x","weights":{"IMAGE_BLURRY":101}}`, "weights.IMAGE_BLURRY: must be from 0 to 100"},
 		{`{"version":"x","highRiskCountries":["ZZ","ir"]}`, `highRiskCountries: "ZZ" is not`},

@@ -62,8 +62,8 @@ func AMLScreening(results []kyc.ListResult, sanctionsReject float64) Signal {
 			top := r.Matches[0]
 			s.Data[r.CheckType+"TopScore"] = top.Score
 			s.add(Fail, 1-top.Score, codes[r.CheckType], fmt.Sprintf("%s: %s (%s, score %.2f).", r.CheckType, top.MatchedName, top.Provider, top.Score))
-			if r.CheckType == "sanctions" && top.Score >= sanctionsReject {
-				s.Data["sanctionsAboveRejectScore"] = true
+			if r.CheckType == "sanctions" {
+				setSanctionsReject(&s, top.Score, sanctionsReject)
 			}
 		}
 	}
@@ -74,6 +74,17 @@ func AMLScreening(results []kyc.ListResult, sanctionsReject float64) Signal {
 		s.Detail = s.Findings[0].Message
 	}
 	return s
+}
+
+// setSanctionsReject marks a sanctions match scoring at least the
+// policy's reject score: the decision rejects it whatever the code's
+// action.
+func setSanctionsReject(s *Signal, top, rejectScore float64) {
+	if top >= rejectScore {
+		s.Data["sanctionsAboveRejectScore"] = true
+	} else {
+		delete(s.Data, "sanctionsAboveRejectScore")
+	}
 }
 
 func countMatches(rs []kyc.ListResult) int {
@@ -141,15 +152,21 @@ func CaptureIntegrity(caps []kyc.Capture, requestsFromIP, maxPerIP int) Signal {
 	if uploads > 0 {
 		s.add(Warn, 0.7, CodeUploadedNotCaptured, fmt.Sprintf("%d of %d images were uploaded files rather than camera captures.", uploads, len(caps)))
 	}
-	if requestsFromIP > maxPerIP {
-		s.add(Warn, 0.5, CodeManyAttemptsFromIP, fmt.Sprintf("%d verifications received images from this address in 24 hours.", requestsFromIP))
-	}
+	manyAttempts(&s, requestsFromIP, maxPerIP)
 	if len(s.Findings) == 0 {
 		s.Detail = "No image was chosen from files, no editing software, no reused image."
 	} else {
 		s.Detail = s.Findings[0].Message
 	}
 	return s
+}
+
+// manyAttempts adds MANY_ATTEMPTS_FROM_IP when more than maxPerIP
+// verifications came from the address in 24 hours.
+func manyAttempts(s *Signal, requestsFromIP, maxPerIP int) {
+	if requestsFromIP > maxPerIP {
+		s.add(Warn, 0.5, CodeManyAttemptsFromIP, fmt.Sprintf("%d verifications received images from this address in 24 hours.", requestsFromIP))
+	}
 }
 
 // clientMethod is what the applicant's page said about how an image was

@@ -239,3 +239,33 @@ func (s *Store) FindAMLChecksForPerson(ctx context.Context, orgID string, env ky
 	}
 	return out, rows.Err()
 }
+
+// DecidedRequest is a request the engine decided, with its applicant's
+// name, for a policy dry run.
+type DecidedRequest struct {
+	*kyc.KYCRequest
+	FirstName, LastName string
+}
+
+// FindDecidedRequests returns the last limit requests of the environment
+// that the automated engine decided (those with a processing result and
+// an automated decision), latest submission first.
+func (s *Store) FindDecidedRequests(ctx context.Context, orgID string, env kyc.Environment, limit int) ([]DecidedRequest, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+kycColumns+`, a.first_name, a.last_name`+kycFrom+`WHERE r.organization_id = ? AND r.environment = ?
+		AND r.automation_decision IS NOT NULL AND r.processing_result IS NOT NULL ORDER BY r.submitted_at DESC, r.id DESC LIMIT ?`,
+		orgID, string(env), limit)
+	if err != nil {
+		return nil, fmt.Errorf("find decided requests: %w", err)
+	}
+	defer rows.Close()
+	var out []DecidedRequest
+	for rows.Next() {
+		var d DecidedRequest
+		d.KYCRequest, err = scanKYC(scannerWith{row: rows, extra: []any{&d.FirstName, &d.LastName}}, s.keys)
+		if err != nil {
+			return nil, fmt.Errorf("scan decided request: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
