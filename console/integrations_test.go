@@ -8,6 +8,7 @@ import (
 
 	"kycd/kyc"
 	"kycd/server"
+	"kycd/store"
 )
 
 var (
@@ -137,5 +138,55 @@ func TestIntegrationsPages(t *testing.T) {
 				t.Errorf("audit %s %s by %s %v, want the user", res, a.Action, a.ActorType, a.ActorID)
 			}
 		}
+	}
+}
+
+// TestCallbackSecretAndDualSign: an admin makes and rotates the callback
+// secret of an environment (shown once; the API's GET tells when it was
+// rotated, never the secret) and asks for dual signatures on an
+// endpoint's rotation; both are audited with the user.
+func TestCallbackSecretAndDualSign(t *testing.T) {
+	e := newEnv(t, func(_ *env, o *server.Options) { o.AllowPrivateWebhooks = true })
+	admin := e.mustUser("admin@acme.example", "Ada Admin", kyc.RoleAdmin)
+	b := e.browser()
+	b.login(admin)
+	if pg := b.get("/console/live/webhooks"); !strings.Contains(pg.text(), "There is none yet") {
+		t.Fatalf("webhooks page before any callback secret: %s", pg.text())
+	}
+	if pg := b.post("/console/live/callback-secret/rotate", "overlap", "500"); pg.status != http.StatusBadRequest || !strings.Contains(pg.text(), "from 0 to 168 hours") {
+		t.Errorf("overlap 500: %d %s", pg.status, pg.text())
+	}
+	first := b.post("/console/live/callback-secret/rotate", "overlap", "24")
+	s1 := secretRE.FindString(first.body)
+	if first.status != http.StatusOK || s1 == "" || first.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("make: %d %s", first.status, first.text())
+	}
+	second := b.post("/console/live/callback-secret/rotate", "overlap", "12", "dualSign", "true")
+	s2 := secretRE.FindString(second.body)
+	if s2 == "" || s2 == s1 || !strings.Contains(second.text(), "The previous secret stays valid until") {
+		t.Fatalf("rotate: %s", second.text())
+	}
+	pg := b.get("/console/live/webhooks")
+	if secretRE.MatchString(pg.body) || !strings.Contains(pg.text(), "last rotated") || !strings.Contains(pg.text(), "with a second sig=") {
+		t.Errorf("webhooks page after rotation: %s", pg.text())
+	}
+	got := e.api(e.org.LiveKey, "GET", "/v1/callback-secret", nil, 200)
+	if got["rotatedAt"] == nil || got["dualSignDuringOverlap"] != true {
+		t.Errorf("API after rotation: %v", got)
+	}
+	// The sandbox has its own, untouched.
+	e.api(e.org.SandboxKey, "GET", "/v1/callback-secret", nil, 404)
+
+	pg = b.post("/console/sandbox/webhooks", "url", "http://127.0.0.1:9/hook")
+	id := regexp.MustCompile(`we_[0-9A-Z]{26}`).FindString(pg.body)
+	if pg := b.post("/console/sandbox/webhooks/"+id+"/rotate", "overlap", "24", "dualSign", "true"); pg.status != http.StatusOK {
+		t.Fatalf("endpoint rotate: %d %s", pg.status, pg.text())
+	}
+	if ep := e.api(e.org.SandboxKey, "GET", "/v1/webhook-endpoints/"+id, nil, 200); ep["dualSignDuringOverlap"] != true {
+		t.Errorf("endpoint after a dual-sign rotation: %v", ep)
+	}
+	rows, err := e.st.FindAuditRows(t.Context(), store.AuditFilter{OrganizationID: e.org.ID, Actor: admin.User.ID, Action: "callback_secret."}, 10)
+	if err != nil || len(rows) != 2 {
+		t.Errorf("callback secret audit rows by the admin: %d (%v)", len(rows), err)
 	}
 }

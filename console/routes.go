@@ -98,6 +98,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/webhooks/{id}/rotate", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookRotate, back: c.handleWebhook},
 		{pattern: "POST /console/{env}/webhooks/{id}/test", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookTest, back: c.handleWebhook},
 		{pattern: "POST /console/{env}/webhooks/{id}/delete", access: signedIn, perm: kyc.PermAdmin, h: c.handleWebhookDelete, back: c.handleWebhook},
+		{pattern: "POST /console/{env}/callback-secret/rotate", access: signedIn, perm: kyc.PermAdmin, h: c.handleCallbackRotate, back: c.handleWebhooks},
 		{pattern: "GET /console/{env}/deliveries/{id}", access: signedIn, perm: kyc.PermAdmin, h: c.handleDelivery},
 		{pattern: "POST /console/{env}/deliveries/{id}/replay", access: signedIn, perm: kyc.PermAdmin, h: c.handleDeliveryReplay, back: c.handleDelivery},
 		{pattern: "POST /console/{env}/deliveries/replay", access: signedIn, perm: kyc.PermAdmin, h: c.handleDeliveryReplayBatch},

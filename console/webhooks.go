@@ -23,7 +23,10 @@ type webhooksPage struct {
 	Total      int
 	EventTypes []kyc.EventType
 	Form       endpointForm // the create form's values after an error
-	Secret     *shownSecret // a secret just made, shown once
+	// Callback is the environment's callback secret (nil: none yet), the
+	// one that signs deliveries to KYC requests' callbackUrl; NewCallback
+	// is one just rotated, shown once.
+	Callback, NewCallback *store.CallbackSecret
 }
 
 // shownSecret is a signing secret shown once, with the receiver's check.
@@ -81,13 +84,22 @@ func (c *console) handleWebhooks(w http.ResponseWriter, r *http.Request) error {
 	return c.renderWebhooks(w, r, nil)
 }
 
-func (c *console) renderWebhooks(w http.ResponseWriter, r *http.Request, shown *shownSecret) error {
+// renderWebhooks shows the endpoints and the callback secret's state;
+// rotated is a callback secret just made, shown this once.
+func (c *console) renderWebhooks(w http.ResponseWriter, r *http.Request, rotated *store.CallbackSecret) error {
 	sess := sessionFrom(r)
 	list, total, err := c.store.FindWebhookEndpointsPage(r.Context(), sess.User.OrganizationID, env(r), 1, 100)
 	if err != nil {
 		return err
 	}
-	d := webhooksPage{Endpoints: list, Total: total, EventTypes: kyc.EventTypes, Secret: shown}
+	d := webhooksPage{Endpoints: list, Total: total, EventTypes: kyc.EventTypes, NewCallback: rotated}
+	d.Callback, err = c.store.FindCallbackSecret(r.Context(), sess.User.OrganizationID, env(r))
+	if kyc.ErrorCode(err) == kyc.ENotFound {
+		err = nil // none yet: made with the first request that has a callbackUrl
+	}
+	if err != nil {
+		return err
+	}
 	if formError(r) != nil {
 		d.Form, _, _ = c.readEndpointForm(r)
 	}
@@ -265,15 +277,39 @@ func (c *console) handleWebhookRotate(w http.ResponseWriter, r *http.Request) er
 	if err != nil || hours < 0 || hours > 168 {
 		return kyc.Invalid(kyc.FieldError{Field: "overlap", Message: "must be from 0 to 168 hours"})
 	}
+	// Spec §6.4 defines one sig=; a second, made with the old secret
+	// during the overlap, only when the admin asks for it.
+	dual := r.PostFormValue("dualSign") == "true"
 	var ep *kyc.WebhookEndpoint
 	if err := c.store.InTx(r.Context(), func(tx *store.Tx) (err error) {
-		ep, err = tx.RotateWebhookSecret(c.secrets, sess.User.OrganizationID, env(r), r.PathValue("id"), time.Duration(hours)*time.Hour, nil)
+		ep, err = tx.RotateWebhookSecret(c.secrets, sess.User.OrganizationID, env(r), r.PathValue("id"), time.Duration(hours)*time.Hour, &dual)
 		return err
 	}); err != nil {
 		return err
 	}
 	noStore(w)
 	return c.renderWebhook(w, r, ep.ID, &shownSecret{Endpoint: ep, Secret: ep.Secret, Rotated: true})
+}
+
+// handleCallbackRotate handles "POST /console/{env}/callback-secret/rotate"
+// (kycd orgs callback-secret rotate, POST /v1/callback-secret/rotate): a
+// new secret for deliveries to KYC requests' callbackUrl, shown once.
+func (c *console) handleCallbackRotate(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	hours, err := strconv.Atoi(r.PostFormValue("overlap"))
+	if err != nil || hours < 0 || hours > 168 {
+		return kyc.Invalid(kyc.FieldError{Field: "callbackOverlap", Message: "must be from 0 to 168 hours"})
+	}
+	dual := r.PostFormValue("dualSign") == "true"
+	var cs *store.CallbackSecret
+	if err := c.store.InTx(r.Context(), func(tx *store.Tx) (err error) {
+		cs, err = tx.RotateCallbackSecret(c.secrets, sess.User.OrganizationID, env(r), time.Duration(hours)*time.Hour, &dual)
+		return err
+	}); err != nil {
+		return err
+	}
+	noStore(w)
+	return c.renderWebhooks(w, r, cs)
 }
 
 // handleWebhookDelete handles "POST /console/{env}/webhooks/{id}/delete";
