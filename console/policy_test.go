@@ -94,7 +94,7 @@ func TestPolicyEditor(t *testing.T) {
 	if pg.status != http.StatusOK {
 		t.Fatalf("preview: %d %s", pg.status, pg.text())
 	}
-	if !strings.Contains(pg.text(), "2 of the last 5 live requests") || !strings.Contains(pg.text(), "review → reject ×2") {
+	if !strings.Contains(pg.text(), "2 of the last 5 live requests") || !strings.Contains(pg.text(), "review → reject ×2.") {
 		t.Errorf("dry run: %s", pg.text())
 	}
 	for _, id := range listed {

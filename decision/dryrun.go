@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	"kycd/kyc"
 	"kycd/store"
@@ -38,6 +39,24 @@ type DryRun struct {
 	// Moves counts the changed rows by "current → proposed" outcome, e.g.
 	// "approve → review".
 	Moves map[string]int
+}
+
+// MoveList is Moves as "review → reject ×2", most frequent first.
+func (d *DryRun) MoveList() []string {
+	moves := make([]string, 0, len(d.Moves))
+	for m := range d.Moves {
+		moves = append(moves, m)
+	}
+	sort.Slice(moves, func(i, j int) bool {
+		if d.Moves[moves[i]] != d.Moves[moves[j]] {
+			return d.Moves[moves[i]] > d.Moves[moves[j]]
+		}
+		return moves[i] < moves[j]
+	})
+	for i, m := range moves {
+		moves[i] = fmt.Sprintf("%s ×%d", m, d.Moves[m])
+	}
+	return moves
 }
 
 // DryRunPolicy decides the environment's latest DryRunSize decided
