@@ -95,10 +95,14 @@ type OrgsUpdateCmd struct {
 	FourEyes     string `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
 	brandingFlags
 	AMLKinds string `name:"aml-kinds" env:"KYCD_AML_KINDS" placeholder:"KINDS|default" help:"List kinds the organization screens, comma-separated: sanctions (always) plus pep and/or adverse_media; the others are reported not_screened. 'default': sanctions plus every kind the installation has a list of."`
+	policyDryRun
 }
 
 // Run applies the given settings and prints the organization's new ones.
 func (c *OrgsUpdateCmd) Run(e *env) error {
+	if c.DryRun {
+		return c.dryRun(e)
+	}
 	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && !c.brandingFlags.given() {
 		return fmt.Errorf("nothing to change: give --aml-threshold, --policy, --four-eyes or --aml-kinds, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
 	}
@@ -147,6 +151,11 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 			}
 		}
 		if c.Policy != "" {
+			if policy != nil {
+				if err := checkNewVersion(tx, c.OrgID, policy); err != nil {
+					return err
+				}
+			}
 			if err := tx.SetDecisionPolicy(c.OrgID, policy); err != nil {
 				return err
 			}

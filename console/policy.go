@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -144,16 +143,12 @@ func (c *console) preview(r *http.Request) (*policyPage, *decision.Policy, error
 	if err != nil {
 		return nil, nil, err
 	}
-	same, err := samePolicy(cur, prop)
-	if err != nil {
-		return nil, nil, err
+	if !d.UseDefault {
+		if err := decision.CheckNewVersion(cur, prop); errors.As(err, &pe) {
+			return nil, nil, kyc.Invalid(pe.Problems...)
+		}
 	}
-	if !same && !d.UseDefault && prop.Version == cur.Version {
-		// Every decision records its policy's version: two different
-		// policies under one version would make the record ambiguous.
-		return nil, nil, kyc.Invalid(kyc.FieldError{Field: "version",
-			Message: "is the version of the policy in force (" + cur.Version + "); a changed policy needs a new version, which every decision records"})
-	}
+	same := decision.Same(cur, prop)
 	d.Unchanged = same && d.UseDefault == !d.Custom
 	if d.Dry, err = decision.DryRunPolicy(r.Context(), c.store, sessionFrom(r).User.OrganizationID, d.DryEnv, cur, prop); err != nil {
 		return nil, nil, err
@@ -203,20 +198,6 @@ func (c *console) handlePolicySave(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return redirect(w, r, "/console/settings/policy", "policy-saved")
-}
-
-// samePolicy compares two policies by their JSON (maps marshal in key
-// order, so equal policies give equal bytes).
-func samePolicy(a, b *decision.Policy) (bool, error) {
-	ja, err := json.Marshal(a)
-	if err != nil {
-		return false, err
-	}
-	jb, err := json.Marshal(b)
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(ja, jb), nil
 }
 
 func indentPolicy(p *decision.Policy) (string, error) {

@@ -366,3 +366,22 @@ func StorePolicy(st *store.Store) func(ctx context.Context, orgID string) (*Poli
 		return ParsePolicy(o.DecisionPolicy)
 	}
 }
+
+// Same reports whether two policies are the same (by their JSON: maps
+// marshal in key order).
+func Same(a, b *Policy) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// CheckNewVersion refuses a policy that changes the one in force without
+// changing its version: every decision records the version, and two
+// different policies under one would make that record ambiguous.
+func CheckNewVersion(current, proposed *Policy) error {
+	if proposed.Version == current.Version && !Same(current, proposed) {
+		return &PolicyError{Problems: []kyc.FieldError{{Field: "version",
+			Message: "is the version of the policy in force (" + current.Version + "); a changed policy needs a new version, which every decision records"}}}
+	}
+	return nil
+}
