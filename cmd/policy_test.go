@@ -4,12 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"kycd/aml"
 	"kycd/decision"
 	"kycd/internal/reviewdata"
 	"kycd/jobs"
 	"kycd/kyc"
-	"kycd/screening"
 	"kycd/verification"
 )
 
@@ -21,19 +19,12 @@ func TestOrgsPolicyDryRun(t *testing.T) {
 	_, out, _ := run(t, "orgs", "create", "--db", db, "--name", "Acme")
 	org := strings.TrimSpace(out)
 	st := openDBWithKey(t, db)
-	sc, err := screening.NewScreener()
+	_, engine, err := reviewdata.Engine(t.Context(), st, t.TempDir(), "test-sanctions", []reviewdata.Listed{
+		{Reference: "TS-1", Name: "Viktor Petrenko", DOB: "1961-04-12", Country: "RU", Reason: "Test listing"}}, st.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists := aml.New(st, sc, nil)
-	if err := reviewdata.ImportList(t.Context(), st, t.TempDir(), "test-sanctions", []reviewdata.Listed{
-		{Reference: "TS-1", Name: "Viktor Petrenko", DOB: "1961-04-12", Country: "RU", Reason: "Test listing"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := lists.Refresh(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	svc := verification.New(st, &decision.Auto{Store: st, Screen: lists.ScreenPerson, Policy: decision.StorePolicy(st), Now: st.Now}, "http://x/portal", nil)
+	svc := verification.New(st, engine, "http://x/portal", nil)
 	runner := jobs.New(jobs.Options{Store: st})
 	svc.RegisterJobs(runner)
 	var listed string

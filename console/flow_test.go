@@ -13,7 +13,6 @@ import (
 	"kycd/internal/reviewdata"
 	"kycd/jobs"
 	"kycd/kyc"
-	"kycd/screening"
 	"kycd/server"
 	"kycd/store"
 	"kycd/verification"
@@ -35,18 +34,11 @@ func newReviewStack(t *testing.T, images ...bool) *reviewStack {
 	t.Helper()
 	s := &reviewStack{}
 	s.env = newEnv(t, func(e *env, o *server.Options) {
-		sc, err := screening.NewScreener()
-		if err != nil {
+		var engine *decision.Auto
+		var err error
+		if s.aml, engine, err = reviewdata.Engine(t.Context(), e.st, t.TempDir(), "test-sanctions", watchList, e.clock.Now); err != nil {
 			t.Fatal(err)
 		}
-		s.aml = aml.New(e.st, sc, nil)
-		if err := reviewdata.ImportList(t.Context(), e.st, t.TempDir(), "test-sanctions", watchList); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.aml.Refresh(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		engine := &decision.Auto{Store: e.st, Screen: s.aml.ScreenPerson, Policy: decision.StorePolicy(e.st), Now: e.clock.Now}
 		if len(images) > 0 && images[0] {
 			engine.ImageSignals = decision.ImageSignals
 		}

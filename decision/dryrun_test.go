@@ -5,12 +5,10 @@ import (
 
 	"testing"
 
-	"kycd/aml"
 	"kycd/decision"
 	"kycd/internal/reviewdata"
 	"kycd/jobs"
 	"kycd/kyc"
-	"kycd/screening"
 	"kycd/store/storetest"
 	"kycd/verification"
 )
@@ -24,19 +22,12 @@ func TestDryRunPolicy(t *testing.T) {
 	clock := &storetest.Clock{}
 	st.Now = clock.Now
 	a, b := storetest.MustOrg(t, st, "acme", nil), storetest.MustOrg(t, st, "bravo", nil)
-	sc, err := screening.NewScreener()
+	_, engine, err := reviewdata.Engine(t.Context(), st, t.TempDir(), "test-sanctions", []reviewdata.Listed{
+		{Reference: "TS-1", Name: "Viktor Petrenko", DOB: "1961-04-12", Country: "RU", Reason: "Test listing"}}, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists := aml.New(st, sc, nil)
-	if err := reviewdata.ImportList(t.Context(), st, t.TempDir(), "test-sanctions", []reviewdata.Listed{
-		{Reference: "TS-1", Name: "Viktor Petrenko", DOB: "1961-04-12", Country: "RU", Reason: "Test listing"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := lists.Refresh(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	auto := verification.New(st, &decision.Auto{Store: st, Screen: lists.ScreenPerson, Policy: decision.StorePolicy(st), Now: clock.Now}, "http://x/portal", nil)
+	auto := verification.New(st, engine, "http://x/portal", nil)
 	manual := verification.New(st, decision.Manual{}, "http://x/portal", nil)
 	decide := func(svc *verification.Service, org string, env kyc.Environment, p reviewdata.Person) string {
 		t.Helper()

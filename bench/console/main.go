@@ -27,12 +27,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kycd/aml"
-	"kycd/decision"
 	"kycd/internal/reviewdata"
 	"kycd/jobs"
 	"kycd/kyc"
-	"kycd/screening"
 	"kycd/seal"
 	"kycd/server"
 	"kycd/store"
@@ -93,19 +90,11 @@ func run(n, gets, conc int, keep string) error {
 	}); err != nil {
 		return err
 	}
-	sc, err := screening.NewScreener()
+	amlSvc, engine, err := reviewdata.Engine(ctx, st, dir, "bench-sanctions", []reviewdata.Listed{
+		{Reference: "B-1", Name: "Viktor Petrenko", DOB: "1961-04-12", Country: "RU", Reason: "Bench listing"}}, time.Now)
 	if err != nil {
 		return err
 	}
-	amlSvc := aml.New(st, sc, nil)
-	if err := reviewdata.ImportList(ctx, st, dir, "bench-sanctions", []reviewdata.Listed{
-		{Reference: "B-1", Name: "Viktor Petrenko", DOB: "1961-04-12", Country: "RU", Reason: "Bench listing"}}); err != nil {
-		return err
-	}
-	if err := amlSvc.Refresh(ctx); err != nil {
-		return err
-	}
-	engine := &decision.Auto{Store: st, Screen: amlSvc.ScreenPerson, Policy: decision.StorePolicy(st), Now: time.Now}
 	kycSvc := verification.New(st, engine, "http://bench/portal", nil)
 	runner := jobs.New(jobs.Options{Store: st, Concurrency: 2 * runtime.GOMAXPROCS(0)})
 	kycSvc.RegisterJobs(runner)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"kycd/aml"
+	"kycd/decision"
 	"kycd/kyc"
 	"kycd/screening"
 	"kycd/store"
@@ -241,4 +242,24 @@ func check(s string) string {
 		sum += v * weights[i%3]
 	}
 	return fmt.Sprint(sum % 10)
+}
+
+// Engine imports rows as the sanctions list source into st and returns the
+// AML service that screens with it and the automated engine that decides
+// with it, under each organization's policy and without the image models
+// (set ImageSignals for those): the engine of the console's tests, its
+// benchmark and the policy dry-run tests.
+func Engine(ctx context.Context, st *store.Store, dir, source string, rows []Listed, now func() time.Time) (*aml.Service, *decision.Auto, error) {
+	sc, err := screening.NewScreener()
+	if err != nil {
+		return nil, nil, err
+	}
+	svc := aml.New(st, sc, nil)
+	if err := ImportList(ctx, st, dir, source, rows); err != nil {
+		return nil, nil, err
+	}
+	if err := svc.Refresh(ctx); err != nil {
+		return nil, nil, err
+	}
+	return svc, &decision.Auto{Store: st, Screen: svc.ScreenPerson, Policy: decision.StorePolicy(st), Now: now}, nil
 }
