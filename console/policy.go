@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -108,7 +109,7 @@ func (c *console) policyOf(r *http.Request) (*decision.Policy, error) {
 // check the text and show what it would change on the latest decided
 // requests, with the button that saves it.
 func (c *console) handlePolicyPreview(w http.ResponseWriter, r *http.Request) error {
-	d, _, err := c.preview(r)
+	d, _, err := c.preview(w, r)
 	if err != nil {
 		return err
 	}
@@ -117,9 +118,12 @@ func (c *console) handlePolicyPreview(w http.ResponseWriter, r *http.Request) er
 
 // preview checks the form's policy and runs the dry run; it returns the
 // page and the parsed proposal.
-func (c *console) preview(r *http.Request) (*policyPage, *decision.Policy, error) {
+func (c *console) preview(w http.ResponseWriter, r *http.Request) (*policyPage, *decision.Policy, error) {
 	d, err := c.policyPageFor(r)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := readPolicyForm(w, r); err != nil {
 		return nil, nil, err
 	}
 	d.Text, d.UseDefault = r.PostFormValue("policy"), r.PostFormValue("default") == "true"
@@ -157,12 +161,29 @@ func (c *console) preview(r *http.Request) (*policyPage, *decision.Policy, error
 	return d, prop, nil
 }
 
+// maxPolicyForm bounds the policy form: the built-in policy is about
+// 2 KB of JSON; a hundred times that is no policy.
+const maxPolicyForm = 256 << 10
+
+// readPolicyForm reads the form within maxPolicyForm.
+func readPolicyForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxPolicyForm)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return kyc.Invalid(kyc.FieldError{Field: "policy", Message: fmt.Sprintf("is larger than %d KB", maxPolicyForm>>10)})
+		}
+		return kyc.Errorf(kyc.EValidation, "The form could not be read.")
+	}
+	return nil
+}
+
 // handlePolicySave handles "POST /console/settings/policy": save the
 // previewed policy. A text the page did not preview is previewed instead
 // (nothing saved); a policy changed by someone else since the preview is
 // refused.
 func (c *console) handlePolicySave(w http.ResponseWriter, r *http.Request) error {
-	d, prop, err := c.preview(r)
+	d, prop, err := c.preview(w, r)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,10 @@ func TestPolicyEditor(t *testing.T) {
 		!strings.Contains(html.UnescapeString(pg.text()), "problem in the policy, listed with the editor: nothing was checked or saved. Settings › Decision policy") {
 		t.Errorf("syntax error: %s", pg.text())
 	}
+	huge := b.post("/console/settings/policy/preview", "policy", `{"version":"x","highRiskCountries":["`+strings.Repeat("IR", 200<<10)+`"]}`)
+	if huge.status != http.StatusBadRequest || !strings.Contains(huge.text(), "larger than 256 KB") {
+		t.Errorf("huge policy: %d %s", huge.status, huge.text())
+	}
 	// A changed policy under the version in force is refused.
 	pg = b.post("/console/settings/policy/preview", "policy", `{"version":"`+decision.DefaultPolicy().Version+`","minimumAge":21}`)
 	if pg.status != http.StatusBadRequest || !strings.Contains(pg.text(), "a changed policy needs a new version") {
