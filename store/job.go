@@ -194,13 +194,14 @@ type JobInfo struct {
 	MaxAttempts int
 	LastError   string
 	DedupeKey   string
+	UpdatedAt   time.Time // when it last changed state: for a done or dead job, when it ended
 }
 
 // FindJobs lists jobs of a kind in a state, by id; an empty kind or state
 // matches all.
 func (s *Store) FindJobs(ctx context.Context, kind, state string) ([]JobInfo, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, state, run_at, attempts, max_attempts, coalesce(last_error, ''), coalesce(dedupe_key, '')
-		FROM jobs WHERE (?1 = '' OR kind = ?1) AND (?2 = '' OR state = ?2) ORDER BY id`, kind, state)
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, state, run_at, attempts, max_attempts, coalesce(last_error, ''), coalesce(dedupe_key, ''),
+		updated_at FROM jobs WHERE (?1 = '' OR kind = ?1) AND (?2 = '' OR state = ?2) ORDER BY id`, kind, state)
 	if err != nil {
 		return nil, fmt.Errorf("find jobs: %w", err)
 	}
@@ -208,11 +209,11 @@ func (s *Store) FindJobs(ctx context.Context, kind, state string) ([]JobInfo, er
 	var out []JobInfo
 	for rows.Next() {
 		var j JobInfo
-		var runAt string
-		if err := rows.Scan(&j.ID, &j.Kind, &j.State, &runAt, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.DedupeKey); err != nil {
+		var runAt, updated string
+		if err := rows.Scan(&j.ID, &j.Kind, &j.State, &runAt, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.DedupeKey, &updated); err != nil {
 			return nil, err
 		}
-		j.RunAt = parseTime(runAt)
+		j.RunAt, j.UpdatedAt = parseTime(runAt), parseTime(updated)
 		out = append(out, j)
 	}
 	return out, rows.Err()
