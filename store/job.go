@@ -184,6 +184,17 @@ func (tx *Tx) MakeJobsDue(kind string) (int, error) {
 	return int(n), nil
 }
 
+// CountJobs counts the jobs of kind that are pending or running, and of
+// those the ones due now or running.
+func (tx *Tx) CountJobs(kind string) (waiting, due int, err error) {
+	err = tx.queryRow(`SELECT count(*), coalesce(sum(CASE WHEN state = 'running' OR run_at <= ? THEN 1 ELSE 0 END), 0)
+		FROM jobs WHERE kind = ? AND state IN ('pending', 'running')`, kyc.FormatTime(tx.now), kind).Scan(&waiting, &due)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count jobs: %w", err)
+	}
+	return waiting, due, nil
+}
+
 // JobInfo is a job as the operator sees it.
 type JobInfo struct {
 	ID          int64
