@@ -112,7 +112,7 @@ func TestListImportRuns(t *testing.T) {
 		}
 	}
 	var ftm strings.Builder
-	if err := listgen.FTMPersons(&ftm, 25000); err != nil {
+	if err := listgen.FTMPersons(&ftm, 25000, "sanction"); err != nil {
 		t.Fatal(err)
 	}
 	up := f.upload(l, "test-persons", "sanctions", "ftm", "entities.ftm.json", ftm.String())
@@ -200,7 +200,7 @@ func TestListImportEnds(t *testing.T) {
 		}
 	}
 	var ftm strings.Builder
-	if err := listgen.FTMPersons(&ftm, 25000); err != nil {
+	if err := listgen.FTMPersons(&ftm, 25000, "sanction"); err != nil {
 		t.Fatal(err)
 	}
 	cut, err := l.Start(f.ctx, f.upload(l, "test-persons", "sanctions", "ftm", "e.json", ftm.String()))

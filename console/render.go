@@ -29,24 +29,28 @@ var templateFiles embed.FS
 // "content". A parse error is a build mistake and panics at start-up.
 func mustParsePages(a *webasset.Set) map[string]*template.Template {
 	funcs := template.FuncMap{
-		"asset":    a.URL,
-		"time":     fmtTime,
-		"timePtr":  fmtTimePtr,
-		"ago":      ago,
-		"score":    func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
-		"scorePtr": scorePtr,
-		"pct":      func(f float64) string { return strconv.Itoa(int(math.Round(f * 100))) },
-		"human":    human,
-		"str":      deref,
-		"join":     strings.Join,
-		"can":      func(s *store.Session, p kyc.Permission) bool { return s != nil && s.User.Role.Can(p) },
-		"perm":     permByName,
-		"query":    withQuery,
-		"add":      func(a, b int) int { return a + b },
-		"fieldErr": fieldError,
-		"val":      val,
-		"dict":     dict,
-		"list":     func(xs ...string) []string { return xs },
+		"asset":     a.URL,
+		"time":      fmtTime,
+		"timePtr":   fmtTimePtr,
+		"ago":       ago,
+		"score":     func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+		"scorePtr":  scorePtr,
+		"pct":       func(f float64) string { return strconv.Itoa(int(math.Round(f * 100))) },
+		"human":     human,
+		"str":       deref,
+		"join":      strings.Join,
+		"can":       func(s *store.Session, p kyc.Permission) bool { return s != nil && s.User.Can(p) },
+		"perm":      permByName,
+		"query":     withQuery,
+		"add":       func(a, b int) int { return a + b },
+		"fieldErr":  fieldError,
+		"val":       val,
+		"dict":      dict,
+		"list":      func(xs ...string) []string { return xs },
+		"agoTime":   func(now, t time.Time) string { return ago(now, &t) },
+		"thousands": thousands,
+		"size":      size,
+		"prefix":    func(s string, n int) string { return s[:min(n, len(s))] },
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -79,6 +83,9 @@ type page struct {
 	Path    string          // this page's path, for the environment switch
 	Notice  string          // a confirmation after a redirect
 	Error   *kyc.Error      // the error a form came back with
+	// Refresh reloads the page every 2 s without JavaScript (a running
+	// import); with it, console.js polls instead.
+	Refresh bool
 	Data    any
 }
 
@@ -123,6 +130,8 @@ var notices = map[string]string{
 	"replayed":          "The delivery is queued for one new attempt now.",
 	"batch-replayed":    "The selected deliveries are queued for one new attempt each.",
 	"key-revoked":       "The key is revoked: requests with it now get 401.",
+
+	"update-queued": "A list update is queued to run now. Its outcome shows here when it ends (reload the page).",
 }
 
 // render writes a page: executed into memory first, so that a template
@@ -297,7 +306,8 @@ func deref(p *string) string {
 }
 
 func permByName(name string) kyc.Permission {
-	return map[string]kyc.Permission{"read": kyc.PermRead, "personal": kyc.PermPersonalData, "decide": kyc.PermDecide, "admin": kyc.PermAdmin}[name]
+	return map[string]kyc.Permission{"read": kyc.PermRead, "personal": kyc.PermPersonalData, "decide": kyc.PermDecide, "admin": kyc.PermAdmin,
+		"installation": kyc.PermInstallation}[name]
 }
 
 // withQuery returns base with one query parameter replaced.

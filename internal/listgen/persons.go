@@ -26,14 +26,14 @@ func PersonName(i int) string {
 	return word(i) + " " + word(i/4096+7*i)
 }
 
-// FTMPersons writes n sanctioned persons as FtM JSON lines (ids T-0 …,
-// names PersonName(i)), no sample needed: small imports of a known size
-// for tests (a batch is 10,000 entities).
-func FTMPersons(w io.Writer, n int) error {
+// FTMPersons writes n persons with the FtM topic (sanction, role.pep, crime
+// …) as JSON lines (ids T-0 …, names PersonName(i)), no sample needed:
+// imports of a known size for tests (a batch is 10,000 entities).
+func FTMPersons(w io.Writer, n int, topic string) error {
 	bw := bufio.NewWriter(w)
 	for i := range n {
 		line, err := json.Marshal(map[string]any{"id": fmt.Sprintf("T-%d", i), "schema": "Person",
-			"properties": map[string][]string{"name": {PersonName(i)}, "topics": {"sanction"}, "country": {"ru"}}})
+			"properties": map[string][]string{"name": {PersonName(i)}, "topics": {topic}, "country": {"ru"}}})
 		if err != nil {
 			return err
 		}
