@@ -101,7 +101,9 @@ func (e *env) mustUser(email, name string, role kyc.Role) *person {
 }
 
 // passwordOf is the password mustUser sets for email.
-func passwordOf(email string) string { return "plover quartz meadow 7391 " + strings.ToUpper(email[:1]) }
+func passwordOf(email string) string {
+	return "plover quartz meadow 7391 " + strings.ToUpper(email[:1])
+}
 
 // mustInstallationAdmin is mustUser for an admin whose installation-admin
 // flag the operator set (kycd users installation-admin).
