@@ -93,7 +93,7 @@ func (c *console) handleLists(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, k := range screening.Kinds {
 		if !has[string(k)] {
-			d.Missing = append(d.Missing, string(k))
+			d.Missing = append(d.Missing, human(k))
 		}
 	}
 	if d.Updates, err = aml.ListUpdateStatus(ctx, c.store); err != nil {

@@ -151,7 +151,7 @@ func TestListsImport(t *testing.T) {
 
 	pg := b.get("/console/lists")
 	text := pg.text()
-	if pg.status != http.StatusOK || !strings.Contains(text, "No list at all for: sanctions, pep, adverse_media") ||
+	if pg.status != http.StatusOK || !strings.Contains(text, "No list at all for: sanctions, pep, adverse media") ||
 		!strings.Contains(text, "fail closed") || !strings.Contains(text, "Automatic updates are off") ||
 		!strings.Contains(text, "--update-lists") || strings.Contains(pg.body, `action="/console/lists/update"`) {
 		t.Fatalf("lists page before any import: %d %s", pg.status, text)
@@ -226,7 +226,7 @@ func TestListsImport(t *testing.T) {
 	pg = b.get("/console/lists")
 	text = pg.text()
 	for _, want := range []string{"in-house", "Compliance team", "ofac-sdn", "test-persons", "25,000", "by Ines Installation (inst@acme.example)",
-		"No list at all for: adverse_media", "unchanged"} {
+		"No list at all for: adverse media", "unchanged"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("lists page: no %q in %s", want, text)
 		}

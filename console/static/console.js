@@ -42,6 +42,11 @@
       var total = 0;
       for (var i = 0; i < input.files.length; i++) total += input.files[i].size;
       e.preventDefault();
+      // A new try: the last one's errors no longer apply.
+      var old = document.getElementById('form-error');
+      if (old) old.hidden = true;
+      err.hidden = true;
+      input.removeAttribute('aria-invalid');
       if (max >= 0 && total > max) {
         // Saves sending hundreds of megabytes the server would refuse.
         err.textContent = 'The files are ' + mib(total) + ' MiB together, over the upload limit of ' +
