@@ -125,6 +125,12 @@ func (c *console) readUpload(r *http.Request) (aml.ListUpload, error) {
 		// and are checked before a byte of the files is stored.
 		if !checked {
 			if err := check(); err != nil {
+				var ke *kyc.Error
+				if errors.As(err, &ke) {
+					// A client that sends the files first (curl -F file=@… -F source=…)
+					// is told why its fields seem missing.
+					ke.Message = "The form has invalid fields (they must come before the files in the form)."
+				}
 				return up, err
 			}
 		}
