@@ -129,7 +129,7 @@ func (l *ListImports) Start(ctx context.Context, up ListUpload) (*store.ListImpo
 func (l *ListImports) Wait() { l.wg.Wait() }
 
 // errShutdown is recorded on an import cancelled by the server's shutdown.
-const errShutdown = "kycd was shut down during the import; the list's previous version stays active. Import the files again."
+const errShutdown = "kycd was shut down during the import."
 
 // run imports the upload and records its progress and end.
 func (l *ListImports) run(ctx context.Context, li *store.ListImport, up ListUpload) {
@@ -171,7 +171,7 @@ func (l *ListImports) run(ctx context.Context, li *store.ListImport, up ListUplo
 		l.log.Info("console list import", "import", li.ID, "source", li.Source, "state", state, "version", version,
 			"entities", final.Entities, "took", time.Since(start).Round(time.Millisecond))
 	case errors.Is(context.Cause(ctx), store.ErrListImportTaken):
-		state, msg = store.ListImportInterrupted, "This import sent no progress for too long and was taken for dead; import the files again."
+		state, msg = store.ListImportInterrupted, "It sent no progress for too long and was taken for dead."
 	case l.base.Err() != nil:
 		state, msg = store.ListImportInterrupted, errShutdown
 	default:

@@ -70,9 +70,9 @@ func (c *console) viewImport(r *http.Request) (*importView, error) {
 	case store.ListImportInterrupted:
 		msg := li.Error
 		if li.State == store.ListImportRunning { // its instance died: nothing recorded it
-			msg = "The kycd instance running it stopped sending progress (it was shut down or died). Import the files again."
+			msg = "The kycd instance running it stopped sending progress (it was shut down or died)."
 		}
-		v.Summary = "Interrupted: " + msg + " The list's previous version stays active."
+		v.Summary = "Interrupted: " + msg + " The list's previous version stays active; import the files again."
 	}
 	return v, nil
 }

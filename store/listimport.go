@@ -65,7 +65,7 @@ func (li *ListImport) StateAt(now time.Time) string {
 }
 
 // errStaleImport is the error recorded on an import whose instance died.
-const errStaleImport = "The import stopped: the kycd instance running it stopped sending progress (it was shut down or died). Import the files again."
+const errStaleImport = "The kycd instance running it stopped sending progress (it was shut down or died)."
 
 // errImportRunning refuses a second import while one runs.
 func errImportRunning(running *ListImport) error {
