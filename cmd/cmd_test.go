@@ -213,6 +213,8 @@ func TestCommandsRefuseMissingDatabase(t *testing.T) {
 		{"users", "disable", "--org", org, "usr_" + ulid},
 		{"users", "enable", "--org", org, "usr_" + ulid},
 		{"users", "link", "--org", org, "usr_" + ulid},
+		{"users", "installation-admin", "--org", org, "usr_" + ulid},
+		{"users", "installation-admin", "--org", org, "--revoke", "usr_" + ulid},
 	} {
 		code, _, errOut := run(t, append(args, "--db", typo)...)
 		if code != 1 || !strings.Contains(errOut, "no database at "+typo) && !strings.Contains(errOut, "no such file") {

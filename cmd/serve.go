@@ -46,6 +46,7 @@ type ServeCmd struct {
 	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" group:"lists" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
 	listURLFlags
 	replicateFlags
+	ListUploadMax    int    `name:"list-upload-max" default:"512" env:"KYCD_LIST_UPLOAD_MAX" group:"lists" help:"MiB that one watch-list upload in the console may send, all its files together (written to a private folder under TMPDIR while it is imported); 0: the console refuses uploads."`
 	UploadMemory     int    `name:"upload-memory" default:"128" env:"KYCD_UPLOAD_MEMORY" group:"server" help:"MiB that portal uploads being decoded may hold together (one decode per core at most); an upload that would need more alone is refused, others wait up to 10 s, then get 503 with Retry-After."`
 	UploadsPerMinute int    `name:"uploads-per-minute" default:"20" env:"KYCD_UPLOADS_PER_MINUTE" group:"server" help:"Uploads one portal link may send in any minute (429 beyond); 0: no limit."`
 	MetricsToken     string `name:"metrics-token" env:"KYCD_METRICS_TOKEN" group:"monitoring" help:"Bearer token that GET /metrics requires; without one /metrics is open, so bind --addr to a private address or block /metrics at the proxy."`
@@ -58,6 +59,15 @@ func (c *ServeCmd) uploadsPerMinute() int {
 		return -1
 	}
 	return c.UploadsPerMinute
+}
+
+// listUploadMax maps the flag to server.Options: 0 there means the
+// default, here no uploads.
+func (c *ServeCmd) listUploadMax() int64 {
+	if c.ListUploadMax <= 0 {
+		return -1
+	}
+	return int64(c.ListUploadMax) << 20
 }
 
 // shutdownGrace bounds how long in-flight requests may run after SIGTERM.
@@ -111,10 +121,18 @@ func (c *ServeCmd) Run(e *env) error {
 		return err
 	}
 	runner := jobs.New(jobs.Options{Store: st, Logger: log, Concurrency: 32})
+	// Console list imports end with serve, whichever way it ends:
+	// cancelled, recorded as interrupted, and waited for before the
+	// database closes (deferred calls run last first).
+	importsCtx, stopImports := context.WithCancel(e.ctx)
+	listImports := aml.NewListImports(aml.ListImportsOptions{Store: st, Service: amlSvc, Log: log, Context: importsCtx})
+	defer listImports.Wait()
+	defer stopImports()
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
 		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy,
 		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep),
-		UploadGate: capture.NewGate(capture.GateOptions{Memory: int64(c.UploadMemory) << 20}), UploadsPerMinute: c.uploadsPerMinute()})
+		UploadGate: capture.NewGate(capture.GateOptions{Memory: int64(c.UploadMemory) << 20}), UploadsPerMinute: c.uploadsPerMinute(),
+		ListImports: listImports, ListUploadMax: c.listUploadMax()})
 	if err != nil {
 		return err
 	}

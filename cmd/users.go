@@ -17,6 +17,10 @@ type UsersCmd struct {
 	Disable UsersDisableCmd `cmd:"" help:"Disable a user (their sessions end at once)."`
 	Enable  UsersEnableCmd  `cmd:"" help:"Enable a disabled user."`
 	Link    UsersLinkCmd    `cmd:"" help:"Print a new one-time set-password link for a user (a forgotten password)."`
+	// Installation admins are made here only: whoever runs kycd commands
+	// on the machine owns the installation; an organization's admin in the
+	// console does not.
+	InstallationAdmin UsersInstallationAdminCmd `cmd:"" name:"installation-admin" help:"Let an admin change what the whole installation shares (the console's Watch lists page), or with --revoke stop it."`
 }
 
 // consoleFlag is where links point: the console's public address.
@@ -40,6 +44,8 @@ type UsersCreateCmd struct {
 	Email string `required:"" help:"The user's e-mail address (their sign-in name)."`
 	Name  string `help:"The user's name (default: the e-mail address)."`
 	Role  string `required:"" enum:"admin,reviewer,analyst,viewer" help:"admin, reviewer, analyst or viewer."`
+	// InstallationAdmin makes the new admin an installation admin at once.
+	InstallationAdmin bool `name:"installation-admin" help:"Also make the user an installation admin: they may import watch lists in the console for every organization (admins only)."`
 }
 
 // Run creates the user and prints the one-time link; the link is also
@@ -57,15 +63,26 @@ func (c *UsersCreateCmd) Run(e *env) error {
 	svc := c.service(s)
 	var u *kyc.User
 	var link string
+	if c.InstallationAdmin && kyc.Role(c.Role) != kyc.RoleAdmin {
+		return fmt.Errorf("--installation-admin is for admins only (--role admin), not %s", c.Role)
+	}
 	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
 		u, link, err = svc.Invite(tx, c.Org, users.InviteInput{Email: c.Email, Name: name, Role: kyc.Role(c.Role)}, cliActor)
+		if err != nil || !c.InstallationAdmin {
+			return err
+		}
+		u, err = svc.SetInstallationAdmin(tx, c.Org, u.ID, true, cliActor)
 		return err
 	})
 	if err != nil {
 		return cliError(err)
 	}
+	role := string(u.Role)
+	if u.InstallationAdmin {
+		role += ", installation admin"
+	}
 	fmt.Fprintf(e.stderr, "Created %s (%s, %s). The link below sets their password; it works once, for %s, and was also queued as an e-mail:\n",
-		u.ID, u.Email, u.Role, users.InviteTTL)
+		u.ID, u.Email, role, users.InviteTTL)
 	fmt.Fprintln(e.stdout, link)
 	return nil
 }
@@ -102,6 +119,7 @@ func (c *UsersListCmd) Run(e *env) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tROLE\tSTATUS\tTWO-STEP\tLAST SIGN-IN")
+	// An installation admin's role reads "admin+installation".
 	for _, u := range list {
 		status := "active"
 		switch {
@@ -114,7 +132,11 @@ func (c *UsersListCmd) Run(e *env) error {
 		if u.LastLoginAt != nil {
 			last = kyc.FormatTime(*u.LastLoginAt)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", u.ID, u.Email, u.Name, u.Role, status, u.TOTPEnabled, last)
+		role := string(u.Role)
+		if u.InstallationAdmin {
+			role += "+installation"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", u.ID, u.Email, u.Name, role, status, u.TOTPEnabled, last)
 	}
 	return tw.Flush()
 }
@@ -189,5 +211,38 @@ func (c *UsersLinkCmd) Run(e *env) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, link)
+	return nil
+}
+
+// UsersInstallationAdminCmd grants or revokes the installation-admin flag.
+type UsersInstallationAdminCmd struct {
+	dbFlag
+	masterKeyFlag
+	Org    string `required:"" help:"org_<ulid>"`
+	UserID string `arg:"" name:"USER_ID" help:"usr_<ulid>; must be an admin."`
+	Revoke bool   `help:"Take the flag away instead."`
+}
+
+// Run sets the flag (audited) and says what the user may now do.
+func (c *UsersInstallationAdminCmd) Run(e *env) error {
+	s, err := c.openAudited(e, c.DB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	svc := users.New(users.Options{Store: s})
+	var u *kyc.User
+	err = s.InTx(e.ctx, func(tx *store.Tx) (err error) {
+		u, err = svc.SetInstallationAdmin(tx, c.Org, c.UserID, !c.Revoke, cliActor)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if u.InstallationAdmin {
+		fmt.Fprintf(e.stdout, "%s (%s) is an installation admin: they may import watch lists in the console (/console/lists) for every organization.\n", u.ID, u.Email)
+	} else {
+		fmt.Fprintf(e.stdout, "%s (%s) is not an installation admin.\n", u.ID, u.Email)
+	}
 	return nil
 }

@@ -81,7 +81,7 @@ func (c *console) handleAlert(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := &alertPage{Check: ch, Personal: sess.User.Role.Can(kyc.PermPersonalData), CanDecide: sess.User.Role.Can(kyc.PermDecide), Names: names}
+	d := &alertPage{Check: ch, Personal: sess.User.Can(kyc.PermPersonalData), CanDecide: sess.User.Can(kyc.PermDecide), Names: names}
 	if formError(r) != nil {
 		d.Form.Match, d.Form.Decision, d.Form.Note = r.PathValue("match"), r.PostFormValue("decision"), r.PostFormValue("note")
 	}

@@ -22,7 +22,7 @@ type applicantsPage struct {
 // name, e-mail, external reference, id or public id.
 func (c *console) handleApplicants(w http.ResponseWriter, r *http.Request) error {
 	sess := sessionFrom(r)
-	d := applicantsPage{Q: strings.TrimSpace(r.URL.Query().Get("q")), Page: 1, Personal: sess.User.Role.Can(kyc.PermPersonalData)}
+	d := applicantsPage{Q: strings.TrimSpace(r.URL.Query().Get("q")), Page: 1, Personal: sess.User.Can(kyc.PermPersonalData)}
 	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 && n < 100000 {
 		d.Page = n
 	}
@@ -65,6 +65,6 @@ func (c *console) handleApplicant(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	d := applicantPage{Applicant: a, Requests: reqs, Checks: checks, Personal: sess.User.Role.Can(kyc.PermPersonalData)}
+	d := applicantPage{Applicant: a, Requests: reqs, Checks: checks, Personal: sess.User.Can(kyc.PermPersonalData)}
 	return c.render(w, r, http.StatusOK, "applicant.html", &page{Title: a.FirstName + " " + a.LastName, Section: "applicants", Data: d})
 }

@@ -19,6 +19,7 @@ import (
 type resources struct {
 	caseID, captureID, checkID, matchID, applicantID string
 	webhookID, deliveryID, keyID                     string
+	listImportID                                     string
 }
 
 func (s *reviewStack) resources(e kyc.Environment, last string) resources {
@@ -46,7 +47,22 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 		s.t.Fatal(err)
 	}
 	return resources{caseID: req.ID, captureID: caps[0].ID, checkID: c["id"].(string), matchID: m["id"].(string), applicantID: req.ApplicantID,
-		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID}
+		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID, listImportID: s.finishedImport(e)}
+}
+
+// finishedImport records a console list import that failed, for the
+// routes with an import id (one that ended, so that the upload route is
+// not refused for a running one).
+func (s *reviewStack) finishedImport(e kyc.Environment) string {
+	s.t.Helper()
+	li := &store.ListImport{Source: "authz-" + string(e), Kind: "sanctions", Format: "csv", Total: 1, Files: []store.ListImportFile{{Name: "x.csv", Size: 1}}}
+	if err := s.st.InTx(s.t.Context(), func(tx *store.Tx) error { return tx.CreateListImport(li) }); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.st.FinishListImport(s.t.Context(), li.ID, store.ListImportFailed, "", "no entities", store.ListImportProgress{Phase: "done"}); err != nil {
+		s.t.Fatal(err)
+	}
+	return li.ID
 }
 
 // path fills a route's pattern with ids.
@@ -68,29 +84,35 @@ func (r resources) path(pattern, userID string) string {
 		p = strings.Replace(p, "ID", r.deliveryID, 1)
 	case strings.Contains(p, "/keys/"):
 		p = strings.Replace(p, "ID", r.keyID, 1)
+	case strings.Contains(p, "/lists/imports/"):
+		p = strings.Replace(p, "ID", r.listImportID, 1)
 	}
 	return p
 }
 
-// TestAuthorization walks every console route × every role (and no
-// session, and a session still waiting for its second factor): a route
-// answers a role that has its permission with its page or its own
-// validation (never 403, a redirect to sign-in or a 5xx), a role without
-// it with 403, and a visitor without a session with a redirect to sign-in.
-// A new route cannot be added without a permission this test checks.
+// TestAuthorization walks every console route × every role, and an
+// installation admin (no session, and a session still waiting for its
+// second factor too): a route answers a user who has its permission with
+// its page or its own validation (never 403, a redirect to sign-in or a
+// 5xx), a user without it with 403, and a visitor without a session with
+// a redirect to sign-in. An admin without the installation-admin flag is
+// refused the watch lists. A new route cannot be added without a
+// permission this test checks.
 func TestAuthorization(t *testing.T) {
 	s := newReviewStack(t)
 	res := map[kyc.Environment]resources{kyc.Live: s.resources(kyc.Live, "Petrenko"), kyc.Sandbox: s.resources(kyc.Sandbox, "Review")}
-	people := map[kyc.Role]*person{}
+	users := map[string]*kyc.User{} // who each signed-in session is
 	for _, r := range kyc.Roles {
-		people[r] = s.mustUser(string(r)+"@acme.example", "Test "+string(r), r)
+		users[string(r)] = s.mustUser(string(r)+"@acme.example", "Test "+string(r), r).User
 	}
+	inst := s.mustInstallationAdmin("inst@acme.example", "Test Installation")
+	users["installation-admin"] = inst.User
 	target := s.mustUser("target@acme.example", "Target Person", kyc.RoleViewer)
 	sessions := map[string]*browser{"anonymous": s.browser()}
-	for r, p := range people {
+	for who, u := range users {
 		b := s.browser()
-		b.login(p)
-		sessions[string(r)] = b
+		b.login(&person{User: u, Password: passwordOf(u.Email)})
+		sessions[who] = b
 	}
 	// A session whose second factor is due.
 	half := s.mustUser("half@acme.example", "Half Signed", kyc.RoleAdmin)
@@ -147,17 +169,21 @@ func TestAuthorization(t *testing.T) {
 						t.Errorf("%s: %d %s", where, pg.status, loc)
 					}
 				default:
-					role := kyc.Role(who)
-					allowed := role.Valid() && (rt.Access == "enrolling" || role.Can(rt.Perm))
+					u := users[who]
+					allowed := u != nil && (rt.Access == "enrolling" || u.Can(rt.Perm))
 					switch {
 					case who == "anonymous" && !(toLogin && strings.HasPrefix(loc, "/console/login")):
 						t.Errorf("%s: %d %s, want a redirect to sign-in", where, pg.status, loc)
 					case who == "second-factor" && loc != "/console/login/code":
 						t.Errorf("%s: %d %s, want a redirect to the code page", where, pg.status, loc)
-					case role.Valid() && allowed && (pg.status == http.StatusForbidden || toLogin):
+					case u != nil && allowed && (pg.status == http.StatusForbidden || toLogin):
 						t.Errorf("%s: %d %s %s, want allowed", where, pg.status, loc, pg.text())
-					case role.Valid() && !allowed && pg.status != http.StatusForbidden:
+					case u != nil && !allowed && pg.status != http.StatusForbidden:
 						t.Errorf("%s: %d, want 403 (needs %s)", where, pg.status, rt.Perm)
+					}
+					if rt.Perm == kyc.PermInstallation && who == string(kyc.RoleAdmin) &&
+						(pg.status != http.StatusForbidden || !strings.Contains(pg.text(), "Only installation admins")) {
+						t.Errorf("%s: an admin without the installation-admin flag got %d", where, pg.status)
 					}
 				}
 			}

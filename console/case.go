@@ -77,14 +77,14 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := &casePage{Req: req, Applicant: a, Personal: sess.User.Role.Can(kyc.PermPersonalData), Now: now, Claim: claim,
+	d := &casePage{Req: req, Applicant: a, Personal: sess.User.Can(kyc.PermPersonalData), Now: now, Claim: claim,
 		FourEyes: settings.FourEyes && e == kyc.Live, Codes: reviewReasonCodes}
 	d.MyClaim = claim != nil && claim.UserID == sess.User.ID
 	if p := req.PendingReview; p != nil {
 		d.Pending = &pendingView{Approve: p.Approve, Reviewer: actorName(names, &p.Reviewer), Note: p.Note, Code: p.ReasonCode, At: p.At,
 			Mine: p.Reviewer == sess.User.ID}
 	}
-	if req.Status == kyc.KYCAwaitingReview && sess.User.Role.Can(kyc.PermDecide) {
+	if req.Status == kyc.KYCAwaitingReview && sess.User.Can(kyc.PermDecide) {
 		switch {
 		case claim != nil && !d.MyClaim:
 			d.Blocked = claim.UserName + " is working on this case (claimed until " + claim.ExpiresAt.UTC().Format("15:04") + " UTC)."

@@ -1,8 +1,8 @@
 // Package console is the back office at /console/: server-rendered pages
 // where an organization's people sign in and do their day — work the
 // review queue, look at a case and decide it (four-eyes by two different
-// users), decide AML matches, find applicants — and where admins invite
-// and manage users. Every action is a plain form POST (a little JavaScript
+// users), decide AML matches, find applicants — where admins invite and
+// manage users, and installation admins import the watch lists. Every action is a plain form POST (a little JavaScript
 // only zooms images), every route names the permission it needs in one
 // table (routes.go), and every write goes through the same use cases as
 // the API (verification, aml, users), which audit it with the user.
@@ -44,6 +44,13 @@ type Options struct {
 	// AllowPrivateWebhooks is serve's --allow-private-webhooks: endpoint
 	// URLs may resolve to private addresses.
 	AllowPrivateWebhooks bool
+	// ListImports runs watch-list uploads in the background; default: a
+	// runner with no end (serve passes one that ends at shutdown and
+	// waits for it).
+	ListImports *aml.ListImports
+	// ListUploadMax caps the bytes of one watch-list upload (all its files
+	// together): 0 means aml.MaxListFileSize, negative refuses uploads.
+	ListUploadMax int64
 }
 
 // console is the handler's state.
@@ -60,6 +67,8 @@ type console struct {
 
 	secrets      store.Sealer
 	allowPrivate bool
+	imports      *aml.ListImports
+	uploadMax    int64 // negative: uploads refused
 
 	pages  map[string]*template.Template
 	assets *webasset.Set
@@ -80,12 +89,18 @@ func newConsole(o Options) *console {
 		panic("console: Options.Store, KYC, AML and Users are required")
 	}
 	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, proxy: o.TrustForwardedFor,
-		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, mux: http.NewServeMux()}
+		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, imports: o.ListImports, uploadMax: o.ListUploadMax, mux: http.NewServeMux()}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	if c.imports == nil {
+		c.imports = aml.NewListImports(aml.ListImportsOptions{Store: o.Store, Service: o.AML, Log: c.log})
+	}
+	if c.uploadMax == 0 {
+		c.uploadMax = aml.MaxListFileSize
 	}
 	c.secure = secureBase(o.BaseURL)
 	// The __Host- prefix makes the browser refuse the cookie unless it is

@@ -93,11 +93,30 @@ func (e *env) mustUser(email, name string, role kyc.Role) *person {
 		e.t.Fatal(err)
 	}
 	token := tokenOf(e.t, link)
-	pw := "plover quartz meadow 7391 " + strings.ToUpper(email[:1])
+	pw := passwordOf(email)
 	if _, err := e.users.SetPassword(e.t.Context(), token, pw, pw); err != nil {
 		e.t.Fatal(err)
 	}
 	return &person{User: u, Password: pw}
+}
+
+// passwordOf is the password mustUser sets for email.
+func passwordOf(email string) string {
+	return "plover quartz meadow 7391 " + strings.ToUpper(email[:1])
+}
+
+// mustInstallationAdmin is mustUser for an admin whose installation-admin
+// flag the operator set (kycd users installation-admin).
+func (e *env) mustInstallationAdmin(email, name string) *person {
+	e.t.Helper()
+	p := e.mustUser(email, name, kyc.RoleAdmin)
+	if err := e.st.InTx(e.t.Context(), func(tx *store.Tx) (err error) {
+		p.User, err = e.users.SetInstallationAdmin(tx, e.org.ID, p.User.ID, true, users.Actor{Type: kyc.ActorSystem, ID: "test"})
+		return err
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
 }
 
 func tokenOf(t *testing.T, link string) string {

@@ -30,26 +30,30 @@ var templateFiles embed.FS
 // "content". A parse error is a build mistake and panics at start-up.
 func mustParsePages(a *webasset.Set) map[string]*template.Template {
 	funcs := template.FuncMap{
-		"asset":    a.URL,
-		"time":     fmtTime,
-		"timePtr":  fmtTimePtr,
-		"ago":      ago,
-		"score":    func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
-		"scorePtr": scorePtr,
-		"pct":      func(f float64) string { return strconv.Itoa(int(math.Round(f * 100))) },
-		"human":    human,
-		"str":      deref,
-		"join":     strings.Join,
-		"can":      func(s *store.Session, p kyc.Permission) bool { return s != nil && s.User.Role.Can(p) },
-		"perm":     permByName,
-		"query":    withQuery,
-		"add":      func(a, b int) int { return a + b },
-		"sub":      func(a, b int) int { return a - b },
-		"hasKind":  func(ks []string, k string) bool { return slices.Contains(ks, k) },
-		"fieldErr": fieldError,
-		"val":      val,
-		"dict":     dict,
-		"list":     func(xs ...string) []string { return xs },
+		"asset":     a.URL,
+		"time":      fmtTime,
+		"timePtr":   fmtTimePtr,
+		"ago":       ago,
+		"score":     func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+		"scorePtr":  scorePtr,
+		"pct":       func(f float64) string { return strconv.Itoa(int(math.Round(f * 100))) },
+		"human":     human,
+		"str":       deref,
+		"join":      strings.Join,
+		"can":       func(s *store.Session, p kyc.Permission) bool { return s != nil && s.User.Can(p) },
+		"perm":      permByName,
+		"query":     withQuery,
+		"add":       func(a, b int) int { return a + b },
+		"sub":       func(a, b int) int { return a - b },
+		"hasKind":   func(ks []string, k string) bool { return slices.Contains(ks, k) },
+		"fieldErr":  fieldError,
+		"val":       val,
+		"dict":      dict,
+		"list":      func(xs ...string) []string { return xs },
+		"agoTime":   func(now, t time.Time) string { return ago(now, &t) },
+		"thousands": thousands,
+		"size":      size,
+		"prefix":    func(s string, n int) string { return s[:min(n, len(s))] },
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -82,6 +86,9 @@ type page struct {
 	Path    string          // this page's path, for the environment switch
 	Notice  string          // a confirmation after a redirect
 	Error   *kyc.Error      // the error a form came back with
+	// Refresh reloads the page every 2 s without JavaScript (a running
+	// import); with it, console.js polls instead.
+	Refresh bool
 	Data    any
 }
 
@@ -134,6 +141,7 @@ var notices = map[string]string{
 	"four-eyes-off":      "Four-eyes review is off: one reviewer decides.",
 	"policy-saved":       "The decision policy is saved. Requests submitted from now on are decided with it.",
 	"policy-unchanged":   "That is already the policy in force: nothing was changed.",
+	"update-queued":      "A list update is queued to run now. Its outcome shows here when it ends (reload the page).",
 }
 
 // render writes a page: executed into memory first, so that a template
@@ -308,7 +316,8 @@ func deref(p *string) string {
 }
 
 func permByName(name string) kyc.Permission {
-	return map[string]kyc.Permission{"read": kyc.PermRead, "personal": kyc.PermPersonalData, "decide": kyc.PermDecide, "admin": kyc.PermAdmin}[name]
+	return map[string]kyc.Permission{"read": kyc.PermRead, "personal": kyc.PermPersonalData, "decide": kyc.PermDecide, "admin": kyc.PermAdmin,
+		"installation": kyc.PermInstallation}[name]
 }
 
 // withQuery returns base with one query parameter replaced.

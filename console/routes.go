@@ -116,6 +116,14 @@ func (c *console) table() []route {
 		{pattern: "GET /console/{env}/keys", access: signedIn, perm: kyc.PermAdmin, h: c.handleKeys},
 		{pattern: "POST /console/{env}/keys", access: signedIn, perm: kyc.PermAdmin, h: c.handleKeyCreate, back: c.handleKeys},
 		{pattern: "POST /console/{env}/keys/{id}/revoke", access: signedIn, perm: kyc.PermAdmin, h: c.handleKeyRevoke, back: c.handleKeys},
+
+		// The installation's watch lists: shared by every organization, so
+		// installation admins only (kycd users installation-admin).
+		{pattern: "GET /console/lists", access: signedIn, perm: kyc.PermInstallation, h: c.handleLists},
+		{pattern: "POST /console/lists/imports", access: signedIn, perm: kyc.PermInstallation, h: c.handleListImport, back: c.handleLists},
+		{pattern: "GET /console/lists/imports/{id}", access: signedIn, perm: kyc.PermInstallation, h: c.handleListImportPage},
+		{pattern: "GET /console/lists/imports/{id}/progress.json", access: signedIn, perm: kyc.PermInstallation, h: c.handleListImportJSON},
+		{pattern: "POST /console/lists/update", access: signedIn, perm: kyc.PermInstallation, h: c.handleListsUpdate, back: c.handleLists},
 	}
 }
 
@@ -201,9 +209,13 @@ func (c *console) guard(rt route, e kyc.Environment) http.Handler {
 				c.toLogin(w, r, sess)
 				return
 			}
-			if rt.access == signedIn && !sess.User.Role.Can(rt.perm) {
-				c.renderError(w, r, sess, &kyc.Error{Code: kyc.EForbidden, Reason: "role",
-					Message: "Your role (" + string(sess.User.Role) + ") does not allow this page or action."})
+			if rt.access == signedIn && !sess.User.Can(rt.perm) {
+				msg := "Your role (" + string(sess.User.Role) + ") does not allow this page or action."
+				if rt.perm == kyc.PermInstallation {
+					msg = "Only installation admins may change what every organization of this installation shares. " +
+						"Whoever runs kycd on the server makes an admin one: kycd users installation-admin."
+				}
+				c.renderError(w, r, sess, &kyc.Error{Code: kyc.EForbidden, Reason: "role", Message: msg})
 				return
 			}
 		} else {

@@ -43,6 +43,10 @@ const (
 	// PermAdmin: invite, disable and change users; organization sign-in
 	// rules.
 	PermAdmin
+	// PermInstallation: what every organization of the installation
+	// shares (the watch lists). No role has it by itself: an admin whose
+	// InstallationAdmin flag the machine's operator set (User.Can).
+	PermInstallation
 )
 
 // String names the permission in messages.
@@ -56,15 +60,18 @@ func (p Permission) String() string {
 		return "decide"
 	case PermAdmin:
 		return "admin"
+	case PermInstallation:
+		return "installation admin"
 	}
 	return "none"
 }
 
 // Can reports whether a user with role r has permission p.
+// PermInstallation is never the role's alone: see User.Can.
 func (r Role) Can(p Permission) bool {
 	switch r {
 	case RoleAdmin:
-		return true
+		return p <= PermAdmin
 	case RoleReviewer:
 		return p <= PermDecide
 	case RoleAnalyst:
@@ -85,10 +92,24 @@ type User struct {
 	Role           Role
 	PasswordSet    bool
 	TOTPEnabled    bool
-	DisabledAt     *time.Time
-	LastLoginAt    *time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// InstallationAdmin lets an admin change what the whole installation
+	// shares (PermInstallation). Only the machine's operator sets it
+	// (kycd users installation-admin): an organization's admin must not
+	// change the lists every other organization screens against.
+	InstallationAdmin bool
+	DisabledAt        *time.Time
+	LastLoginAt       *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// Can reports whether u may do what p allows: their role's permissions,
+// and PermInstallation for an admin with the InstallationAdmin flag.
+func (u *User) Can(p Permission) bool {
+	if p == PermInstallation {
+		return u.Role == RoleAdmin && u.InstallationAdmin
+	}
+	return u.Role.Can(p)
 }
 
 // ActorUser is the actor type of what a back-office user did, in the audit

@@ -67,6 +67,13 @@ type Options struct {
 	// UploadsPerMinute bounds the uploads of one portal link in any
 	// minute; 0: portal.DefaultUploadsPerMinute, negative: no limit.
 	UploadsPerMinute int
+	// ListImports runs the console's watch-list uploads in the
+	// background; default: a runner that never ends them (serve passes one
+	// that ends at shutdown, and waits for it).
+	ListImports *aml.ListImports
+	// ListUploadMax caps one console watch-list upload, in bytes: 0 means
+	// aml.MaxListFileSize, negative refuses uploads.
+	ListUploadMax int64
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	// Empty: /metrics is open, so bind kycd to a private address or keep
 	// /metrics from the public at the proxy.
@@ -97,6 +104,8 @@ type Server struct {
 	metrics              *metrics
 	uploadGate           *capture.Gate
 	uploadsPerMinute     int
+	listImports          *aml.ListImports
+	listUploadMax        int64
 
 	mux      *http.ServeMux
 	limits   *rateLimiter
@@ -131,6 +140,8 @@ func New(opts Options) (*Server, error) {
 		metricsToken:         opts.MetricsToken,
 		uploadGate:           opts.UploadGate,
 		uploadsPerMinute:     opts.UploadsPerMinute,
+		listImports:          opts.ListImports,
+		listUploadMax:        opts.ListUploadMax,
 		mux:                  http.NewServeMux(),
 		inflight:             newInflightKeys(),
 	}

@@ -184,6 +184,17 @@ func (tx *Tx) MakeJobsDue(kind string) (int, error) {
 	return int(n), nil
 }
 
+// CountJobs counts the jobs of kind that are pending or running, and of
+// those the ones due now or running.
+func (tx *Tx) CountJobs(kind string) (waiting, due int, err error) {
+	err = tx.queryRow(`SELECT count(*), coalesce(sum(CASE WHEN state = 'running' OR run_at <= ? THEN 1 ELSE 0 END), 0)
+		FROM jobs WHERE kind = ? AND state IN ('pending', 'running')`, kyc.FormatTime(tx.now), kind).Scan(&waiting, &due)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count jobs: %w", err)
+	}
+	return waiting, due, nil
+}
+
 // JobInfo is a job as the operator sees it.
 type JobInfo struct {
 	ID          int64
@@ -194,13 +205,14 @@ type JobInfo struct {
 	MaxAttempts int
 	LastError   string
 	DedupeKey   string
+	UpdatedAt   time.Time // when it last changed state: for a done or dead job, when it ended
 }
 
 // FindJobs lists jobs of a kind in a state, by id; an empty kind or state
 // matches all.
 func (s *Store) FindJobs(ctx context.Context, kind, state string) ([]JobInfo, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, state, run_at, attempts, max_attempts, coalesce(last_error, ''), coalesce(dedupe_key, '')
-		FROM jobs WHERE (?1 = '' OR kind = ?1) AND (?2 = '' OR state = ?2) ORDER BY id`, kind, state)
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, state, run_at, attempts, max_attempts, coalesce(last_error, ''), coalesce(dedupe_key, ''),
+		updated_at FROM jobs WHERE (?1 = '' OR kind = ?1) AND (?2 = '' OR state = ?2) ORDER BY id`, kind, state)
 	if err != nil {
 		return nil, fmt.Errorf("find jobs: %w", err)
 	}
@@ -208,11 +220,11 @@ func (s *Store) FindJobs(ctx context.Context, kind, state string) ([]JobInfo, er
 	var out []JobInfo
 	for rows.Next() {
 		var j JobInfo
-		var runAt string
-		if err := rows.Scan(&j.ID, &j.Kind, &j.State, &runAt, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.DedupeKey); err != nil {
+		var runAt, updated string
+		if err := rows.Scan(&j.ID, &j.Kind, &j.State, &runAt, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.DedupeKey, &updated); err != nil {
 			return nil, err
 		}
-		j.RunAt = parseTime(runAt)
+		j.RunAt, j.UpdatedAt = parseTime(runAt), parseTime(updated)
 		out = append(out, j)
 	}
 	return out, rows.Err()

@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 22
+-- kycd_schema version = 23
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -402,6 +402,33 @@ CREATE TABLE list_entities (
   CONSTRAINT list_entities_version_id_fkey FOREIGN KEY (version_id) REFERENCES list_versions(id) ON DELETE CASCADE DEFERRABLE
 );
 
+CREATE TABLE list_imports (
+  id text COLLATE "C" NOT NULL,
+  source text COLLATE "C" NOT NULL,
+  kind text COLLATE "C" NOT NULL,
+  format text COLLATE "C" NOT NULL,
+  provider text COLLATE "C" NOT NULL,
+  forced bigint NOT NULL,
+  files text COLLATE "C" NOT NULL,
+  state text COLLATE "C" NOT NULL,
+  phase text COLLATE "C" NOT NULL,
+  bytes bigint NOT NULL DEFAULT 0,
+  total bigint NOT NULL,
+  entities bigint NOT NULL DEFAULT 0,
+  version_id text COLLATE "C",
+  error text COLLATE "C",
+  actor_id text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  finished_at text COLLATE "C",
+  CONSTRAINT list_imports_actor_id_fkey FOREIGN KEY (actor_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT list_imports_forced_check CHECK ((forced = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT list_imports_kind_check CHECK ((kind = ANY (ARRAY['sanctions'::text, 'pep'::text, 'adverse_media'::text]))),
+  CONSTRAINT list_imports_pkey PRIMARY KEY (id),
+  CONSTRAINT list_imports_state_check CHECK ((state = ANY (ARRAY['running'::text, 'imported'::text, 'unchanged'::text, 'failed'::text, 'interrupted'::text]))),
+  CONSTRAINT list_imports_version_id_fkey FOREIGN KEY (version_id) REFERENCES list_versions(id) ON DELETE SET NULL DEFERRABLE
+);
+
 CREATE TABLE list_versions (
   id text COLLATE "C" NOT NULL,
   source text COLLATE "C" NOT NULL,
@@ -535,7 +562,9 @@ CREATE TABLE users (
   last_login_at text COLLATE "C",
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
+  installation_admin bigint NOT NULL DEFAULT 0,
   CONSTRAINT users_email_key UNIQUE (email),
+  CONSTRAINT users_installation_admin_check CHECK ((installation_admin = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT users_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT users_pkey PRIMARY KEY (id),
   CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text])))
@@ -675,6 +704,8 @@ CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests USING btree (org
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests USING btree (id) WHERE ((document_key_id IS NULL) AND (document_data IS NOT NULL));
 
 CREATE INDEX kyc_requests_queue_idx ON kyc_requests USING btree (organization_id, environment, status, submitted_at, id, reason_codes);
+
+CREATE UNIQUE INDEX list_imports_running_idx ON list_imports USING btree (state) WHERE (state = 'running'::text);
 
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions USING btree (source) WHERE (active = 1);
 

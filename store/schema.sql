@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 22
+-- PRAGMA user_version = 23
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -303,6 +303,27 @@ CREATE TABLE list_entities (
   PRIMARY KEY (version_id, seq)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE list_imports (
+  id          TEXT PRIMARY KEY,                          -- lim_<ulid>
+  source      TEXT NOT NULL,
+  kind        TEXT NOT NULL CHECK (kind IN ('sanctions', 'pep', 'adverse_media')),
+  format      TEXT NOT NULL,
+  provider    TEXT NOT NULL,                             -- as typed; '' for the format's default
+  forced      INTEGER NOT NULL CHECK (forced IN (0, 1)), -- import even when the files are unchanged
+  files       TEXT NOT NULL,                             -- JSON: [{"name": …, "size": …}] as uploaded
+  state       TEXT NOT NULL CHECK (state IN ('running', 'imported', 'unchanged', 'failed', 'interrupted')),
+  phase       TEXT NOT NULL,                             -- checking, importing, loading, done
+  bytes       INTEGER NOT NULL DEFAULT 0,                -- read in this phase
+  total       INTEGER NOT NULL,                          -- bytes of all the files
+  entities    INTEGER NOT NULL DEFAULT 0,                -- stored so far
+  version_id  TEXT REFERENCES list_versions (id) ON DELETE SET NULL, -- the new version, or the unchanged one
+  error       TEXT,
+  actor_id    TEXT REFERENCES users (id) ON DELETE SET NULL,        -- who uploaded the files
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL,
+  finished_at TEXT
+) STRICT;
+
 CREATE TABLE list_versions (
   id           TEXT PRIMARY KEY,             -- lsv_<ulid>
   source       TEXT NOT NULL,                -- operator's name for the list, e.g. ofac-sdn
@@ -401,7 +422,7 @@ CREATE TABLE users (
   last_login_at   TEXT,
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL
-) STRICT;
+, installation_admin INTEGER NOT NULL DEFAULT 0 CHECK (installation_admin IN (0, 1))) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
@@ -527,6 +548,8 @@ CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;
 
 CREATE INDEX kyc_requests_queue_idx ON kyc_requests (organization_id, environment, status, submitted_at, id, reason_codes);
+
+CREATE UNIQUE INDEX list_imports_running_idx ON list_imports (state) WHERE state = 'running';
 
 CREATE UNIQUE INDEX list_versions_active_source_idx ON list_versions (source) WHERE active = 1;
 

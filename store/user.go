@@ -13,7 +13,7 @@ import (
 )
 
 const userColumns = `u.id, u.organization_id, u.email, u.name, u.role, u.password_hash IS NOT NULL, u.totp_secret IS NOT NULL,
-	u.disabled_at, u.last_login_at, u.created_at, u.updated_at`
+	u.installation_admin, u.disabled_at, u.last_login_at, u.created_at, u.updated_at`
 
 // CreateUser adds a user without a password (they set it through a
 // one-time link). An e-mail address already used by any user is CONFLICT.
@@ -36,10 +36,12 @@ func scanUser(row scanner) (*kyc.User, error) {
 	var u kyc.User
 	var role, created, updated string
 	var disabled, lastLogin sql.NullString
-	if err := row.Scan(&u.ID, &u.OrganizationID, &u.Email, &u.Name, &role, &u.PasswordSet, &u.TOTPEnabled, &disabled, &lastLogin,
+	var installation int
+	if err := row.Scan(&u.ID, &u.OrganizationID, &u.Email, &u.Name, &role, &u.PasswordSet, &u.TOTPEnabled, &installation, &disabled, &lastLogin,
 		&created, &updated); err != nil {
 		return nil, err
 	}
+	u.InstallationAdmin = installation == 1
 	u.Role, u.CreatedAt, u.UpdatedAt = kyc.Role(role), parseTime(created), parseTime(updated)
 	u.DisabledAt, u.LastLoginAt = parseTimePtr(disabled), parseTimePtr(lastLogin)
 	return &u, nil
@@ -58,6 +60,19 @@ func (tx *Tx) FindUser(orgID, id string) (*kyc.User, error) {
 
 func findUser(ctx context.Context, q queryer, orgID, id string) (*kyc.User, error) {
 	u, err := scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ? AND u.organization_id = ?`, id, orgID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kyc.Errorf(kyc.ENotFound, "User %s not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find user: %w", err)
+	}
+	return u, nil
+}
+
+// FindUserByID returns the user with id whatever their organization, for
+// installation-wide pages that name who did something (watch lists).
+func (s *Store) FindUserByID(ctx context.Context, id string) (*kyc.User, error) {
+	u, err := scanUser(readPool{s.readStmts}.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "User %s not found.", id)
 	}
@@ -135,6 +150,11 @@ func (tx *Tx) UpdateUser(orgID, id string, up UserUpdate) (*kyc.User, error) {
 	if up.Role != nil {
 		u.Role = *up.Role
 	}
+	// A user who stops being an admin stops being an installation admin:
+	// made admin again, they do not get it back without the operator.
+	if u.Role != kyc.RoleAdmin {
+		u.InstallationAdmin = false
+	}
 	if up.Disabled != nil {
 		switch {
 		case *up.Disabled && u.DisabledAt == nil:
@@ -145,14 +165,33 @@ func (tx *Tx) UpdateUser(orgID, id string, up UserUpdate) (*kyc.User, error) {
 		}
 	}
 	u.UpdatedAt = tx.now
-	if _, err := tx.exec(`UPDATE users SET name = ?, role = ?, disabled_at = ?, updated_at = ? WHERE id = ?`,
-		u.Name, string(u.Role), timeOrNil(u.DisabledAt), kyc.FormatTime(tx.now), u.ID); err != nil {
+	if _, err := tx.exec(`UPDATE users SET name = ?, role = ?, installation_admin = ?, disabled_at = ?, updated_at = ? WHERE id = ?`,
+		u.Name, string(u.Role), boolInt(u.InstallationAdmin), timeOrNil(u.DisabledAt), kyc.FormatTime(tx.now), u.ID); err != nil {
 		return nil, fmt.Errorf("update user: %w", err)
 	}
 	if u.DisabledAt != nil {
 		if err := tx.DeleteUserSessions(u.ID, nil); err != nil {
 			return nil, err
 		}
+	}
+	return u, nil
+}
+
+// SetInstallationAdmin grants (on) or revokes an admin's installation-admin
+// flag (PermInstallation). A user who is not an admin cannot have it:
+// UNPROCESSABLE.
+func (tx *Tx) SetInstallationAdmin(orgID, id string, on bool) (*kyc.User, error) {
+	u, err := tx.FindUser(orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if on && u.Role != kyc.RoleAdmin {
+		return nil, kyc.Errorf(kyc.EUnprocessable, "%s is a %s: only an admin can be an installation admin (make them an admin first).", u.Email, u.Role)
+	}
+	u.InstallationAdmin, u.UpdatedAt = on, tx.now
+	if _, err := tx.exec(`UPDATE users SET installation_admin = ?, updated_at = ? WHERE id = ?`,
+		boolInt(on), kyc.FormatTime(tx.now), u.ID); err != nil {
+		return nil, fmt.Errorf("set installation admin: %w", err)
 	}
 	return u, nil
 }

@@ -353,6 +353,9 @@ func (s *Service) Update(tx *store.Tx, orgID, userID string, in UpdateInput, act
 	if before.Role != u.Role {
 		changes = append(changes, fmt.Sprintf("role %s → %s", before.Role, u.Role))
 	}
+	if before.InstallationAdmin && !u.InstallationAdmin {
+		changes = append(changes, "installation admin revoked (no longer an admin)")
+	}
 	if (before.DisabledAt == nil) != (u.DisabledAt == nil) {
 		changes = append(changes, map[bool]string{true: "disabled (sessions ended)", false: "enabled"}[u.DisabledAt != nil])
 	}
@@ -360,6 +363,23 @@ func (s *Service) Update(tx *store.Tx, orgID, userID string, in UpdateInput, act
 		return u, nil
 	}
 	return u, Audit(tx, orgID, "", actor, "user.updated", "user", u.ID, strings.Join(changes, "; "))
+}
+
+// SetInstallationAdmin grants (on) or revokes a user's installation-admin
+// flag: an admin with it may change the installation's watch lists. Only
+// the machine's operator calls this (kycd users installation-admin); the
+// console cannot. UNPROCESSABLE for a user who is not an admin.
+func (s *Service) SetInstallationAdmin(tx *store.Tx, orgID, userID string, on bool, actor Actor) (*kyc.User, error) {
+	before, err := tx.FindUser(orgID, userID)
+	if err != nil {
+		return nil, err
+	}
+	u, err := tx.SetInstallationAdmin(orgID, userID, on)
+	if err != nil || before.InstallationAdmin == on {
+		return u, err // nothing changed: nothing to audit
+	}
+	action := map[bool]string{true: "user.installation_admin_granted", false: "user.installation_admin_revoked"}[on]
+	return u, Audit(tx, orgID, "", actor, action, "user", u.ID, u.Email)
 }
 
 // SetRequireTOTP makes a second factor mandatory (or optional) for the

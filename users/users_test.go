@@ -292,3 +292,55 @@ func TestLastAdmin(t *testing.T) {
 		t.Errorf("disable the last admin: %v, want UNPROCESSABLE", err)
 	}
 }
+
+// TestInstallationAdmin: the operator grants and revokes the flag (each
+// audited once, a repeat is not); an admin who demotes another loses them
+// the flag, and the audit says so.
+func TestInstallationAdmin(t *testing.T) {
+	f := newFixture(t)
+	a := f.user("ada@acme.example", kyc.RoleAdmin)
+	b := f.user("bob@acme.example", kyc.RoleAdmin)
+	cli := users.Actor{Type: kyc.ActorSystem, ID: "cli"}
+	set := func(id string, on bool) *kyc.User {
+		t.Helper()
+		var u *kyc.User
+		if err := f.st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+			u, err = f.svc.SetInstallationAdmin(tx, f.org.ID, id, on, cli)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	if u := set(b.ID, true); !u.Can(kyc.PermInstallation) {
+		t.Fatalf("after the grant: %+v", u)
+	}
+	set(b.ID, true) // again: nothing changes, nothing audited
+	viewer := kyc.RoleViewer
+	if err := f.st.InTx(t.Context(), func(tx *store.Tx) error {
+		_, err := f.svc.Update(tx, f.org.ID, b.ID, users.UpdateInput{Role: &viewer}, users.UserActor(a))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.st.FindAudit(t.Context(), b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Action+": "+deref(r.Reason))
+	}
+	want := "user.invited: Test admin <bob@acme.example> as admin|user.password_set: through a one-time link|user.installation_admin_granted: bob@acme.example|" +
+		"user.updated: role admin → viewer; installation admin revoked (no longer an admin)"
+	if strings.Join(got, "|") != want {
+		t.Errorf("audit:\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
