@@ -23,7 +23,7 @@ type recordedCase struct {
 
 // signalsUnder computes the case's signals under policy p, as Auto.Decide
 // does on the specimen passport read from its image (while it was valid).
-func (c recordedCase) signalsUnder(t *testing.T, p *Policy, at time.Time) []Signal {
+func (c recordedCase) signalsUnder(t testing.TB, p *Policy, at time.Time) []Signal {
 	t.Helper()
 	typed := &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "SE", DocumentNumber: "L898902C3", ExpiryDate: "2012-04-15"}
 	// The specimen as a Swedish passport, so that the country comparison
@@ -50,7 +50,7 @@ func (c recordedCase) signalsUnder(t *testing.T, p *Policy, at time.Time) []Sign
 
 // stored is a processing result as the database gives it back: through
 // JSON, numbers as float64.
-func stored(t *testing.T, processing map[string]any) map[string]any {
+func stored(t testing.TB, processing map[string]any) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(processing)
 	if err != nil {
@@ -148,6 +148,21 @@ func TestReplayNothingRecorded(t *testing.T) {
 	for _, proc := range []map[string]any{nil, stored(t, manual.Processing), {"automatedChecks": true, "signals": []any{}}} {
 		if _, err := Replay(DefaultPolicy(), proc); err != ErrNotReplayable {
 			t.Errorf("%v: %v", proc, err)
+		}
+	}
+}
+
+// BenchmarkReplay: one request decided again from its recorded processing
+// result (a policy dry run does 2 × 50 of these).
+func BenchmarkReplay(b *testing.B) {
+	at := time.Date(2011, 6, 1, 0, 0, 0, 0, time.UTC)
+	c := recordedCase{a: &kyc.Applicant{FirstName: "Anna Maria", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("DE")}, sanctions: 0.9, fromIP: 7}
+	rec := stored(b, apply(DefaultPolicy(), c.signalsUnder(b, DefaultPolicy(), at)).Processing)
+	p := DefaultPolicy()
+	p.MinimumAge = 21
+	for b.Loop() {
+		if _, err := Replay(p, rec); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
