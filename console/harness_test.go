@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -186,6 +187,52 @@ func (b *browser) post(path string, kv ...string) *page {
 		f.Add(kv[i], kv[i+1])
 	}
 	return b.do("POST", path, f)
+}
+
+// formFile is a file part of a multipart form.
+type formFile struct {
+	field, name string
+	data        []byte
+}
+
+// multipart posts a multipart form as a browser does: the text fields
+// (name, value, …) in order, then the files.
+func (b *browser) multipart(path string, fields []string, files ...formFile) *page {
+	b.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for i := 0; i+1 < len(fields); i += 2 {
+		if err := mw.WriteField(fields[i], fields[i+1]); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		w, err := mw.CreateFormFile(f.field, f.name)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if _, err := w.Write(f.data); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		b.t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(b.t.Context(), "POST", b.e.srv.URL+path, &body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	res, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return &page{status: res.StatusCode, header: res.Header, body: string(raw)}
 }
 
 // login signs p in (with their second factor when on) and fails unless it

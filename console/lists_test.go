@@ -1,10 +1,7 @@
 package console_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"regexp"
@@ -44,35 +41,15 @@ func newListsStack(t *testing.T, uploadMax int64) *listsStack {
 	return s
 }
 
-// upload posts a multipart form as a browser does: the text fields in
+// upload posts the import form: the text fields (name, value, …) in
 // order, then each file (name, content) as a "file" part.
 func (b *browser) upload(fields []string, files ...string) *page {
 	b.t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	for i := 0; i+1 < len(fields); i += 2 {
-		mw.WriteField(fields[i], fields[i+1])
-	}
+	var parts []formFile
 	for i := 0; i+1 < len(files); i += 2 {
-		w, err := mw.CreateFormFile("file", files[i])
-		if err != nil {
-			b.t.Fatal(err)
-		}
-		io.WriteString(w, files[i+1])
+		parts = append(parts, formFile{"file", files[i], []byte(files[i+1])})
 	}
-	mw.Close()
-	req, err := http.NewRequestWithContext(b.t.Context(), "POST", b.e.srv.URL+"/console/lists/imports", &body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	res, err := b.client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	return &page{status: res.StatusCode, header: res.Header, body: string(raw)}
+	return b.multipart("/console/lists/imports", fields, parts...)
 }
 
 // imported uploads the files and waits for the import to end; it returns

@@ -5,8 +5,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,42 +12,6 @@ import (
 	"kycd/kyc"
 	"kycd/store"
 )
-
-// multipart posts a multipart form (fields, then files) as a browser does.
-func (b *browser) multipart(path string, fields [][2]string, files map[string][]byte) *page {
-	b.t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	for _, f := range fields {
-		if err := mw.WriteField(f[0], f[1]); err != nil {
-			b.t.Fatal(err)
-		}
-	}
-	for name, data := range files {
-		fw, err := mw.CreateFormFile(name, name+".bin")
-		if err != nil {
-			b.t.Fatal(err)
-		}
-		if _, err := fw.Write(data); err != nil {
-			b.t.Fatal(err)
-		}
-	}
-	if err := mw.Close(); err != nil {
-		b.t.Fatal(err)
-	}
-	req, err := http.NewRequestWithContext(b.t.Context(), "POST", b.e.srv.URL+path, &body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	res, err := b.client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	return &page{status: res.StatusCode, header: res.Header, body: string(raw)}
-}
 
 func pngLogo(t *testing.T, w, h int) []byte {
 	t.Helper()
@@ -95,8 +57,7 @@ func TestSettingsBranding(t *testing.T) {
 		t.Fatalf("settings: %d %s", pg.status, pg.text())
 	}
 
-	bad := b.multipart("/console/settings/branding", [][2]string{{"displayName", "Acme\u202eBank"}, {"supportEmail", "not-an-address"},
-		{"privacyUrl", "http://acme.example/privacy"}, {"brandColor", "blue"}, {"defaultLocale", "xx"}}, map[string][]byte{"logo": []byte("GIF89a not a logo")})
+	bad := b.multipart("/console/settings/branding", []string{"displayName", "Acme\u202eBank", "supportEmail", "not-an-address", "privacyUrl", "http://acme.example/privacy", "brandColor", "blue", "defaultLocale", "xx"}, formFile{"logo", "logo.bin", []byte("GIF89a not a logo")})
 	if bad.status != http.StatusBadRequest {
 		t.Fatalf("invalid branding: %d", bad.status)
 	}
@@ -109,13 +70,12 @@ func TestSettingsBranding(t *testing.T) {
 		t.Fatalf("a refused form saved something: %+v", br)
 	}
 
-	big := b.multipart("/console/settings/branding", [][2]string{{"displayName", "Acme"}}, map[string][]byte{"logo": bytes.Repeat([]byte{0}, kyc.MaxLogoBytes+80<<10)})
+	big := b.multipart("/console/settings/branding", []string{"displayName", "Acme"}, formFile{"logo", "logo.bin", bytes.Repeat([]byte{0}, kyc.MaxLogoBytes+80<<10)})
 	if big.status != http.StatusBadRequest || !strings.Contains(big.text(), "at most 256 KB") {
 		t.Fatalf("oversized logo: %d %s", big.status, big.text())
 	}
 
-	ok := b.multipart("/console/settings/branding", [][2]string{{"displayName", "Acme Bank"}, {"supportEmail", "help@acme.example"},
-		{"privacyUrl", "https://acme.example/privacy"}, {"brandColor", "#0B3D91"}, {"defaultLocale", "de"}}, map[string][]byte{"logo": pngLogo(t, 120, 40)})
+	ok := b.multipart("/console/settings/branding", []string{"displayName", "Acme Bank", "supportEmail", "help@acme.example", "privacyUrl", "https://acme.example/privacy", "brandColor", "#0B3D91", "defaultLocale", "de"}, formFile{"logo", "logo.bin", pngLogo(t, 120, 40)})
 	if ok.status != http.StatusSeeOther {
 		t.Fatalf("branding: %d %s", ok.status, ok.text())
 	}
@@ -137,8 +97,7 @@ func TestSettingsBranding(t *testing.T) {
 	}
 
 	// Clearing a field and removing the logo; no file keeps nothing.
-	if r := b.multipart("/console/settings/branding", [][2]string{{"displayName", "Acme Bank"}, {"supportEmail", ""}, {"privacyUrl", "https://acme.example/privacy"},
-		{"brandColor", "#0b3d91"}, {"defaultLocale", "de"}, {"removeLogo", "true"}}, nil); r.status != http.StatusSeeOther {
+	if r := b.multipart("/console/settings/branding", []string{"displayName", "Acme Bank", "supportEmail", "", "privacyUrl", "https://acme.example/privacy", "brandColor", "#0b3d91", "defaultLocale", "de", "removeLogo", "true"}); r.status != http.StatusSeeOther {
 		t.Fatalf("clear: %d %s", r.status, r.text())
 	}
 	if br, _ = e.st.FindBranding(t.Context(), e.org.ID); br.SupportEmail != "" || br.Logo != nil || br.DisplayName != "Acme Bank" {
