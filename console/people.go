@@ -17,7 +17,7 @@ type usersPage struct {
 	// when it went by e-mail only (an admin's, or a reset: see
 	// users.ResetLink).
 	Link, LinkFor, LinkUserID string
-	Invite        users.InviteInput // the form's values after an error
+	Invite                    users.InviteInput // the form's values after an error
 }
 
 // handleUsers handles "GET /console/users": the organization's people.
