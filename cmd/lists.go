@@ -162,6 +162,7 @@ type ListsUpdateCmd struct {
 	masterKeyFlag
 	Sources []string `name:"source" enum:"ofac-sdn,ofac-consolidated,un,opensanctions-sanctions,opensanctions-peps,opensanctions-crime,opensanctions-debarment" env:"KYCD_LIST_SOURCES" placeholder:"NAME" help:"Only this list: ofac-sdn, ofac-consolidated, un, or opensanctions-sanctions, -peps, -crime, -debarment (repeat or separate with commas; default the three official lists and the --opensanctions datasets)."`
 	listURLFlags
+	AllowShrink bool `name:"allow-shrink" help:"Confirm a downloaded version with over 20% fewer entities than the active one (refused otherwise; the previous version stays)."`
 }
 
 // Run updates each list and prints one line per list. A list that fails
@@ -170,6 +171,9 @@ func (c *ListsUpdateCmd) Run(e *env) error {
 	srcs, err := c.sources(c.Sources)
 	if err != nil {
 		return err
+	}
+	for i := range srcs {
+		srcs[i].AllowShrink = c.AllowShrink
 	}
 	s, err := c.openAudited(e, c.DB)
 	if err != nil {

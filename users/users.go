@@ -209,10 +209,10 @@ func (s *Service) ResetLink(tx *store.Tx, orgID, userID string, actor Actor) (st
 // account by demoting it first. Those links reach their owner by e-mail
 // only.
 func mayShowLink(actor Actor, u *kyc.User) bool {
-	if actor.Type == kyc.ActorSystem {
+	if actor.Type == kyc.ActorSystem || actor.Type == kyc.ActorOperator {
 		return true
 	}
-	return u.Role != kyc.RoleAdmin && !u.PasswordSet
+	return actor.Type == kyc.ActorUser && u.Role != kyc.RoleAdmin && !u.PasswordSet
 }
 
 func linkNote(shown bool) string {
