@@ -219,6 +219,10 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		if err := checkShrink(spec, active, count); err != nil {
 			return err
 		}
+		unconfirmed := spec
+		unconfirmed.AllowShrink = false
+		var confirmed *ShrinkError
+		errors.As(checkShrink(unconfirmed, active, count), &confirmed)
 		lost = lostKinds(active, spec.Source, spec.Kind)
 		if !begun {
 			if err := tx.BeginListImport(v); err != nil {
@@ -230,6 +234,14 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		}
 		if old, err = tx.CompleteListImport(v, count); err != nil {
 			return err
+		}
+		if confirmed != nil {
+			// What the confirmation let through, beside watch_list.imported.
+			reason := "confirmed: " + confirmed.Summary()
+			if err := tx.AppendAudit(store.AuditEntry{ResourceType: "list_version", ResourceID: v.ID,
+				Action: "watch_list.shrink_confirmed", Reason: &reason}); err != nil {
+				return err
+			}
 		}
 		if err := auditLostKinds(tx, orgs, v, lost); err != nil {
 			return err

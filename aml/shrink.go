@@ -38,6 +38,11 @@ func (e *ShrinkError) Error() string {
 		e.Source, e.Before, e.After, 100*float64(e.Before-e.After)/float64(e.Before), 100*e.MaxShrink)
 }
 
+// Summary is what changed, for the audit row of a confirmed import.
+func (e *ShrinkError) Summary() string {
+	return fmt.Sprintf("source %s, kind %s → %s, entities %d → %d", e.Source, e.KindBefore, e.Kind, e.Before, e.After)
+}
+
 func countText(n int) string {
 	if n < 0 {
 		return "not counted yet"

@@ -97,6 +97,28 @@ func TestImportRefusesShrinkAndKindChange(t *testing.T) {
 		t.Fatalf("confirmed shrink: %v", err)
 	}
 	listed("after a confirmed shrink")
+	// The confirmation is audited on the version (an installation row).
+	res, err := e.st.FindListVersions(t.Context(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audit []string
+	for _, v := range res {
+		if v.Source == "ofac-sdn" {
+			entries, err := e.st.FindAudit(t.Context(), v.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range entries {
+				if a.Reason != nil {
+					audit = append(audit, a.Action+": "+*a.Reason)
+				}
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(audit, "|"), "watch_list.shrink_confirmed: confirmed: source ofac-sdn, kind sanctions → sanctions, entities 80 → 10") {
+		t.Errorf("audit of the confirmed shrink: %v", audit)
+	}
 }
 
 // TestLostKindFailsClosed: a confirmed kind change that leaves no list of a
