@@ -179,8 +179,8 @@ func (c *console) confirmKindChange(r *http.Request, up aml.ListUpload) error {
 	for _, v := range active {
 		if v.Source == up.Source && v.Kind != up.Kind {
 			return kyc.Invalid(kyc.FieldError{Field: "allow_shrink", Message: fmt.Sprintf(
-				"must be ticked to confirm: %s is now a %s list of %d entities, and this upload would replace it with a %s list. Or import it under another source name.",
-				v.Source, human(screening.Kind(v.Kind)), v.EntityCount, human(screening.Kind(up.Kind)))})
+				"must be ticked to confirm: %s is now a %s list of %s entities, and this upload would replace it with a list of kind %s. Or import it under another source name.",
+				v.Source, human(screening.Kind(v.Kind)), thousands(v.EntityCount), human(screening.Kind(up.Kind)))})
 		}
 	}
 	return nil
