@@ -429,7 +429,7 @@ func (s *Service) Update(tx *store.Tx, orgID, userID string, in UpdateInput, act
 // organization admin could lock the installation's admins out. The
 // operator (CLI) and other installation admins may.
 func mayChangeInstallationAdmin(tx *store.Tx, orgID string, target *kyc.User, actor Actor) error {
-	if !target.InstallationAdmin || actor.Type == kyc.ActorSystem {
+	if !target.InstallationAdmin || actor.Type == kyc.ActorSystem || actor.Type == kyc.ActorOperator {
 		return nil
 	}
 	if actor.Type == kyc.ActorUser {
