@@ -25,6 +25,11 @@ type ImportSpec struct {
 	Provider string         // shown in results; default from the format
 	Files    []string       // for ofac-csv: sdn.csv, then optionally alt.csv and add.csv (see OFACFiles)
 	Force    bool           // import even when the files are unchanged
+	// AllowShrink confirms a version that changes the source's kind or
+	// loses more than MaxShrink of its entities (refused with a
+	// ShrinkError otherwise). MaxShrink 0 means DefaultMaxShrink.
+	AllowShrink bool
+	MaxShrink   float64
 	// Progress, when set, is called as the import goes: after each stored
 	// batch of entities and at each phase's end. It runs on the importing
 	// goroutine and must be quick.
@@ -44,6 +49,11 @@ type ImportResult struct {
 	Version   *store.ListVersion
 	Unchanged bool // the active version already has these exact files
 	Names     int
+	// LostKinds are the kinds no list covers any more since this version
+	// replaced its source's (a confirmed kind change): live checks of
+	// them answer error, an audit row per organization screening them
+	// says so, and the caller logs it.
+	LostKinds []screening.Kind
 }
 
 // defaultProviders name the provider shown in results per format.
@@ -99,16 +109,21 @@ func Import(ctx context.Context, st *store.Store, spec ImportSpec) (*ImportResul
 	if err != nil {
 		return nil, err
 	}
+	active, err := st.FindListVersions(ctx, true)
+	if err != nil {
+		return nil, err
+	}
 	if !spec.Force {
-		active, err := st.FindListVersions(ctx, true)
-		if err != nil {
-			return nil, err
-		}
 		for _, v := range active {
 			if v.Source == spec.Source && v.SHA256 == hash && v.Kind == string(spec.Kind) {
 				return &ImportResult{Version: v, Unchanged: true}, nil
 			}
 		}
+	}
+	// A change of kind is refused before the files are parsed; a shrink
+	// once they are counted (importEntities).
+	if err := checkShrink(spec, active, -1); err != nil {
+		return nil, err
 	}
 	v := &store.ListVersion{Source: spec.Source, Kind: string(spec.Kind), Format: spec.Format, Provider: spec.Provider, SHA256: hash}
 	res, err := importEntities(ctx, st, spec, v, total, progress)
@@ -188,8 +203,27 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 	if count == 0 {
 		return nil, fmt.Errorf("%s: no %s entities found; refusing to replace the list with an empty one", spec.Source, spec.Kind)
 	}
+	orgs, err := st.FindOrganizations(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var old []string
-	err := st.InTx(ctx, func(tx *store.Tx) error {
+	var lost []screening.Kind
+	err = st.InTx(ctx, func(tx *store.Tx) error {
+		// Checked again here, in the transaction that swaps the version:
+		// the list that counts is the one active at the swap.
+		active, err := tx.ActiveListVersions()
+		if err != nil {
+			return err
+		}
+		if err := checkShrink(spec, active, count); err != nil {
+			return err
+		}
+		unconfirmed := spec
+		unconfirmed.AllowShrink = false
+		var confirmed *ShrinkError
+		errors.As(checkShrink(unconfirmed, active, count), &confirmed)
+		lost = lostKinds(active, spec.Source, spec.Kind)
 		if !begun {
 			if err := tx.BeginListImport(v); err != nil {
 				return err
@@ -198,8 +232,18 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		if err := tx.AddListEntities(v.ID, count-len(batch), batch); err != nil {
 			return err
 		}
-		var err error
 		if old, err = tx.CompleteListImport(v, count); err != nil {
+			return err
+		}
+		if confirmed != nil {
+			// What the confirmation let through, beside watch_list.imported.
+			reason := "confirmed: " + confirmed.Summary()
+			if err := tx.AppendAudit(store.AuditEntry{ResourceType: "list_version", ResourceID: v.ID,
+				Action: "watch_list.shrink_confirmed", Reason: &reason}); err != nil {
+				return err
+			}
+		}
+		if err := auditLostKinds(tx, orgs, v, lost); err != nil {
 			return err
 		}
 		return EnqueueMonitor(tx, "list/"+v.ID)
@@ -211,7 +255,7 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		return nil, err
 	}
 	progress(ImportProgress{Phase: "importing", Bytes: read.Load(), Total: total, Entities: count})
-	res := &ImportResult{Version: v, Names: names}
+	res := &ImportResult{Version: v, Names: names, LostKinds: lost}
 	for _, id := range old {
 		if err := st.PurgeListEntities(context.WithoutCancel(ctx), id); err != nil {
 			return res, fmt.Errorf("imported %s, but deleting the entities of the version it replaced (%s) failed: %w", v.ID, id, err)

@@ -84,8 +84,11 @@ func (l *ListImports) NewUploadDir() (string, error) {
 type ListUpload struct {
 	Source, Kind, Format, Provider string
 	Force                          bool
-	Dir                            string // from NewUploadDir; removed when the import ends
-	Files                          []UploadedFile
+	// AllowShrink confirms a version that changes the source's kind or
+	// loses more than DefaultMaxShrink of its entities (ImportSpec).
+	AllowShrink bool
+	Dir         string // from NewUploadDir; removed when the import ends
+	Files       []UploadedFile
 }
 
 // UploadedFile is one file of an upload: where it was written and the
@@ -149,7 +152,7 @@ func (l *ListImports) run(ctx context.Context, li *store.ListImport, up ListUplo
 	}
 	start := time.Now()
 	res, err := safeImport(ctx, l.store, ImportSpec{Source: li.Source, Kind: screening.Kind(li.Kind), Format: li.Format, Provider: li.Provider,
-		Files: files, Force: li.Force, Progress: func(p ImportProgress) {
+		Files: files, Force: li.Force, AllowShrink: up.AllowShrink, Progress: func(p ImportProgress) {
 			pr.set(store.ListImportProgress{Phase: p.Phase, Bytes: p.Bytes, Total: li.Total, Entities: p.Entities})
 		}})
 	if err == nil && !res.Unchanged && l.svc != nil {
@@ -170,6 +173,10 @@ func (l *ListImports) run(ctx context.Context, li *store.ListImport, up ListUplo
 		}
 		l.log.Info("console list import", "import", li.ID, "source", li.Source, "state", state, "version", version,
 			"entities", final.Entities, "took", time.Since(start).Round(time.Millisecond))
+		if len(res.LostKinds) > 0 {
+			l.log.Warn("console list import: no list of these kinds is left; live checks of them answer error until one is imported",
+				"import", li.ID, "source", li.Source, "kinds", res.LostKinds)
+		}
 	case errors.Is(context.Cause(ctx), store.ErrListImportTaken):
 		state, msg = store.ListImportInterrupted, "It sent no progress for too long and was taken for dead."
 	case l.base.Err() != nil:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,12 +94,44 @@ func (s *Service) Refresh(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		lost, err := s.findLostKinds(ctx, versions)
+		if err != nil {
+			return err
+		}
 		s.screener.Swap(lists, stamp)
+		if len(lost) > 0 && !slices.Equal(lost, s.LostKinds()) {
+			s.log.Warn("watch lists: no list of these kinds is left; live checks of them answer error until one is imported",
+				"kinds", lost)
+		}
+		s.lost.Store(&lost)
 		return nil
 	}
 }
 
 var errSuperseded = errors.New("list version superseded while loading")
+
+// findLostKinds are the kinds of the installation's past (complete)
+// versions that no active version has.
+func (s *Service) findLostKinds(ctx context.Context, active []*store.ListVersion) ([]screening.Kind, error) {
+	all, err := s.store.FindListVersions(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	had, has := map[string]bool{}, map[string]bool{}
+	for _, v := range all {
+		had[v.Kind] = true
+	}
+	for _, v := range active {
+		has[v.Kind] = true
+	}
+	lost := []screening.Kind{}
+	for _, k := range screening.Kinds {
+		if had[string(k)] && !has[string(k)] {
+			lost = append(lost, k)
+		}
+	}
+	return lost, nil
+}
 
 func (s *Service) load(ctx context.Context, versions []*store.ListVersion) ([]*screening.List, error) {
 	// Versions already loaded are kept: one import must not rebuild every

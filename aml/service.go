@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,7 +27,10 @@ type Service struct {
 	log      *slog.Logger
 
 	refreshMu sync.Mutex // one list reload at a time
-	observe   atomic.Pointer[func(env kyc.Environment, took time.Duration)]
+	// lost are the kinds that had a list once and have none now (see
+	// LostKinds), computed at each reload.
+	lost    atomic.Pointer[[]screening.Kind]
+	observe atomic.Pointer[func(env kyc.Environment, took time.Duration)]
 }
 
 // ObserveScreenings makes Screen call fn with the environment and the time
@@ -112,13 +116,29 @@ func (s *Service) Scope(ctx context.Context, orgID string, env kyc.Environment) 
 	if env == kyc.Sandbox {
 		return screening.Kinds, nil
 	}
+	// A lost kind stays in the default scope: with no list left, its
+	// results answer error (fail closed) rather than leave the scope
+	// quietly and make checks look clear.
+	lost := s.LostKinds()
 	out := []screening.Kind{screening.Sanctions}
-	for _, k := range s.screener.LoadedKinds() {
-		if k != screening.Sanctions {
+	for _, k := range screening.Kinds {
+		if k != screening.Sanctions && (slices.Contains(s.screener.LoadedKinds(), k) || slices.Contains(lost, k)) {
 			out = append(out, k)
 		}
 	}
 	return out, nil
+}
+
+// LostKinds are the list kinds the installation had a list of and has
+// none now (a source's kind was changed, confirmed): every organization
+// that screens the default scope, or chose the kind, gets error results
+// for it until a list of that kind is imported. The console's Watch lists
+// page and the kycd_list_kind_lost metric show them.
+func (s *Service) LostKinds() []screening.Kind {
+	if p := s.lost.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Create records a new check from a screening, with its first history

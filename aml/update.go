@@ -43,6 +43,10 @@ type RemoteSource struct {
 	URLs     []string // for ofac-csv, the base names tell the files apart (see OFACFiles)
 	// Header is sent with each download (an OpenSanctions API key).
 	Header http.Header
+	// AllowShrink confirms a download with over DefaultMaxShrink fewer
+	// entities than the active version (kycd lists update --allow-shrink):
+	// refused otherwise, the previous version staying.
+	AllowShrink bool
 
 	maxBytes int64         // per-file cap; 0 means MaxListFileSize (tests lower it)
 	timeout  time.Duration // per-file download time; 0 means downloadTimeout
@@ -211,7 +215,8 @@ func updateOne(ctx context.Context, st *store.Store, client *http.Client, src Re
 			return nil, err
 		}
 	}
-	res, err = Import(ctx, st, ImportSpec{Source: src.Source, Kind: src.Kind, Format: src.Format, Provider: src.Provider, Files: files})
+	res, err = Import(ctx, st, ImportSpec{Source: src.Source, Kind: src.Kind, Format: src.Format, Provider: src.Provider, Files: files,
+		AllowShrink: src.AllowShrink})
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}

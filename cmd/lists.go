@@ -24,12 +24,16 @@ type ListsCmd struct {
 type ListsImportCmd struct {
 	dbFlag
 	masterKeyFlag
-	Source   string   `required:"" env:"KYCD_LIST_SOURCE" help:"Your name for the list, e.g. ofac-sdn or vendor-pep; importing again under the same name replaces its active version."`
-	Kind     string   `required:"" enum:"sanctions,pep,adverse_media" env:"KYCD_LIST_KIND" help:"What the list is for: sanctions, pep or adverse_media."`
-	Format   string   `required:"" enum:"ofac-csv,un-xml,ftm,senzing,csv" env:"KYCD_LIST_FORMAT" help:"File format: ofac-csv (sdn.csv [alt.csv] [add.csv], or the cons_*.csv trio), un-xml (UN consolidated XML), ftm or senzing (OpenSanctions JSON lines), csv (in-house CSV with a header row: name,aliases,dob,country,kind,reference,reason,schema)."`
-	Provider string   `env:"KYCD_LIST_PROVIDER" help:"Provider name shown in AML results (default: from the format, e.g. OFAC)."`
-	Force    bool     `env:"KYCD_LIST_FORCE" help:"Import even when the files are the same as the active version's."`
-	Files    []string `arg:"" name:"FILE" type:"existingfile" help:"List file(s). For ofac-csv, files with alt or add in their names are the alias and address files."`
+	Source   string `required:"" env:"KYCD_LIST_SOURCE" help:"Your name for the list, e.g. ofac-sdn or vendor-pep; importing again under the same name replaces its active version."`
+	Kind     string `required:"" enum:"sanctions,pep,adverse_media" env:"KYCD_LIST_KIND" help:"What the list is for: sanctions, pep or adverse_media."`
+	Format   string `required:"" enum:"ofac-csv,un-xml,ftm,senzing,csv" env:"KYCD_LIST_FORMAT" help:"File format: ofac-csv (sdn.csv [alt.csv] [add.csv], or the cons_*.csv trio), un-xml (UN consolidated XML), ftm or senzing (OpenSanctions JSON lines), csv (in-house CSV with a header row: name,aliases,dob,country,kind,reference,reason,schema)."`
+	Provider string `env:"KYCD_LIST_PROVIDER" help:"Provider name shown in AML results (default: from the format, e.g. OFAC)."`
+	Force    bool   `env:"KYCD_LIST_FORCE" help:"Import even when the files are the same as the active version's."`
+	// No environment variable on purpose: a confirmation left set in the
+	// environment would confirm every later import.
+	AllowShrink bool     `name:"allow-shrink" help:"Confirm a version that changes the source's kind, or has more than --max-shrink fewer entities than the active one (refused otherwise)."`
+	MaxShrink   float64  `name:"max-shrink" default:"0.2" help:"Share of the source's entities a new version may lose without --allow-shrink (0 < share < 1)."`
+	Files       []string `arg:"" name:"FILE" type:"existingfile" help:"List file(s). For ofac-csv, files with alt or add in their names are the alias and address files."`
 }
 
 // Run imports the files and prints the new version, or that nothing
@@ -39,6 +43,9 @@ func (c *ListsImportCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.MaxShrink <= 0 || c.MaxShrink >= 1 {
+		return fmt.Errorf("--max-shrink must be between 0 and 1 (a share: 0.2 is 20%%), not %g", c.MaxShrink)
+	}
 	s, err := c.openAudited(e, c.DB)
 	if err != nil {
 		return err
@@ -47,12 +54,15 @@ func (c *ListsImportCmd) Run(e *env) error {
 	start := time.Now()
 	p := newProgressPrinter(e.stderr)
 	res, err := aml.Import(e.ctx, s, aml.ImportSpec{Source: c.Source, Kind: kind, Format: c.Format, Provider: c.Provider,
-		Files: c.Files, Force: c.Force, Progress: p.print})
+		Files: c.Files, Force: c.Force, AllowShrink: c.AllowShrink, MaxShrink: c.MaxShrink, Progress: p.print})
 	p.done()
 	if err != nil {
 		return fmt.Errorf("import %s (%s): %w", c.Source, c.Format, err)
 	}
 	fmt.Fprintln(e.stdout, importLine(res, time.Since(start)))
+	for _, k := range res.LostKinds {
+		fmt.Fprintf(e.stderr, "warning: no %s list is left; live checks of organizations that screen %s answer error until one is imported (audited per organization)\n", k, k)
+	}
 	return nil
 }
 
@@ -152,6 +162,7 @@ type ListsUpdateCmd struct {
 	masterKeyFlag
 	Sources []string `name:"source" enum:"ofac-sdn,ofac-consolidated,un,opensanctions-sanctions,opensanctions-peps,opensanctions-crime,opensanctions-debarment" env:"KYCD_LIST_SOURCES" placeholder:"NAME" help:"Only this list: ofac-sdn, ofac-consolidated, un, or opensanctions-sanctions, -peps, -crime, -debarment (repeat or separate with commas; default the three official lists and the --opensanctions datasets)."`
 	listURLFlags
+	AllowShrink bool `name:"allow-shrink" help:"Confirm a downloaded version with over 20% fewer entities than the active one (refused otherwise; the previous version stays)."`
 }
 
 // Run updates each list and prints one line per list. A list that fails
@@ -160,6 +171,9 @@ func (c *ListsUpdateCmd) Run(e *env) error {
 	srcs, err := c.sources(c.Sources)
 	if err != nil {
 		return err
+	}
+	for i := range srcs {
+		srcs[i].AllowShrink = c.AllowShrink
 	}
 	s, err := c.openAudited(e, c.DB)
 	if err != nil {

@@ -284,3 +284,37 @@ func TestOrgsUpdatePolicy(t *testing.T) {
 		t.Errorf("reset: %d %q", code, out)
 	}
 }
+
+// TestListsImportAllowShrink: kycd lists import refuses a version that
+// changes the source's kind or loses more than 20% of its entities, naming
+// both counts, and takes it with --allow-shrink (issue 23 item 2).
+func TestListsImportAllowShrink(t *testing.T) {
+	db := newDB(t)
+	var b strings.Builder
+	b.WriteString("name,reference\n")
+	for i := range 10 {
+		b.WriteString("Listed Person" + string(rune('a'+i)) + ",R-" + string(rune('0'+i)) + "\n")
+	}
+	full := writeFile(t, "full.csv", b.String())
+	one := writeFile(t, "one.csv", "name,reference\nSomeone Else,X-1\n")
+	args := func(kind, file string, more ...string) []string {
+		return append(append([]string{"lists", "import", "--db", db, "--source", "ofac-sdn", "--kind", kind, "--format", "csv"}, more...), file)
+	}
+	if code, out, errOut := run(t, args("sanctions", full)...); code != 0 {
+		t.Fatalf("first import: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := run(t, args("pep", one)...); code != 1 || !strings.Contains(errOut, "ofac-sdn is a sanctions list of 10 entities") ||
+		!strings.Contains(errOut, "--allow-shrink") {
+		t.Errorf("kind change: %d %q", code, errOut)
+	}
+	if code, _, errOut := run(t, args("sanctions", one)...); code != 1 || !strings.Contains(errOut, "from 10 entities to 1") {
+		t.Errorf("shrink: %d %q", code, errOut)
+	}
+	if code, _, errOut := run(t, args("sanctions", one, "--max-shrink", "1.5")...); code != 1 || !strings.Contains(errOut, "--max-shrink") {
+		t.Errorf("--max-shrink 1.5: %d %q", code, errOut)
+	}
+	if code, out, errOut := run(t, args("pep", one, "--allow-shrink")...); code != 0 || !strings.Contains(out, "kind pep, 1 entities") ||
+		!strings.Contains(errOut, "no sanctions list is left") {
+		t.Errorf("--allow-shrink: %d %q %q", code, out, errOut)
+	}
+}

@@ -69,6 +69,12 @@ func TestOrgsPolicyDryRun(t *testing.T) {
 		t.Fatalf("the dry run saved a policy: %s %v", set.DecisionPolicy, err)
 	}
 
+	// The version is copied into every decision: at most 64 characters.
+	longVersion := writeFile(t, "long.json", `{"version":"`+strings.Repeat("v", 250<<10)+`","minimumAge":21}`)
+	if code, _, errOut := run(t, "orgs", "update", org, "--db", db, "--policy", longVersion); code != 1 ||
+		!strings.Contains(errOut, "version: must be 1 to 64 printable ASCII characters") || len(errOut) > 2000 {
+		t.Errorf("250 KB version: %d %.300q", code, errOut)
+	}
 	// The version is what decisions record: a change needs a new one.
 	sameVersion := writeFile(t, "same.json", `{"version":"`+decision.DefaultPolicy().Version+`","minimumAge":21}`)
 	if code, _, errOut := run(t, "orgs", "update", org, "--db", db, "--policy", sameVersion); code != 1 || !strings.Contains(errOut, "a changed policy needs a new version") {

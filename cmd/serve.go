@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"time"
 
 	"kycd/aml"
 	"kycd/capture"
 	"kycd/decision"
+	"kycd/internal/clientip"
 	"kycd/jobs"
 	"kycd/kyc"
 	"kycd/mailer"
@@ -42,7 +44,8 @@ type ServeCmd struct {
 	SMTPFrom             string `name:"smtp-from" env:"KYCD_SMTP_FROM" group:"email" help:"Sender address of notification e-mails."`
 	SMTPTLS              string `name:"smtp-tls" default:"starttls" enum:"starttls,tls,none" env:"KYCD_SMTP_TLS" group:"email" help:"starttls (required), tls (implicit) or none."`
 	AllowPrivateWebhooks bool   `name:"allow-private-webhooks" env:"KYCD_ALLOW_PRIVATE_WEBHOOKS" group:"webhooks" help:"Let live webhooks reach private and loopback addresses (on-prem networks)."`
-	TrustProxy           bool   `name:"trust-proxy" env:"KYCD_TRUST_PROXY" group:"server" help:"kycd runs behind a reverse proxy: take portal clients' addresses from the last X-Forwarded-For entry."`
+	TrustedProxies       string `name:"trusted-proxies" env:"KYCD_TRUSTED_PROXIES" group:"server" placeholder:"CIDR,…" help:"Reverse proxies in front of kycd (address ranges or addresses, comma-separated): for requests from them, the client address (sign-in limits, sessions, captures) is taken from X-Forwarded-For, walked from the right past every trusted proxy. Others' X-Forwarded-For is ignored."`
+	TrustProxy           bool   `name:"trust-proxy" env:"KYCD_TRUST_PROXY" group:"server" help:"Deprecated: the same as --trusted-proxies 127.0.0.0/8,::1 (a proxy on this machine); use --trusted-proxies."`
 	UpdateLists          bool   `name:"update-lists" env:"KYCD_UPDATE_LISTS" group:"lists" help:"Download the official OFAC and UN lists daily (03:00 UTC, and at start when today's run is due); needs internet access."`
 	listURLFlags
 	replicateFlags
@@ -50,6 +53,22 @@ type ServeCmd struct {
 	UploadMemory     int    `name:"upload-memory" default:"128" env:"KYCD_UPLOAD_MEMORY" group:"server" help:"MiB that portal uploads being decoded may hold together (one decode per core at most); an upload that would need more alone is refused, others wait up to 10 s, then get 503 with Retry-After."`
 	UploadsPerMinute int    `name:"uploads-per-minute" default:"20" env:"KYCD_UPLOADS_PER_MINUTE" group:"server" help:"Uploads one portal link may send in any minute (429 beyond); 0: no limit."`
 	MetricsToken     string `name:"metrics-token" env:"KYCD_METRICS_TOKEN" group:"monitoring" help:"Bearer token that GET /metrics requires; without one /metrics is open, so bind --addr to a private address or block /metrics at the proxy."`
+}
+
+// trustedProxies reads --trusted-proxies. --trust-proxy, which used to
+// believe the last X-Forwarded-For entry of any request (a client reaching
+// kycd directly could choose its address and dodge the per-address
+// sign-in limit), now means a proxy on this machine only, with a warning.
+func (c *ServeCmd) trustedProxies(log *slog.Logger) ([]netip.Prefix, error) {
+	proxies, err := clientip.ParseList(c.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if c.TrustProxy {
+		log.Warn("--trust-proxy is deprecated: it now trusts X-Forwarded-For only from a proxy on this machine (127.0.0.0/8, ::1); name your proxies with --trusted-proxies CIDR,…")
+		proxies = append(proxies, clientip.Loopback...)
+	}
+	return proxies, nil
 }
 
 // uploadsPerMinute maps the flag to server.Options: 0 there means the
@@ -77,6 +96,10 @@ const shutdownGrace = 30 * time.Second
 // requests finish and closes the database cleanly.
 func (c *ServeCmd) Run(e *env) error {
 	log := newLogger(e.stderr, c.LogLevel, c.LogFormat)
+	proxies, err := c.trustedProxies(log)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Addr, err)
@@ -129,7 +152,7 @@ func (c *ServeCmd) Run(e *env) error {
 	defer listImports.Wait()
 	defer stopImports()
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
-		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy,
+		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustedProxies: proxies,
 		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep),
 		UploadGate: capture.NewGate(capture.GateOptions{Memory: int64(c.UploadMemory) << 20}), UploadsPerMinute: c.uploadsPerMinute(),
 		ListImports: listImports, ListUploadMax: c.listUploadMax()})

@@ -374,3 +374,13 @@ func TestWebhookEndToEnd(t *testing.T) {
 		t.Errorf("test to a disabled endpoint: %d %q", code, errOut)
 	}
 }
+
+// TestServeTrustedProxies: a --trusted-proxies entry that is no address
+// range is refused before anything starts (issue 23 item 8).
+func TestServeTrustedProxies(t *testing.T) {
+	db := newDB(t)
+	code, _, errOut := run(t, "serve", "--db", db, "--addr", "127.0.0.1:0", "--trusted-proxies", "10.0.0.0/8,proxy.example")
+	if code != 1 || !strings.Contains(errOut, `--trusted-proxies: "proxy.example" is neither an address range`) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

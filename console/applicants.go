@@ -19,7 +19,8 @@ type applicantsPage struct {
 }
 
 // handleApplicants handles "GET /console/{env}/applicants?q=": search by
-// name, e-mail, external reference, id or public id.
+// name, external reference, id or public id, and by e-mail for roles that
+// see personal data.
 func (c *console) handleApplicants(w http.ResponseWriter, r *http.Request) error {
 	sess := sessionFrom(r)
 	d := applicantsPage{Q: strings.TrimSpace(r.URL.Query().Get("q")), Page: 1, Personal: sess.User.Can(kyc.PermPersonalData)}
@@ -31,7 +32,9 @@ func (c *console) handleApplicants(w http.ResponseWriter, r *http.Request) error
 	}
 	if d.Q != "" {
 		var err error
-		d.Applicants, d.Total, err = c.store.SearchApplicants(r.Context(), sess.User.OrganizationID, env(r), d.Q, d.Page, applicantsPageSize)
+		// By e-mail only for whoever may see it: a viewer would learn
+		// whether an address belongs to an applicant.
+		d.Applicants, d.Total, err = c.store.SearchApplicants(r.Context(), sess.User.OrganizationID, env(r), d.Q, d.Personal, d.Page, applicantsPageSize)
 		if err != nil {
 			return err
 		}

@@ -102,6 +102,15 @@ func TestBrowserDesk(t *testing.T) {
 			b.check(p.name)
 		}
 	}
+	// A new link for a user who has a password goes by e-mail only: the
+	// page says so and shows no link (issue 23 item 1).
+	b.open(base, "/console/users")
+	b.click(`form[action="/console/users/` + jane.User.ID + `/link"] button`)
+	b.waitFor(`document.body.innerText.includes('to them only')`)
+	if strings.Contains(eval[string](b, `document.body.innerHTML`), "set-password?token=") {
+		t.Error("the users page shows a reviewer's reset link")
+	}
+	b.check("users-link-emailed")
 	if body := b.bodyAt(base, "/console/live/cases/"+erika.ID); !strings.Contains(body, "Given names differs") || strings.Contains(body, "Date of birth differs") ||
 		!strings.Contains(body, "MUSTERMANN") {
 		t.Errorf("the case does not highlight the document's differences:\n%s", body)

@@ -112,6 +112,33 @@ func TestBrowserLists(t *testing.T) {
 	}
 	b.check("lists")
 
+	// Changing the kind of the 25,000-entity pep source needs the
+	// confirmation box: the form comes back with the error at the box,
+	// naming the list it would replace (issue 23 item 2).
+	small := filepath.Join(t.TempDir(), "media.csv")
+	if err := os.WriteFile(small, []byte("name,reference\nMedia Person,M-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.typeInto("#li-source", "peps")
+	b.do(chromedp.SetValue(chromedp.CSS("#li-kind"), "adverse_media"), chromedp.SetValue(chromedp.CSS("#li-format"), "csv"),
+		chromedp.SetUploadFiles(chromedp.CSS("#li-file"), []string{small}))
+	b.press(`#list-import-form button[type=submit]`)
+	b.waitFor(`document.getElementById('li-allow-shrink-err') && document.getElementById('li-allow-shrink-err').textContent.includes('pep list of 25,000 entities')`)
+	b.check("lists-confirm")
+	// Confirmed at the command line: no pep list is left, and the page
+	// says pep is lost.
+	if _, err := aml.Import(ctx, s.st, aml.ImportSpec{Source: "peps", Kind: screening.AdverseMedia, Format: "csv", Files: []string{small}, AllowShrink: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.aml.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b.open(base, "/console/lists")
+	if body := b.body(); !strings.Contains(body, "Lost: pep.") {
+		t.Errorf("lists page after pep was lost: %s", body)
+	}
+	b.check("lists-lost")
+
 	b.resize(390)
 	for _, p := range []struct{ name, path string }{{"lists", "/console/lists"}, {"list-import", importPage}, {"lists-all", "/console/lists?all=1"}} {
 		b.open(base, p.path)

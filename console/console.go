@@ -14,10 +14,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"kycd/aml"
+	"kycd/internal/clientip"
 	"kycd/store"
 	"kycd/users"
 	"kycd/verification"
@@ -36,9 +36,10 @@ type Options struct {
 	// /console). Cookies are Secure unless it is plain HTTP on a loopback
 	// address (a developer's machine).
 	BaseURL string
-	// TrustForwardedFor takes the client address (sign-in throttling,
-	// sessions) from the last X-Forwarded-For entry.
-	TrustForwardedFor bool
+	// ClientIP is the client address sign-in throttling and sessions
+	// record (the server's clientip.Resolver: X-Forwarded-For only from
+	// trusted proxies). nil: the connection's peer.
+	ClientIP func(*http.Request) string
 	// Secrets seals webhook endpoints' signing secrets (the API's box).
 	Secrets store.Sealer
 	// AllowPrivateWebhooks is serve's --allow-private-webhooks: endpoint
@@ -55,15 +56,15 @@ type Options struct {
 
 // console is the handler's state.
 type console struct {
-	store  *store.Store
-	kyc    *verification.Service
-	aml    *aml.Service
-	users  *users.Service
-	log    *slog.Logger
-	now    func() time.Time
-	secure bool
-	cookie string
-	proxy  bool
+	store      *store.Store
+	kyc        *verification.Service
+	aml        *aml.Service
+	users      *users.Service
+	log        *slog.Logger
+	now        func() time.Time
+	secure     bool
+	cookie     string
+	clientIPOf func(*http.Request) string
 
 	secrets      store.Sealer
 	allowPrivate bool
@@ -88,7 +89,7 @@ func newConsole(o Options) *console {
 	if o.Store == nil || o.KYC == nil || o.AML == nil || o.Users == nil {
 		panic("console: Options.Store, KYC, AML and Users are required")
 	}
-	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, proxy: o.TrustForwardedFor,
+	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, clientIPOf: o.ClientIP,
 		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, imports: o.ListImports, uploadMax: o.ListUploadMax, mux: http.NewServeMux()}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -157,17 +158,8 @@ func securityHeaders(next http.Handler) http.Handler {
 
 // clientIP is the address sign-in throttling and sessions record.
 func (c *console) clientIP(r *http.Request) string {
-	if c.proxy {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			parts := strings.Split(xff, ",")
-			if ip := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(ip) != nil {
-				return ip
-			}
-		}
+	if c.clientIPOf != nil {
+		return c.clientIPOf(r)
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+	return (*clientip.Resolver)(nil).ClientIP(r)
 }

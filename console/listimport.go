@@ -17,6 +17,7 @@ import (
 
 	"kycd/aml"
 	"kycd/kyc"
+	"kycd/screening"
 	"kycd/store"
 )
 
@@ -89,6 +90,7 @@ func (c *console) readUpload(r *http.Request) (aml.ListUpload, error) {
 		f := r.PostForm
 		up.Source, up.Kind, up.Format = strings.TrimSpace(f.Get("source")), f.Get("kind"), f.Get("format")
 		up.Provider, up.Force = strings.TrimSpace(f.Get("provider")), f.Get("force") != ""
+		up.AllowShrink = f.Get("allow_shrink") != ""
 		errs := aml.CheckImportFields(up.Source, up.Kind, up.Format)
 		if len([]rune(up.Provider)) > 100 {
 			errs = append(errs, kyc.FieldError{Field: "provider", Message: "must be at most 100 characters"})
@@ -96,7 +98,7 @@ func (c *console) readUpload(r *http.Request) (aml.ListUpload, error) {
 		if len(errs) > 0 {
 			return kyc.Invalid(errs...)
 		}
-		return nil
+		return c.confirmKindChange(r, up)
 	}
 	var total int64
 	for {
@@ -159,6 +161,29 @@ func (c *console) readUpload(r *http.Request) (aml.ListUpload, error) {
 		return up, kyc.Invalid(errs...)
 	}
 	return up, nil
+}
+
+// confirmKindChange refuses, before a byte of the files is stored, an
+// upload that would change its source's kind without the confirmation box
+// ticked, naming the list it would replace. (A shrink of more than 20%
+// can only be known once the files are counted: the import refuses it
+// then, naming both counts, and the upload is sent again with the box.)
+func (c *console) confirmKindChange(r *http.Request, up aml.ListUpload) error {
+	if up.AllowShrink {
+		return nil
+	}
+	active, err := c.store.FindListVersions(r.Context(), true)
+	if err != nil {
+		return err
+	}
+	for _, v := range active {
+		if v.Source == up.Source && v.Kind != up.Kind {
+			return kyc.Invalid(kyc.FieldError{Field: "allow_shrink", Message: fmt.Sprintf(
+				"must be ticked to confirm: %s is now a %s list of %s entities, and this upload would replace it with a list of kind %s. Or import it under another source name.",
+				v.Source, human(screening.Kind(v.Kind)), thousands(v.EntityCount), human(screening.Kind(up.Kind)))})
+		}
+	}
+	return nil
 }
 
 func names(files []aml.UploadedFile) []string {

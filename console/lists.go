@@ -19,6 +19,7 @@ type listsPage struct {
 	Versions []versionRow
 	All      bool     // superseded versions too (?all=1)
 	Missing  []string // list kinds without any active list
+	Lost     []string // kinds that had a list and have none (aml.Service.LostKinds)
 	Updates  *aml.UpdateStatus
 	Imports  []importRow // recent browser imports, newest first
 	Running  *importRow  // the import running now, if any
@@ -47,7 +48,7 @@ type importRow struct {
 
 type listForm struct {
 	Source, Kind, Format, Provider string
-	Force                          bool
+	Force, AllowShrink             bool
 }
 
 // recentImports is how many browser imports the page lists.
@@ -96,6 +97,9 @@ func (c *console) handleLists(w http.ResponseWriter, r *http.Request) error {
 			d.Missing = append(d.Missing, human(k))
 		}
 	}
+	for _, k := range c.aml.LostKinds() {
+		d.Lost = append(d.Lost, human(k))
+	}
 	if d.Updates, err = aml.ListUpdateStatus(ctx, c.store); err != nil {
 		return err
 	}
@@ -113,7 +117,7 @@ func (c *console) handleLists(w http.ResponseWriter, r *http.Request) error {
 	d.Form = listForm{Kind: string(screening.Sanctions), Format: "csv"}
 	if formError(r) != nil {
 		d.Form = listForm{Source: r.PostFormValue("source"), Kind: r.PostFormValue("kind"), Format: r.PostFormValue("format"),
-			Provider: r.PostFormValue("provider"), Force: r.PostFormValue("force") != ""}
+			Provider: r.PostFormValue("provider"), Force: r.PostFormValue("force") != "", AllowShrink: r.PostFormValue("allow_shrink") != ""}
 	}
 	return c.render(w, r, http.StatusOK, "lists.html", &page{Title: "Watch lists", Section: "lists", Data: d})
 }

@@ -13,17 +13,19 @@ type usersPage struct {
 	Roles       []kyc.Role
 	RequireTOTP bool
 	// Link is the one-time set-password link just made, shown once so the
-	// admin can pass it on when e-mail is not set up.
-	Link, LinkFor string
-	Invite        users.InviteInput // the form's values after an error
+	// admin can pass it on when e-mail is not set up; "" with LinkFor set
+	// when it went by e-mail only (an admin's, or a reset: see
+	// users.ResetLink).
+	Link, LinkFor, LinkUserID string
+	Invite                    users.InviteInput // the form's values after an error
 }
 
 // handleUsers handles "GET /console/users": the organization's people.
 func (c *console) handleUsers(w http.ResponseWriter, r *http.Request) error {
-	return c.renderUsers(w, r, "", "")
+	return c.renderUsers(w, r, "", nil)
 }
 
-func (c *console) renderUsers(w http.ResponseWriter, r *http.Request, link, linkFor string) error {
+func (c *console) renderUsers(w http.ResponseWriter, r *http.Request, link string, linkFor *kyc.User) error {
 	sess := sessionFrom(r)
 	list, err := c.store.FindUsers(r.Context(), sess.User.OrganizationID)
 	if err != nil {
@@ -33,7 +35,10 @@ func (c *console) renderUsers(w http.ResponseWriter, r *http.Request, link, link
 	if err != nil {
 		return err
 	}
-	d := usersPage{Users: list, Roles: kyc.Roles, RequireTOTP: req, Link: link, LinkFor: linkFor}
+	d := usersPage{Users: list, Roles: kyc.Roles, RequireTOTP: req, Link: link}
+	if linkFor != nil {
+		d.LinkFor, d.LinkUserID = linkFor.Name, linkFor.ID
+	}
 	if formError(r) != nil {
 		d.Invite = users.InviteInput{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"), Role: kyc.Role(r.PostFormValue("role"))}
 	}
@@ -43,7 +48,8 @@ func (c *console) renderUsers(w http.ResponseWriter, r *http.Request, link, link
 func actor(r *http.Request) users.Actor { return users.UserActor(sessionFrom(r).User) }
 
 // handleUserInvite handles "POST /console/users": invite a new user, who
-// gets a one-time set-password link by e-mail (shown here too, once).
+// gets a one-time set-password link by e-mail (shown here too, once,
+// unless the new user is an admin).
 func (c *console) handleUserInvite(w http.ResponseWriter, r *http.Request) error {
 	sess := sessionFrom(r)
 	in := users.InviteInput{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"), Role: kyc.Role(r.PostFormValue("role"))}
@@ -56,7 +62,7 @@ func (c *console) handleUserInvite(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	return c.renderUsers(w, r, link, u.Name)
+	return c.renderUsers(w, r, link, u)
 }
 
 // handleUserUpdate handles "POST /console/users/{id}": change the role, or
@@ -87,7 +93,8 @@ func (c *console) handleUserUpdate(w http.ResponseWriter, r *http.Request) error
 }
 
 // handleUserLink handles "POST /console/users/{id}/link": a new one-time
-// set-password link (e-mailed, and shown once).
+// set-password link, e-mailed; shown once only for a user who is not an
+// admin and has no password yet (users.ResetLink).
 func (c *console) handleUserLink(w http.ResponseWriter, r *http.Request) error {
 	sess := sessionFrom(r)
 	var link string
@@ -102,5 +109,5 @@ func (c *console) handleUserLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return c.renderUsers(w, r, link, u.Name)
+	return c.renderUsers(w, r, link, u)
 }

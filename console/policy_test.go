@@ -85,6 +85,12 @@ func TestPolicyEditor(t *testing.T) {
 	if huge.status != http.StatusBadRequest || !strings.Contains(huge.text(), "larger than 256 KB") {
 		t.Errorf("huge policy: %d %s", huge.status, huge.text())
 	}
+	// The version is copied into every decision: 1 to 64 printable ASCII
+	// characters, a field error at its line otherwise.
+	long := b.post("/console/settings/policy/preview", "policy", "{\n  \"version\": \""+strings.Repeat("v", 65)+"\"\n}")
+	if long.status != http.StatusBadRequest || !strings.Contains(html.UnescapeString(long.text()), "version (line 2): must be 1 to 64 printable ASCII characters") {
+		t.Errorf("65-character version: %d %s", long.status, long.text())
+	}
 	// A changed policy under the version in force is refused.
 	pg = b.post("/console/settings/policy/preview", "policy", `{"version":"`+decision.DefaultPolicy().Version+`","minimumAge":21}`)
 	if pg.status != http.StatusBadRequest || !strings.Contains(pg.text(), "a changed policy needs a new version") {

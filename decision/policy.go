@@ -278,6 +278,31 @@ func policyMembers() map[string]bool {
 	return m
 }
 
+// maxVersionLen bounds a policy's version, which every decision records.
+const maxVersionLen = 64
+
+// validVersion: 1 to maxVersionLen printable ASCII characters.
+func validVersion(v string) bool {
+	if len(v) == 0 || len(v) > maxVersionLen {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// describeVersion says what is wrong with a version without repeating it
+// (it may be huge).
+func describeVersion(v string) string {
+	if len(v) > maxVersionLen {
+		return fmt.Sprintf("%d bytes", len(v))
+	}
+	return "one with other characters"
+}
+
 // Validate reports every problem of the policy at once, as a
 // *PolicyError (nil when there is none).
 func (p *Policy) Validate() error {
@@ -287,6 +312,10 @@ func (p *Policy) Validate() error {
 	}
 	if strings.TrimSpace(p.Version) == "" {
 		add("version", "is required (it is recorded with every decision)")
+	} else if !validVersion(p.Version) {
+		// Every decision copies it: a 250 KB version passed preview once.
+		add("version", "must be 1 to %d printable ASCII characters (letters, digits, spaces and punctuation; it is recorded with every decision), not %s",
+			maxVersionLen, describeVersion(p.Version))
 	}
 	if p.MinimumAge < 0 || p.MinimumAge > 100 {
 		add("minimumAge", "must be from 0 to 100")

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"kycd/capture"
+	"kycd/internal/clientip"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -271,22 +271,12 @@ func imageError(err error) error {
 }
 
 // clientIP is the address recorded with a capture: the connection's peer,
-// or behind a trusted proxy the address that proxy appended last to
-// X-Forwarded-For (entries before it are whatever the client sent).
+// or behind a trusted proxy the client it vouches for (Options.ClientIP).
 func (p *portal) clientIP(r *http.Request) string {
-	if p.proxy {
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			hops := strings.Split(xff[len(xff)-1], ",")
-			if ip := net.ParseIP(strings.TrimSpace(hops[len(hops)-1])); ip != nil {
-				return ip.String()
-			}
-		}
+	if p.clientIPOf != nil {
+		return p.clientIPOf(r)
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr // no port: already an address (or a test's fake)
-	}
-	return host
+	return (*clientip.Resolver)(nil).ClientIP(r)
 }
 
 func truncate(s string, n int) string {

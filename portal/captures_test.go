@@ -7,12 +7,14 @@ import (
 	"image/jpeg"
 	"image/png"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"kycd/capture"
+	"kycd/internal/clientip"
 	"kycd/kyc"
 	"kycd/portal"
 )
@@ -76,20 +78,31 @@ func TestCaptureUpload(t *testing.T) {
 	}
 }
 
-// TestCaptureForwardedFor records the proxy's last X-Forwarded-For entry
-// when the option trusts it, not the entries the client wrote.
+// TestCaptureForwardedFor records the client a trusted proxy (here the
+// test's peer, 203.0.113.7) vouches for, not the entries the client
+// wrote; a peer that is not a trusted proxy is recorded itself, whatever
+// its header says.
 func TestCaptureForwardedFor(t *testing.T) {
-	e := newEnv(t, func(o *portal.Options) { o.TrustForwardedFor = true })
-	token, req := e.create(kyc.WorkflowStandard, "")
-	if r := e.upload(token, selfie(), photo(t, 300, 300), "X-Forwarded-For", "10.9.9.9, 198.51.100.23"); r.status != 201 {
-		t.Fatalf("upload: %d %s", r.status, r.body)
-	}
-	caps, err := e.st.FindCaptures(t.Context(), req.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if caps[0].IP != "198.51.100.23" {
-		t.Errorf("IP=%s, want the proxy's entry 198.51.100.23", caps[0].IP)
+	for _, tt := range []struct {
+		name    string
+		trusted []netip.Prefix
+		want    string
+	}{
+		{"trusted proxy", []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}, "198.51.100.23"},
+		{"direct client", []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "203.0.113.7"},
+	} {
+		e := newEnv(t, func(o *portal.Options) { o.ClientIP = clientip.New(tt.trusted).ClientIP })
+		token, req := e.create(kyc.WorkflowStandard, "")
+		if r := e.upload(token, selfie(), photo(t, 300, 300), "X-Forwarded-For", "10.9.9.9, 198.51.100.23"); r.status != 201 {
+			t.Fatalf("%s: upload: %d %s", tt.name, r.status, r.body)
+		}
+		caps, err := e.st.FindCaptures(t.Context(), req.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caps[0].IP != tt.want {
+			t.Errorf("%s: IP=%s, want %s", tt.name, caps[0].IP, tt.want)
+		}
 	}
 }
 

@@ -25,11 +25,10 @@ type Options struct {
 	Service *verification.Service // required
 	Store   *store.Store          // required: the applicant's name and country for the first page
 	Logger  *slog.Logger
-	// TrustForwardedFor takes the client address recorded with each capture
-	// from the last X-Forwarded-For entry, the one a reverse proxy in front
-	// of kycd appended. Leave it off when kycd faces clients directly: then
-	// the header is whatever the client chose to send.
-	TrustForwardedFor bool
+	// ClientIP is the client address recorded with each capture and
+	// liveness session (the server's clientip.Resolver: X-Forwarded-For
+	// only from trusted proxies). nil: the connection's peer.
+	ClientIP func(*http.Request) string
 	// Limits bound an uploaded image; zero fields take capture's defaults.
 	Limits capture.Limits
 	// Gate bounds the decoding of uploads across the process (how many at
@@ -50,13 +49,13 @@ const DefaultUploadsPerMinute = 20
 
 // portal is the handler's state, built once by New.
 type portal struct {
-	svc     *verification.Service
-	store   *store.Store
-	log     *slog.Logger
-	proxy   bool
-	limits  capture.Limits
-	gate    *capture.Gate
-	uploads *linkLimiter
+	svc        *verification.Service
+	store      *store.Store
+	log        *slog.Logger
+	clientIPOf func(*http.Request) string
+	limits     capture.Limits
+	gate       *capture.Gate
+	uploads    *linkLimiter
 
 	pages     *template.Template
 	assets    *webasset.Set
@@ -74,7 +73,7 @@ func New(o Options) http.Handler {
 	if o.Service == nil || o.Store == nil {
 		panic("portal: Options.Service and Options.Store are required")
 	}
-	p := &portal{svc: o.Service, store: o.Store, log: o.Logger, proxy: o.TrustForwardedFor, limits: o.Limits,
+	p := &portal{svc: o.Service, store: o.Store, log: o.Logger, clientIPOf: o.ClientIP, limits: o.Limits,
 		mux: http.NewServeMux(), analyses: make(chan struct{}, maxAnalyses)}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)

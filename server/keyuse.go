@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -96,20 +94,6 @@ func (s *Server) FlushKeyUse(ctx context.Context) error {
 	return err
 }
 
-// clientIP is the request's client address (the last X-Forwarded-For
-// entry behind a trusted proxy).
-func (s *Server) clientIP(r *http.Request) string {
-	if s.trustProxy {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			parts := strings.Split(xff, ",")
-			if ip := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(ip) != nil {
-				return ip
-			}
-		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+// clientIP is the request's client address (behind a trusted proxy, the
+// one it vouches for: see Options.TrustedProxies).
+func (s *Server) clientIP(r *http.Request) string { return s.clientIPs.ClientIP(r) }

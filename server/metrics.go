@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,6 +143,8 @@ var (
 		"Entities in the loaded version of each watch list.", []string{"source", "kind"}, nil)
 	listMissingDesc = prometheus.NewDesc("kycd_screening_list_missing",
 		"1 when no list of this kind is loaded (live screening of the kind fails closed), else 0.", []string{"kind"}, nil)
+	listLostDesc = prometheus.NewDesc("kycd_screening_list_kind_lost",
+		"1 when the kind had a list and has none since a source changed its kind: organizations screening it (the default scope included) get error results for it, else 0.", []string{"kind"}, nil)
 	walDesc = prometheus.NewDesc("kycd_sqlite_wal_bytes",
 		"Size of the SQLite write-ahead log file.", nil, nil)
 	replicaLagDesc = prometheus.NewDesc("kycd_replication_lag_seconds",
@@ -157,7 +160,7 @@ var (
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{jobsDesc, jobsOldestDesc, jobsOverdueDesc, listAgeDesc, listEntitiesDesc,
-		listMissingDesc, walDesc, replicaLagDesc, replicaSyncDesc, replicaErrDesc, emailDesc} {
+		listMissingDesc, listLostDesc, walDesc, replicaLagDesc, replicaSyncDesc, replicaErrDesc, emailDesc} {
 		ch <- d
 	}
 }
@@ -208,6 +211,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			v = 1
 		}
 		ch <- prometheus.MustNewConstMetric(listMissingDesc, prometheus.GaugeValue, v, string(k))
+	}
+	lost := s.aml.LostKinds()
+	for _, k := range screening.Kinds {
+		v := 0.0
+		if slices.Contains(lost, k) {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(listLostDesc, prometheus.GaugeValue, v, string(k))
 	}
 
 	if counts, err := s.store.EmailCounts(ctx); err != nil {

@@ -121,6 +121,7 @@ func TestMetricsRequests(t *testing.T) {
 	wantMetric(t, body, 1, "kycd_idempotent_replays_total")
 	wantMetric(t, body, 1, "kycd_screening_duration_seconds_count", `environment="sandbox"`)
 	wantMetric(t, body, 1, "kycd_screening_list_missing", `kind="pep"`)
+	wantMetric(t, body, 0, "kycd_screening_list_kind_lost", `kind="pep"`)
 	wantMetric(t, body, 1, "kycd_build_info", `version="test"`)
 	wantMetric(t, body, 0, "kycd_email_outbox", `state="expired"`)
 	for _, name := range []string{"kycd_sqlite_wal_bytes", "kycd_sqlite_commits_total", "go_goroutines", "process_start_time_seconds"} {

@@ -58,12 +58,12 @@ func (s *Server) routes() {
 
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
-	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, TrustForwardedFor: s.trustProxy,
+	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, ClientIP: s.clientIPs.ClientIP,
 		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute}))
 	// The back office: HTML pages behind a session cookie (console/routes.go
 	// has its route table, each route with the permission it needs).
 	s.mux.Handle("/console/", console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
-		Now: s.now, BaseURL: s.baseURL, TrustForwardedFor: s.trustProxy, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks,
+		Now: s.now, BaseURL: s.baseURL, ClientIP: s.clientIPs.ClientIP, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks,
 		ListImports: s.listImports, ListUploadMax: s.listUploadMax}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)

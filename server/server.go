@@ -7,11 +7,13 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
 	"kycd/aml"
 	"kycd/capture"
+	"kycd/internal/clientip"
 	"kycd/kyc"
 	"kycd/screening"
 	"kycd/store"
@@ -47,9 +49,12 @@ type Options struct {
 	// URLKey signs document download URLs; default: a random key, so
 	// URLs stop working at restart.
 	URLKey []byte
-	// TrustProxy takes portal clients' addresses from the last
-	// X-Forwarded-For entry (kycd behind a reverse proxy).
-	TrustProxy bool
+	// TrustedProxies are the reverse proxies (address ranges) whose
+	// X-Forwarded-For is believed: client addresses (sign-in throttling,
+	// sessions, captures, key use) come from it only for requests whose
+	// peer is one of them (clientip.Resolver). Empty: the peer is the
+	// client.
+	TrustedProxies []netip.Prefix
 	// JobsLastPoll reports when the job runner last looked for due jobs
 	// (jobs.Runner.LastPoll); /readyz is not ready when that is over 30 s
 	// ago. Nil: no runner in this process, the check is skipped.
@@ -95,7 +100,7 @@ type Server struct {
 	aml                  *aml.Service
 	kyc                  *verification.Service
 	users                *users.Service
-	trustProxy           bool
+	clientIPs            *clientip.Resolver
 	keyUse               keyUse
 	urlKey               []byte
 	jobsLastPoll         func() time.Time
@@ -120,19 +125,19 @@ func New(opts Options) (*Server, error) {
 		panic("server: nil Store")
 	}
 	s := &Server{
-		store:      opts.Store,
-		log:        opts.Logger,
-		baseURL:    strings.TrimRight(opts.BaseURL, "/"),
-		portalURL:  strings.TrimRight(opts.PortalURL, "/"),
-		dev:        opts.Dev,
-		now:        opts.Now,
-		version:    opts.Version,
-		secrets:    opts.Secrets,
-		aml:        opts.AML,
-		kyc:        opts.KYC,
-		users:      opts.Users,
-		trustProxy: opts.TrustProxy,
-		urlKey:     opts.URLKey,
+		store:     opts.Store,
+		log:       opts.Logger,
+		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
+		portalURL: strings.TrimRight(opts.PortalURL, "/"),
+		dev:       opts.Dev,
+		now:       opts.Now,
+		version:   opts.Version,
+		secrets:   opts.Secrets,
+		aml:       opts.AML,
+		kyc:       opts.KYC,
+		users:     opts.Users,
+		clientIPs: clientip.New(opts.TrustedProxies),
+		urlKey:    opts.URLKey,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
 		jobsLastPoll:         opts.JobsLastPoll,

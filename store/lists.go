@@ -201,6 +201,26 @@ func scanListVersion(row scanner) (*ListVersion, error) {
 	return &v, nil
 }
 
+// ActiveListVersions returns the active version of each source, in the
+// transaction (an import compares its new version with them before the
+// swap).
+func (tx *Tx) ActiveListVersions() ([]*ListVersion, error) {
+	rows, err := tx.q.QueryContext(context.Background(), `SELECT `+listVersionColumns+` FROM list_versions WHERE active = 1 ORDER BY id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("find active list versions: %w", err)
+	}
+	defer rows.Close()
+	var out []*ListVersion
+	for rows.Next() {
+		v, err := scanListVersion(rows)
+		if err != nil {
+			return nil, fmt.Errorf("scan list version: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // FindListVersions returns every version, newest first; with activeOnly,
 // only the version of each source that screening uses.
 func (s *Store) FindListVersions(ctx context.Context, activeOnly bool) ([]*ListVersion, error) {

@@ -182,16 +182,26 @@ func (s *Store) FindKYCRequestsOfApplicant(ctx context.Context, orgID string, en
 }
 
 // SearchApplicants finds the organization's applicants in env whose name
-// contains q (any case; first and last name together), whose e-mail or
-// external reference is q (any case), or whose id or public id is q.
-// Newest first; one page and the total.
-func (s *Store) SearchApplicants(ctx context.Context, orgID string, env kyc.Environment, q string, page, size int) ([]*kyc.Applicant, int, error) {
+// contains q (any case; first and last name together), whose external
+// reference is q (any case), whose id or public id is q, and with
+// byEmail, whose e-mail is q (any case). Callers pass byEmail only for
+// someone who may see contact details: a match tells whether an address
+// belongs to an applicant. Newest first; one page and the total.
+func (s *Store) SearchApplicants(ctx context.Context, orgID string, env kyc.Environment, q string, byEmail bool, page, size int) ([]*kyc.Applicant, int, error) {
 	q = strings.TrimSpace(q)
 	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(q)) + "%"
+	email := ""
+	if byEmail {
+		email = ` OR lower(email) = lower(?)`
+	}
 	where := `organization_id = ? AND environment = ? AND (lower(first_name || ' ' || last_name) LIKE ? ESCAPE '\'
-		OR lower(last_name || ' ' || first_name) LIKE ? ESCAPE '\' OR lower(email) = lower(?) OR lower(external_ref) = lower(?)
+		OR lower(last_name || ' ' || first_name) LIKE ? ESCAPE '\'` + email + ` OR lower(external_ref) = lower(?)
 		OR id = ? OR public_id = lower(?))`
-	args := []any{orgID, string(env), like, like, q, q, q, q}
+	args := []any{orgID, string(env), like, like}
+	if byEmail {
+		args = append(args, q)
+	}
+	args = append(args, q, q, q)
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM applicants WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count applicants: %w", err)

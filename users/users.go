@@ -154,7 +154,8 @@ func (in *InviteInput) Validate() []kyc.FieldError {
 
 // Invite creates a user of the organization and a one-time link with
 // which they set their password; the link is e-mailed to them (through
-// the outbox) and returned for the caller to show.
+// the outbox) and returned for the caller to show, or "" when the caller
+// may not see it (see mayShowLink): an admin's link goes to them alone.
 func (s *Service) Invite(tx *store.Tx, orgID string, in InviteInput, actor Actor) (*kyc.User, string, error) {
 	if errs := in.Validate(); len(errs) > 0 {
 		return nil, "", kyc.Invalid(errs...)
@@ -167,11 +168,18 @@ func (s *Service) Invite(tx *store.Tx, orgID string, in InviteInput, actor Actor
 	if err != nil {
 		return nil, "", err
 	}
-	return u, link, Audit(tx, orgID, "", actor, "user.invited", "user", u.ID, fmt.Sprintf("%s <%s> as %s", u.Name, u.Email, u.Role))
+	shown := mayShowLink(actor, u)
+	if !shown {
+		link = ""
+	}
+	return u, link, Audit(tx, orgID, "", actor, "user.invited", "user", u.ID, fmt.Sprintf("%s <%s> as %s; %s", u.Name, u.Email, u.Role, linkNote(shown)))
 }
 
 // ResetLink issues a new one-time set-password link for an existing user
-// (an admin's "send a new link"), e-mails it and returns it.
+// (an admin's "send a new link", the operator's kycd users link), e-mails
+// it to the user and returns it when the caller may see it ("" otherwise,
+// see mayShowLink). Earlier links stop working; the password and the
+// second factor stay until the link is used.
 func (s *Service) ResetLink(tx *store.Tx, orgID, userID string, actor Actor) (string, error) {
 	u, err := tx.FindUser(orgID, userID)
 	if err != nil {
@@ -184,7 +192,34 @@ func (s *Service) ResetLink(tx *store.Tx, orgID, userID string, actor Actor) (st
 	if err != nil {
 		return "", err
 	}
-	return link, Audit(tx, orgID, "", actor, "user.password_link", "user", u.ID, "")
+	shown := mayShowLink(actor, u)
+	if !shown {
+		link = ""
+	}
+	return link, Audit(tx, orgID, "", actor, "user.password_link", "user", u.ID, linkNote(shown))
+}
+
+// mayShowLink says whether actor may see the set-password link of u, i.e.
+// hold a credential of u. The operator at the command line may (they own
+// the machine). A console user may only for a user who is not an admin
+// and has never set a password (an invitation not yet accepted): a link
+// for an admin would hand one admin another's account (an organization
+// admin became an installation admin that way, issue 23), and a link that
+// replaces a password someone chose would let an admin take over any
+// account by demoting it first. Those links reach their owner by e-mail
+// only.
+func mayShowLink(actor Actor, u *kyc.User) bool {
+	if actor.Type == kyc.ActorSystem || actor.Type == kyc.ActorOperator {
+		return true
+	}
+	return actor.Type == kyc.ActorUser && u.Role != kyc.RoleAdmin && !u.PasswordSet
+}
+
+func linkNote(shown bool) string {
+	if shown {
+		return "link e-mailed and shown to the actor"
+	}
+	return "link e-mailed to the user only"
 }
 
 func (s *Service) issueLink(tx *store.Tx, u *kyc.User, subject string) (string, error) {
@@ -271,9 +306,29 @@ func (s *Service) SetPassword(ctx context.Context, token, pw, confirm string) (*
 		if err := tx.SetPasswordHash(u.ID, h, nil); err != nil {
 			return err
 		}
+		if err := s.tellPasswordSet(tx, u); err != nil {
+			return err
+		}
 		return Audit(tx, u.OrganizationID, "", UserActor(u), "user.password_set", "user", u.ID, "through a one-time link")
 	})
 	return u, err
+}
+
+// tellPasswordSet e-mails u that a link set their password, so that a
+// reset they did not ask for does not go unnoticed. The second factor, if
+// on, stays: a link replaces the password, never the second step.
+func (s *Service) tellPasswordSet(tx *store.Tx, u *kyc.User) error {
+	subject, what := "Your kycd back-office password was set", "set"
+	if u.PasswordSet {
+		subject, what = "Your kycd back-office password was reset", "reset"
+	}
+	body := fmt.Sprintf("Hello %s,\n\nyour password for the kycd back office was %s through a one-time link on %s UTC. "+
+		"Your other sessions were ended.", u.Name, what, tx.Now().UTC().Format("2 January 2006 15:04"))
+	if u.TOTPEnabled {
+		body += " Two-step sign-in stays on: signing in still asks for a code from your app."
+	}
+	body += "\n\nIf you did not do this, tell an admin of your organization at once.\n"
+	return tx.QueueEmail(u.OrganizationID, u.Email, subject, body)
 }
 
 func (s *Service) checkNew(ctx context.Context, u *kyc.User, pw, confirm string) error {
@@ -333,6 +388,9 @@ func (s *Service) Update(tx *store.Tx, orgID, userID string, in UpdateInput, act
 	if err != nil {
 		return nil, err
 	}
+	if err := mayChangeInstallationAdmin(tx, orgID, before, actor); err != nil {
+		return nil, err
+	}
 	if actor.ID == userID && (in.Disabled != nil && *in.Disabled || in.Role != nil && *in.Role != kyc.RoleAdmin) {
 		return nil, kyc.Errorf(kyc.EUnprocessable, "You cannot disable yourself or take away your own admin role; ask another admin.")
 	}
@@ -363,6 +421,27 @@ func (s *Service) Update(tx *store.Tx, orgID, userID string, in UpdateInput, act
 		return u, nil
 	}
 	return u, Audit(tx, orgID, "", actor, "user.updated", "user", u.ID, strings.Join(changes, "; "))
+}
+
+// mayChangeInstallationAdmin refuses a console change (role, disabled) of
+// an installation admin by someone who is not one: demoting or disabling
+// would take away the flag that only the operator grants, so an
+// organization admin could lock the installation's admins out. The
+// operator (CLI) and other installation admins may.
+func mayChangeInstallationAdmin(tx *store.Tx, orgID string, target *kyc.User, actor Actor) error {
+	if !target.InstallationAdmin || actor.Type == kyc.ActorSystem || actor.Type == kyc.ActorOperator {
+		return nil
+	}
+	if actor.Type == kyc.ActorUser {
+		by, err := tx.FindUser(orgID, actor.ID)
+		if err != nil && kyc.ErrorCode(err) != kyc.ENotFound {
+			return err
+		}
+		if by != nil && by.InstallationAdmin {
+			return nil
+		}
+	}
+	return kyc.Errorf(kyc.EForbidden, "%s is an installation admin: only another installation admin, or whoever runs kycd on the server, can change their role or disable them.", target.Name)
 }
 
 // SetInstallationAdmin grants (on) or revokes a user's installation-admin

@@ -294,8 +294,9 @@ func TestLastAdmin(t *testing.T) {
 }
 
 // TestInstallationAdmin: the operator grants and revokes the flag (each
-// audited once, a repeat is not); an admin who demotes another loses them
-// the flag, and the audit says so.
+// audited once, a repeat is not); an organization admin cannot demote an
+// installation admin; another installation admin who demotes one loses
+// them the flag, and the audit says so.
 func TestInstallationAdmin(t *testing.T) {
 	f := newFixture(t)
 	a := f.user("ada@acme.example", kyc.RoleAdmin)
@@ -317,10 +318,19 @@ func TestInstallationAdmin(t *testing.T) {
 	}
 	set(b.ID, true) // again: nothing changes, nothing audited
 	viewer := kyc.RoleViewer
-	if err := f.st.InTx(t.Context(), func(tx *store.Tx) error {
-		_, err := f.svc.Update(tx, f.org.ID, b.ID, users.UpdateInput{Role: &viewer}, users.UserActor(a))
-		return err
-	}); err != nil {
+	demote := func(by *kyc.User) error {
+		return f.st.InTx(t.Context(), func(tx *store.Tx) error {
+			_, err := f.svc.Update(tx, f.org.ID, b.ID, users.UpdateInput{Role: &viewer}, users.UserActor(by))
+			return err
+		})
+	}
+	// An organization admin cannot demote (nor disable) an installation
+	// admin: the flag, which only the operator grants, would go.
+	if err := demote(a); kyc.ErrorCode(err) != kyc.EForbidden {
+		t.Fatalf("an organization admin demotes an installation admin: %v, want FORBIDDEN", err)
+	}
+	set(a.ID, true)
+	if err := demote(a); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := f.st.FindAudit(t.Context(), b.ID)
@@ -331,7 +341,7 @@ func TestInstallationAdmin(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, r.Action+": "+deref(r.Reason))
 	}
-	want := "user.invited: Test admin <bob@acme.example> as admin|user.password_set: through a one-time link|user.installation_admin_granted: bob@acme.example|" +
+	want := "user.invited: Test admin <bob@acme.example> as admin; link e-mailed and shown to the actor|user.password_set: through a one-time link|user.installation_admin_granted: bob@acme.example|" +
 		"user.updated: role admin → viewer; installation admin revoked (no longer an admin)"
 	if strings.Join(got, "|") != want {
 		t.Errorf("audit:\n%s\nwant\n%s", strings.Join(got, "|"), want)
