@@ -43,7 +43,9 @@ type ImportProgress struct {
 type ImportResult struct {
 	Version   *store.ListVersion
 	Unchanged bool // the active version already has these exact files
-	Names     int
+	// Names are the names screening searches (Entity.SearchableNames):
+	// the figure the service logs when it loads the version.
+	Names int
 }
 
 // defaultProviders name the provider shown in results per format.
@@ -176,7 +178,7 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		batch = append(batch, body)
 		size += len(body)
 		count++
-		names += len(e.Names)
+		names += e.SearchableNames()
 		if len(batch) >= importBatchEntities || size >= importBatchBytes {
 			return flush()
 		}
