@@ -118,13 +118,18 @@ type TimelinePart struct {
 	Decision   string  `json:"decision"`
 	ActorType  string  `json:"actorType"`
 	ActorID    *string `json:"actorId"`
-	Reason     *string `json:"reason"`
-	At         string  `json:"at"`
+	// Actor names the user or API key behind ActorID (null for the
+	// applicant and the system).
+	Actor  *Person `json:"actor"`
+	Reason *string `json:"reason"`
+	At     string  `json:"at"`
 }
 
 // ReviewerNote is a reviewer's decision with their note.
 type ReviewerNote struct {
-	Reviewer   string  `json:"reviewer"`
+	Reviewer string `json:"reviewer"` // as recorded: usr_<ulid>, key_<ulid> or "<name> (key_<ulid>)"
+	// By names the reviewer: display name and e-mail, or the key.
+	By         *Person `json:"by"`
 	Decision   string  `json:"decision"`
 	Note       string  `json:"note"`
 	ReasonCode *string `json:"reasonCode"`
@@ -204,9 +209,15 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Metadata: meta})
 		rep.Thumbnails[c.ID] = full.Data
 	}
+	pp := newPeople(ctx, st, orgID)
 	for _, e := range events {
 		t := TimelinePart{Type: e.Type, ToStatus: string(e.ToStatus), Decision: string(e.Decision), ActorType: string(e.ActorType),
 			ActorID: e.ActorID, Reason: e.Reason, At: kyc.FormatTime(e.CreatedAt)}
+		if e.ActorID != nil {
+			if t.Actor, err = pp.find(*e.ActorID); err != nil {
+				return nil, err
+			}
+		}
 		if e.FromStatus != nil {
 			f := string(*e.FromStatus)
 			t.FromStatus = &f
@@ -217,7 +228,7 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			if e.ActorID != nil {
 				who = *e.ActorID
 			}
-			note := ReviewerNote{Reviewer: who, Decision: string(e.ToStatus), Note: *e.Reason, At: kyc.FormatTime(e.CreatedAt)}
+			note := ReviewerNote{Reviewer: who, By: t.Actor, Decision: string(e.ToStatus), Note: *e.Reason, At: kyc.FormatTime(e.CreatedAt)}
 			if e.Type != string(kyc.EventKYCApproved) && e.Type != string(kyc.EventKYCRejected) {
 				note.Decision = e.Type
 			}

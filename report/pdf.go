@@ -64,6 +64,9 @@ type doc struct {
 	generated string // generation time, in the header
 	footer    string // right side of the footer (ids, hash prefix)
 	sandbox   bool
+	// deciders is set for an AML report, whose match cards show each
+	// match's decision: the actor of each decision by id.
+	deciders map[string]*Person
 }
 
 // newDoc sets up an A4 document whose bytes depend only on its content:

@@ -181,7 +181,7 @@ func kycTimeline(d *doc, events []TimelinePart) {
 	// Widths: a timestamp (34 mm at 7.5 pt) and the longest event type
 	// (38 mm) fit on one line, so both can be read and searched whole.
 	t := d.newTable("", true, col{head: "#", w: 0.04, align: "R"}, col{head: "Time", w: 0.205}, col{head: "Event", w: 0.235},
-		col{head: "Status / decision", w: 0.18}, col{head: "Actor", w: 0.14}, col{head: "Reason", w: 0.20}).continues("Timeline")
+		col{head: "Status / decision", w: 0.16}, col{head: "Actor", w: 0.17}, col{head: "Reason", w: 0.19}).continues("Timeline")
 	for i, e := range events {
 		status := orNone(e.ToStatus)
 		if e.FromStatus != nil {
@@ -191,7 +191,10 @@ func kycTimeline(d *doc, events []TimelinePart) {
 			status += "\ndecision " + e.Decision
 		}
 		actor := orNone(e.ActorType)
-		if e.ActorID != nil && *e.ActorID != "" {
+		switch {
+		case e.Actor != nil:
+			actor += "\n" + e.Actor.Lines()
+		case e.ActorID != nil && *e.ActorID != "":
 			actor += "\n" + *e.ActorID
 		}
 		t.row(strconv.Itoa(i+1), e.At, e.Type, status, actor, optStr(e.Reason))
@@ -206,10 +209,11 @@ func kycNotes(d *doc, notes []ReviewerNote) {
 		d.para("No reviewer notes were recorded.", regular, 9)
 		return
 	}
-	t := d.newTable("", true, col{head: "Time", w: 0.205}, col{head: "Reviewer", w: 0.16}, col{head: "Decision", w: 0.11},
-		col{head: "Reason code", w: 0.18}, col{head: "Note", w: 0.345}).continues("Reviewer notes")
+	// The reviewer's column holds a name over an e-mail address.
+	t := d.newTable("", true, col{head: "Time", w: 0.205}, col{head: "Reviewer", w: 0.20}, col{head: "Decision", w: 0.10},
+		col{head: "Reason code", w: 0.18}, col{head: "Note", w: 0.315}).continues("Reviewer notes")
 	for _, n := range notes {
-		t.row(n.At, orNone(n.Reviewer), orNone(n.Decision), optStr(n.ReasonCode), orNone(n.Note))
+		t.row(n.At, reviewerLines(n), orNone(n.Decision), optStr(n.ReasonCode), orNone(n.Note))
 	}
 	t.end()
 }

@@ -82,6 +82,16 @@ func (d *doc) matchRecord(i, n int, m *kyc.MatchRecord) {
 	d.font(bold, 9)
 	d.f.SetTextColor(20, 40, 90)
 	title := fmt.Sprintf("Match %d of %d — %s — score %s", i+1, n, orNone(primary), strconv.FormatFloat(m.Score, 'f', 3, 64))
+	if d.deciders != nil {
+		switch {
+		case m.Review == nil:
+			title += " — undecided"
+		case !m.Review.Current:
+			title += " — decision outdated"
+		default:
+			title += " — " + strings.ReplaceAll(string(m.Review.Decision), "_", " ")
+		}
+	}
 	for _, l := range d.wrap(title, contentW) {
 		d.drawLine(margin, d.y()+0.5, contentW, 4.5, l, "L")
 		d.setY(d.y() + 4.5)
@@ -115,7 +125,41 @@ func (d *doc) matchRecord(i, n int, m *kyc.MatchRecord) {
 	t.kv("Programmes", programmes, false)
 	t.kv("Listing reason", optStr(m.Reason), false)
 	t.kv("Why it matched", strings.ReplaceAll(features(m.Features), "\n", "; "), false)
+	if d.deciders != nil {
+		d.matchDecision(t, m.Review)
+	}
 	t.end()
+}
+
+// matchDecision adds a match's decision to its card: what was decided,
+// the note, who and when, and whether it still applies.
+func (d *doc) matchDecision(t *table, r *kyc.MatchReview) {
+	if r == nil {
+		t.kv("Decision", "none yet: a reviewer must compare this match with the subject", false)
+		return
+	}
+	what := decisionText(r.Decision)
+	if !r.Current {
+		what += " — no longer applies: the list's entry changed since (" + strings.Join(r.Changes, "; ") + "); a new decision is needed"
+	}
+	t.kv("Decision", what, false)
+	t.kv("Note", orNone(r.Note), false)
+	who := d.deciders[r.ActorID].Text()
+	if d.deciders[r.ActorID] == nil {
+		who = orNone(r.ActorID)
+	}
+	t.kv("Decided by", who+", "+r.DecidedAt, false)
+}
+
+// decisionText names a match decision for people.
+func decisionText(v kyc.MatchDecision) string {
+	switch v {
+	case kyc.MatchFalsePositive:
+		return "false positive (not the subject)"
+	case kyc.MatchConfirmed:
+		return "confirmed (the subject is the listed entity)"
+	}
+	return orNone(string(v))
 }
 
 // riskText prints a risk level; none for a list that could not be

@@ -134,10 +134,27 @@ func decidedBy(rep *KYCReport) string {
 	}
 	for i := len(rep.ReviewerNotes) - 1; i >= 0; i-- {
 		if n := rep.ReviewerNotes[i]; n.Decision == r.Status {
-			return "by " + orNone(n.Reviewer) + ", " + *r.DecidedAt
+			return "by " + reviewerText(n) + ", " + *r.DecidedAt
 		}
 	}
 	return "automatically by the decision engine, " + *r.DecidedAt
+}
+
+// reviewerText names a note's reviewer: by name and e-mail or by key,
+// else as recorded.
+func reviewerText(n ReviewerNote) string {
+	if n.By != nil {
+		return n.By.Text()
+	}
+	return orNone(n.Reviewer)
+}
+
+// reviewerLines is reviewerText for a table column.
+func reviewerLines(n ReviewerNote) string {
+	if n.By != nil {
+		return n.By.Lines()
+	}
+	return orNone(n.Reviewer)
 }
 
 // screeningGlance puts each list's outcome on one line.
@@ -219,6 +236,26 @@ func noChecksWhy(status string) string {
 
 // amlOutcome names a check's verdict for people.
 func amlOutcome(c *kyc.AMLCheck) (string, string, tone) {
+	n := matchTally(c)
+	switch {
+	case c.Status == kyc.AMLPotentialMatch && n.total > 0 && n.decided == n.total:
+		when := ""
+		if c.ResolvedAt != nil {
+			when = " (the last on " + kyc.FormatTime(*c.ResolvedAt) + ")"
+		}
+		if n.confirmed > 0 {
+			return fmt.Sprintf("Resolved: %d of %d %s confirmed as the subject", n.confirmed, n.total, plural(n.total, "match", "matches")),
+				fmt.Sprintf("A reviewer decided every match%s: %d confirmed, %d false positive. Each decision, its note, who made it and when are in the match records below.",
+					when, n.confirmed, n.total-n.confirmed), toneBad
+		}
+		return "Resolved: every match is a false positive",
+			fmt.Sprintf("A reviewer decided that none of the %d %s is the subject%s. Each decision, its note, who made it and when are in the match records below.",
+				n.total, plural(n.total, "match", "matches"), when), toneGood
+	case c.Status == kyc.AMLPotentialMatch && n.decided > 0:
+		return fmt.Sprintf("Potential match: %d of %d %s still to decide", n.total-n.decided, n.total, plural(n.total, "match", "matches")),
+			fmt.Sprintf("%d %s at or above the threshold %.2f; risk level %s. A reviewer must compare the undecided matches with the subject.",
+				c.MatchCount, plural(c.MatchCount, "match", "matches"), c.Threshold, riskText(c.RiskLevel)), toneAttention
+	}
 	switch c.Status {
 	case kyc.AMLPotentialMatch:
 		return "Potential match: a reviewer must compare the matches with the subject",
@@ -264,13 +301,23 @@ func amlSummary(d *doc, c *kyc.AMLCheck) {
 		switch r.Status {
 		case kyc.ListHit:
 			outcome = fmt.Sprintf("%d %s, risk %s", r.MatchCount, plural(r.MatchCount, "match", "matches"), riskText(r.RiskLevel))
-			top := r.Matches[0]
+			var n tally
+			n.add(r.Matches)
+			if n.decided == n.total {
+				look = fmt.Sprintf("Nothing left: every match decided (%d confirmed, %d false positive); the decisions are in the match records below.",
+					n.confirmed, n.decided-n.confirmed)
+				break
+			}
+			top := firstUndecided(r.Matches)
 			name := top.MatchedName
 			if len(top.Names) > 0 {
 				name = top.Names[0]
 			}
-			look = fmt.Sprintf("Best match %s (score %.3f, %s): compare its dates of birth, countries and programmes "+
+			look = fmt.Sprintf("Best undecided match %s (score %.3f, %s): compare its dates of birth, countries and programmes "+
 				"with the subject (match records below).", name, top.Score, orNone(top.Provider))
+			if n.decided > 0 {
+				look += fmt.Sprintf(" %d of %d decided.", n.decided, n.total)
+			}
 		case kyc.ListError:
 			outcome = "not screened"
 			look = "Could not be screened: " + strings.TrimSuffix(optStr(r.Error), ".") + ". The check is not clear until it is screened again."
@@ -281,4 +328,15 @@ func amlSummary(d *doc, c *kyc.AMLCheck) {
 		lt.row(none, "not screened", "No list result was recorded.")
 	}
 	lt.end()
+}
+
+// firstUndecided is the best-scored match without a current decision
+// (matches come best first); the first match when all are decided.
+func firstUndecided(ms []kyc.MatchRecord) kyc.MatchRecord {
+	for _, m := range ms {
+		if m.Review == nil || !m.Review.Current {
+			return m
+		}
+	}
+	return ms[0]
 }
