@@ -127,3 +127,48 @@ func TestCaseReportNamesReviewers(t *testing.T) {
 		t.Errorf("report.json does not name the reviewer:\n%s", j.body)
 	}
 }
+
+// TestReportPersonalDataSetting: an admin sets how reports print personal
+// data on the settings page; the case's PDF and report.json follow it, and
+// the change is audited with the admin as its actor.
+func TestReportPersonalDataSetting(t *testing.T) {
+	s := newReviewStack(t)
+	admin := s.mustUser("ada@acme.example", "Ada Admin", kyc.RoleAdmin)
+	b := s.browser()
+	b.login(admin)
+	req := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Viktor", LastName: "Petrenko", DOB: "1961-04-12", Country: "DE", DocNumber: "T22000129"})
+	casePath := "/console/live/cases/" + req.ID
+	reports := func() (string, string) {
+		p := b.get(casePath + "/report.pdf")
+		if p.status != http.StatusOK {
+			t.Fatalf("report.pdf: %d", p.status)
+		}
+		return pdfFlow(t, p.body), b.get(casePath + "/report.json").body
+	}
+	pdf, js := reports()
+	if !strings.Contains(pdf, "Document number T22000129") || !strings.Contains(js, `"documentNumber": "T22000129"`) || !strings.Contains(js, `"personalData": "full"`) {
+		t.Fatalf("by default reports print the number whole: %s", js)
+	}
+	if !strings.Contains(b.get("/console/settings").body, `name="personalData" value="full" checked`) {
+		t.Error("settings page does not show full as the setting")
+	}
+	if p := b.post("/console/settings/reports", "personalData", "partly"); p.status != http.StatusBadRequest || !strings.Contains(p.text(), "must be full or masked") {
+		t.Errorf("personalData partly: %d %s", p.status, p.text())
+	}
+	if p := b.post("/console/settings/reports", "personalData", "masked"); p.status != http.StatusSeeOther {
+		t.Fatalf("save masked: %d %s", p.status, p.text())
+	}
+	pdf, js = reports()
+	if strings.Contains(pdf, "T22000129") || strings.Contains(js, "T22000129") || strings.Contains(pdf, "PETRENKO<<VIKTOR") {
+		t.Errorf("a masked report prints the document number or the MRZ:\n%s", pdf)
+	}
+	if !strings.Contains(pdf, "Document number *****0129") || !strings.Contains(js, `"documentNumber": "*****0129"`) || !strings.Contains(js, `"personalData": "masked"`) {
+		t.Errorf("masked report: %s", js)
+	}
+	if !strings.Contains(b.get("/console/settings").body, `name="personalData" value="masked" checked`) {
+		t.Error("settings page does not show masked as the setting")
+	}
+	if got := strings.Join(s.auditActions(admin.User.ID), ","); got != "organization.report_personal_data_changed" {
+		t.Errorf("audit: %s", got)
+	}
+}

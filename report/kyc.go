@@ -21,16 +21,19 @@ const KYCSchemaVersion = "kyc-report/1"
 
 // KYCReport is everything a KYC request's report shows.
 type KYCReport struct {
-	SchemaVersion string            `json:"schemaVersion"`
-	GeneratedAt   string            `json:"generatedAt"`
-	Organization  Organization      `json:"organization"`
-	Environment   string            `json:"environment"`
-	Sandbox       bool              `json:"sandbox"` // sandbox makes no real decisions; the PDF says so on every page
-	Request       RequestPart       `json:"request"`
-	Applicant     ApplicantPart     `json:"applicant"`
-	Automation    AutomationPart    `json:"automation"`
-	DocumentData  *kyc.DocumentData `json:"documentData"`
-	Captures      []CapturePart     `json:"captures"`
+	SchemaVersion string       `json:"schemaVersion"`
+	GeneratedAt   string       `json:"generatedAt"`
+	Organization  Organization `json:"organization"`
+	Environment   string       `json:"environment"`
+	Sandbox       bool         `json:"sandbox"` // sandbox makes no real decisions; the PDF says so on every page
+	// PersonalData is how the report prints personal data: the
+	// organization's reportPersonalData (personal.go).
+	PersonalData kyc.PersonalData  `json:"personalData"`
+	Request      RequestPart       `json:"request"`
+	Applicant    ApplicantPart     `json:"applicant"`
+	Automation   AutomationPart    `json:"automation"`
+	DocumentData *kyc.DocumentData `json:"documentData"`
+	Captures     []CapturePart     `json:"captures"`
 	// LivenessSessions are the selfie's camera sessions with their
 	// evidence (liveness.go).
 	LivenessSessions []LivenessPart   `json:"livenessSessions"`
@@ -164,8 +167,12 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 	if err != nil {
 		return nil, err
 	}
+	set, err := st.FindOrgSettings(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
 	rep := &KYCReport{
-		SchemaVersion: KYCSchemaVersion, GeneratedAt: kyc.FormatTime(now), Organization: *org,
+		SchemaVersion: KYCSchemaVersion, GeneratedAt: kyc.FormatTime(now), Organization: *org, PersonalData: kyc.PersonalDataFull,
 		Environment: string(r.Environment), Sandbox: r.Environment == kyc.Sandbox,
 		Request: RequestPart{ID: r.ID, PublicID: r.PublicID, Status: string(r.Status), Decision: string(r.Decision),
 			DecisionReason: r.DecisionReason, WorkflowType: string(r.WorkflowType), ExternalRef: r.ExternalRef,
@@ -237,6 +244,9 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			}
 			rep.ReviewerNotes = append(rep.ReviewerNotes, note)
 		}
+	}
+	if set.ReportPersonalData == kyc.PersonalDataMasked {
+		rep.maskPersonalData()
 	}
 	return rep, rep.seal()
 }

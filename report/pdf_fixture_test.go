@@ -76,7 +76,7 @@ func listRef(kind string) []kyc.ListVersionRef {
 func typicalKYC(t testing.TB) *KYCReport {
 	t.Helper()
 	rep := &KYCReport{
-		SchemaVersion: KYCSchemaVersion, GeneratedAt: at(2 * time.Hour),
+		SchemaVersion: KYCSchemaVersion, GeneratedAt: at(2 * time.Hour), PersonalData: kyc.PersonalDataFull,
 		Organization: Organization{ID: "org_01JNX8Q4M2", Name: "Nordbank Payments GmbH"}, Environment: "live",
 		Request: RequestPart{ID: "01JNXA7K3D5F8G2H4J6K8M0P2Q", PublicID: "kyc_7QK2M9XD", Status: "approved", Decision: "approved",
 			DecisionReason: ptr("PEP match reviewed: a different person (date of birth differs)."), WorkflowType: "standard",
@@ -139,7 +139,8 @@ func typicalKYC(t testing.TB) *KYCReport {
 			"detail": "Compared with the MRZ read from the document: name match, dateOfBirth match.",
 			"data": map[string]any{"comparisons": []any{
 				map[string]any{"field": "name", "document": "ERIKA MUSTERMANN", "applicant": "Erika Mustermann", "result": "match", "detail": "Similarity 1.00 (as written); 0.82 needed."},
-				map[string]any{"field": "dateOfBirth", "document": "1964-08-12", "applicant": "1964-08-12", "result": "match"}}}},
+				map[string]any{"field": "dateOfBirth", "document": "1964-08-12", "applicant": "1964-08-12", "result": "match"},
+				map[string]any{"field": "documentNumber", "document": "*****0T47", "applicant": "*****0T47", "result": "match", "detail": "The number the applicant typed."}}}},
 	}
 	rep.Reasons = []any{
 		map[string]any{"code": "PEP_MATCH", "message": "Possible politically exposed person: Anna Maria Schmitt (0.91).",
