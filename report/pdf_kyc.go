@@ -40,10 +40,12 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	kycOverview(d, rep)
 	kycDocument(d, rep)
 	kycDocumentRead(d, rep)
-	d.section("Captured images")
+	// Each heading keeps its first block with it: the first image with
+	// its facts, the first list's title and lines.
+	d.section("Captured images", d.firstCaptureHeight(rep.Captures))
 	d.captures(rep.Captures, <-thumbsDone)
 	kycLiveness(d, rep.LivenessSessions)
-	d.section("Screening results")
+	d.section("Screening results", subsectionKeep+1.5)
 	d.screenings(rep.Screenings)
 	if err := kycSignals(d, rep.Signals, rep.Captures); err != nil {
 		return fmt.Errorf("write kyc pdf: %w", err)

@@ -30,20 +30,9 @@ func (d *doc) captures(caps []CapturePart, thumbs []thumb) {
 		if c.Side != nil && *c.Side != "" {
 			title += " (" + *c.Side + ")"
 		}
-		facts := [][2]string{
-			{"Capture id", c.ID}, {"Kind", orNone(c.Kind)}, {"Side", optStr(c.Side)},
-			{"Document type", optStr(c.DocumentType)}, {"Country", optStr(c.Country)},
-			{"Content type", orNone(c.ContentType)}, {"Dimensions", fmt.Sprintf("%d × %d px", c.Width, c.Height)},
-			{"Size", strconv.Itoa(c.Size) + " bytes"}, {"Captured", orNone(c.CapturedAt)},
-			{"Capture method", orNone(c.Method)},
-		}
-		x := margin + thumbBoxW + thumbGap
-		t := d.tableAt(x, pageW-margin-x, "", false, col{w: 0.35, style: bold}, col{w: 0.65})
-		factsH := 0.0
-		for _, f := range facts {
-			factsH += t.rowHeight(f[:], []fontStyle{bold, regular})
-		}
-		d.ensure(18 + max(thumbBoxH, factsH))
+		facts := captureFacts(c)
+		t := d.factsTable()
+		d.ensure(d.captureHeight(t, facts))
 		d.subsection(title)
 		top := d.y()
 		d.thumbnail(i, thumbs[i], top)
@@ -60,6 +49,42 @@ func (d *doc) captures(caps []CapturePart, thumbs []thumb) {
 		}
 		m.end()
 	}
+}
+
+// captureFacts are what an image's card lists beside its thumbnail.
+func captureFacts(c *CapturePart) [][2]string {
+	return [][2]string{
+		{"Capture id", c.ID}, {"Kind", orNone(c.Kind)}, {"Side", optStr(c.Side)},
+		{"Document type", optStr(c.DocumentType)}, {"Country", optStr(c.Country)},
+		{"Content type", orNone(c.ContentType)}, {"Dimensions", fmt.Sprintf("%d × %d px", c.Width, c.Height)},
+		{"Size", strconv.Itoa(c.Size) + " bytes"}, {"Captured", orNone(c.CapturedAt)},
+		{"Capture method", orNone(c.Method)},
+	}
+}
+
+// factsTable is the table of an image's facts, right of its thumbnail.
+func (d *doc) factsTable() *table {
+	x := margin + thumbBoxW + thumbGap
+	return d.tableAt(x, pageW-margin-x, "", false, col{w: 0.35, style: bold}, col{w: 0.65})
+}
+
+// captureHeight is what an image's card needs on one page: its title,
+// the thumbnail and the facts beside it.
+func (d *doc) captureHeight(t *table, facts [][2]string) float64 {
+	factsH := 0.0
+	for _, f := range facts {
+		factsH += t.rowHeight(f[:], []fontStyle{bold, regular})
+	}
+	return subsectionKeep + max(thumbBoxH, factsH)
+}
+
+// firstCaptureHeight is the first image card's height (0 without images),
+// which the "Captured images" heading keeps with it.
+func (d *doc) firstCaptureHeight(caps []CapturePart) float64 {
+	if len(caps) == 0 {
+		return 0
+	}
+	return d.captureHeight(d.factsTable(), captureFacts(&caps[0]))
 }
 
 // thumbnail places image i in its box at top, keeping its aspect ratio.

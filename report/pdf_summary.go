@@ -39,11 +39,17 @@ func (t tone) colours() (fill, bar [3]int) {
 // wrapped lines under it.
 func (d *doc) banner(headline, text string, t tone) {
 	const pad, headH, textLH = 3.0, 6.5, 4.2
+	inner := contentW - 2*pad - 2
+	// The headline wraps like the text: a sandbox verdict is longer than
+	// the box is wide, and drawn on one line it ran out of the box.
+	d.font(bold, 13)
+	heads := d.wrap(headline, inner)
 	d.font(regular, 9.5)
-	lines := d.wrap(text, contentW-2*pad-2)
-	h := pad + headH + float64(len(lines))*textLH + pad
+	lines := d.wrap(text, inner)
+	headsH := float64(len(heads)) * headH
+	h := pad + headsH + float64(len(lines))*textLH + pad
 	if text == "" {
-		h = pad + headH + pad - 1
+		h = pad + headsH + pad - 1
 	}
 	d.ensure(h + 3)
 	y := d.y()
@@ -54,10 +60,12 @@ func (d *doc) banner(headline, text string, t tone) {
 	d.f.Rect(margin, y, 1.6, h, "F")
 	d.font(bold, 13)
 	d.f.SetTextColor(20, 20, 20)
-	d.drawLine(margin+pad+1, y+pad, contentW-2*pad-2, headH, d.line(headline), "L")
+	for i, l := range heads {
+		d.drawLine(margin+pad+1, y+pad+float64(i)*headH, inner, headH, l, "L")
+	}
 	d.font(regular, 9.5)
 	for i, l := range lines {
-		d.drawLine(margin+pad+1, y+pad+headH+float64(i)*textLH, contentW-2*pad-2, textLH, l, "L")
+		d.drawLine(margin+pad+1, y+pad+headsH+float64(i)*textLH, inner, textLH, l, "L")
 	}
 	d.f.SetTextColor(0, 0, 0)
 	d.setY(y + h + 3)
@@ -86,6 +94,10 @@ func kycOutcome(status string) (string, tone) {
 	return orNone(status), toneNeutral
 }
 
+// sandboxSentence is how a sandbox report's summary says it decides
+// nothing (lower case, as searched for).
+const sandboxSentence = "sandbox makes no real decisions"
+
 // kycSummary is page 1's opening: the outcome and its reason, who decided,
 // the engine's recommendation, the screening at a glance, then every
 // finding a reviewer must look at and every check that did not run.
@@ -98,7 +110,11 @@ func kycSummary(d *doc, rep *KYCReport) error {
 	}
 	if rep.Sandbox {
 		head = "SANDBOX — " + head
-		why = strings.TrimSpace("Sandbox makes no real decisions. " + why)
+		// A sandbox decision's reason says it already (decision's
+		// sandbox outcome): said twice, page 1 read as a stutter.
+		if !strings.Contains(strings.ToLower(why), sandboxSentence) {
+			why = strings.TrimSpace("Sandbox makes no real decisions. " + why)
+		}
 	}
 	d.banner(head, why, t)
 
