@@ -77,7 +77,7 @@ func TestAlertReportShowsDecisions(t *testing.T) {
 	text := report()
 	for _, want := range []string{"Resolved: 1 of", "confirmed as the subject", "Review resolved: every match decided (1 confirmed",
 		"Decision confirmed (the subject is the listed entity)", "Decision false positive (not the subject)",
-		"Note Checked by Rob, match A.", "Note Checked by Rob, match B.", "Decided by Rob Reviewer <rob@acme.example>, 20"} {
+		"Note Checked by Rob, match A.", "Note Checked by Rob, match B.", "Decided by Rob Reviewer <rob@acme.example> on 20"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("decided check's report lacks %q", want)
 		}

@@ -162,7 +162,7 @@ func typicalKYC(t testing.TB) *KYCReport {
 			tp.FromStatus = ptr(e.from)
 		}
 		if e.actor == "reviewer" {
-			tp.ActorID = ptr("usr_compliance_jdoe")
+			tp.ActorID, tp.Actor = ptr("usr_compliance_jdoe"), jdoe
 		}
 		if e.reason != "" {
 			tp.Reason = ptr(e.reason)
@@ -170,13 +170,16 @@ func typicalKYC(t testing.TB) *KYCReport {
 		rep.Timeline = append(rep.Timeline, tp)
 	}
 	rep.Timeline[7].Decision = "approved"
-	rep.ReviewerNotes = append(rep.ReviewerNotes, ReviewerNote{Reviewer: "usr_compliance_jdoe", Decision: "approved",
+	rep.ReviewerNotes = append(rep.ReviewerNotes, ReviewerNote{Reviewer: "usr_compliance_jdoe", By: jdoe, Decision: "approved",
 		Note: "Different person: date of birth 1971 vs 1990.", ReasonCode: ptr("PEP_FALSE_POSITIVE"), At: at(77 * time.Minute)})
 	if err := rep.seal(); err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
+
+// jdoe is the reviewer of the typical request, as BuildKYC names her.
+var jdoe = &Person{Type: "user", ID: "usr_compliance_jdoe", Name: "Johanna Doe", Email: ptr("j.doe@nordbank.example")}
 
 // eventTypes are cycled through by the long timeline.
 var eventTypes = []string{kyc.TimelineOpened, string(kyc.EventKYCPortalLinkReady), string(kyc.EventKYCSubmitted),
@@ -228,7 +231,9 @@ func scriptsKYC(t testing.TB) *KYCReport {
 	m := match(0, nameCyrillic, nameGreek, 0.873)
 	m.Names = append(m.Names, nameArabic)
 	rep.Screenings[1].Matches = []kyc.MatchRecord{m}
-	rep.ReviewerNotes[0].Reviewer = nameCyrillic
+	// A decision through the API, with the reviewer's name sent.
+	rep.ReviewerNotes[0].Reviewer = nameCyrillic + " (key_01JNXKEYBACKOFFICE)"
+	rep.ReviewerNotes[0].By = &Person{Type: "api_key", ID: "key_01JNXKEYBACKOFFICE", Name: nameCyrillic, Key: ptr("Back office")}
 	rep.ReviewerNotes[0].Note = "Spoke with " + nameLatin + "; the listed " + nameGreek + " (" + nameArabic + ") is someone else."
 	if err := rep.seal(); err != nil {
 		t.Fatal(err)

@@ -206,7 +206,7 @@ func kycTimeline(d *doc, events []TimelinePart) {
 	// Widths: a timestamp (34 mm at 7.5 pt) and the longest event type
 	// (38 mm) fit on one line, so both can be read and searched whole.
 	t := d.newTable("", true, col{head: "#", w: 0.04, align: "R"}, col{head: "Time", w: 0.205}, col{head: "Event", w: 0.235},
-		col{head: "Status / decision", w: 0.16}, col{head: "Actor", w: 0.17}, col{head: "Reason", w: 0.19}).continues("Timeline")
+		col{head: "Status / decision", w: 0.15}, col{head: "Actor", w: 0.19}, col{head: "Reason", w: 0.17}).continues("Timeline")
 	for i, e := range events {
 		status := orNone(e.ToStatus)
 		if e.FromStatus != nil {

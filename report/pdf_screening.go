@@ -148,7 +148,7 @@ func (d *doc) matchDecision(t *table, r *kyc.MatchReview) {
 	if d.deciders[r.ActorID] == nil {
 		who = orNone(r.ActorID)
 	}
-	t.kv("Decided by", who+", "+r.DecidedAt, false)
+	t.kv("Decided by", who+" on "+r.DecidedAt, false)
 }
 
 // decisionText names a match decision for people.

@@ -259,14 +259,26 @@ func amlOutcome(c *kyc.AMLCheck) (string, string, tone) {
 		if c.ResolvedAt != nil {
 			when = " (the last on " + kyc.FormatTime(*c.ResolvedAt) + ")"
 		}
+		// A list that could not be screened leaves the check unclear
+		// whatever was decided on the others' matches.
+		unscreened := ""
+		for _, r := range c.Results {
+			if r.Status == kyc.ListError {
+				unscreened += " " + checkTypeTitle(r.CheckType) + " could not be screened: the check is not clear until it is screened again."
+			}
+		}
 		if n.confirmed > 0 {
 			return fmt.Sprintf("Resolved: %d of %d %s confirmed as the subject", n.confirmed, n.total, plural(n.total, "match", "matches")),
-				fmt.Sprintf("A reviewer decided every match%s: %d confirmed, %d false positive. Each decision, its note, who made it and when are in the match records below.",
-					when, n.confirmed, n.total-n.confirmed), toneBad
+				fmt.Sprintf("A reviewer decided every match%s: %d confirmed, %d false positive. Each decision, its note, who made it and when are in the match records below.%s",
+					when, n.confirmed, n.total-n.confirmed, unscreened), toneBad
+		}
+		t := toneGood
+		if unscreened != "" {
+			t = toneAttention
 		}
 		return "Resolved: every match is a false positive",
-			fmt.Sprintf("A reviewer decided that none of the %d %s is the subject%s. Each decision, its note, who made it and when are in the match records below.",
-				n.total, plural(n.total, "match", "matches"), when), toneGood
+			fmt.Sprintf("A reviewer decided that none of the %d %s is the subject%s. Each decision, its note, who made it and when are in the match records below.%s",
+				n.total, plural(n.total, "match", "matches"), when, unscreened), t
 	case c.Status == kyc.AMLPotentialMatch && n.decided > 0:
 		return fmt.Sprintf("Potential match: %d of %d %s still to decide", n.total-n.decided, n.total, plural(n.total, "match", "matches")),
 			fmt.Sprintf("%d %s at or above the threshold %.2f; risk level %s. A reviewer must compare the undecided matches with the subject.",

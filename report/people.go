@@ -40,14 +40,16 @@ func (p *Person) Text() string {
 		}
 		return strings.TrimSpace(s)
 	case "api_key":
-		key := "API key " + p.ID
-		if p.Key != nil {
-			key = "API key “" + *p.Key + "”, " + p.ID
+		if p.Key == nil {
+			if p.Name != "" {
+				return p.Name + " (API key " + p.ID + ")"
+			}
+			return "API key " + p.ID
 		}
 		if p.Name != "" {
-			return p.Name + " (" + key + ")"
+			return p.Name + " (API key “" + *p.Key + "”, " + p.ID + ")"
 		}
-		return key
+		return "API key “" + *p.Key + "” (" + p.ID + ")"
 	}
 	return orNone(p.ID)
 }
