@@ -72,7 +72,7 @@ func WriteAMLPDF(w io.Writer, rep *AMLReport) error {
 	t.kv("Last screened", kyc.FormatTime(c.LastScreenedAt), false)
 	t.end()
 
-	d.section("Results per list", subsectionKeep+1.5)
+	d.section("Results per list", d.screeningsHeight(c.Results))
 	d.screenings(c.Results)
 	amlHistory(d, c.History)
 	d.setY(d.y() + 2)

@@ -45,7 +45,7 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	d.section("Captured images", d.firstCaptureHeight(rep.Captures))
 	d.captures(rep.Captures, <-thumbsDone)
 	kycLiveness(d, rep.LivenessSessions)
-	d.section("Screening results", subsectionKeep+1.5)
+	d.section("Screening results", d.screeningsHeight(rep.Screenings))
 	d.screenings(rep.Screenings)
 	if err := kycSignals(d, rep.Signals, rep.Captures); err != nil {
 		return fmt.Errorf("write kyc pdf: %w", err)

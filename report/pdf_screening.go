@@ -39,6 +39,7 @@ func (d *doc) listResult(r *kyc.ListResult) {
 	if r.MatchCount > 0 {
 		title += fmt.Sprintf(" (%d %s, risk %s)", r.MatchCount, plural(r.MatchCount, "match", "matches"), riskText(r.RiskLevel))
 	}
+	d.ensure(d.listResultHeight(r))
 	d.subsection(title)
 	t := d.kvTable()
 	t.kv("Check type", r.CheckType, false)
@@ -65,6 +66,32 @@ func (d *doc) listResult(r *kyc.ListResult) {
 	for i := range r.Matches {
 		d.matchRecord(i, len(r.Matches), &r.Matches[i])
 	}
+}
+
+// listResultHeight is what a list's title, facts and first list version
+// take: they are read together, so the title keeps them on its page (the
+// matches that follow may break). A section whose first part is a list
+// keeps it with its heading.
+func (d *doc) listResultHeight(r *kyc.ListResult) float64 {
+	facts := [][]string{{"Check type", r.CheckType}, {"Provider", r.Provider}, {"Status", string(r.Status)},
+		{"Risk level", riskText(r.RiskLevel)}, {"Matches", strconv.Itoa(r.MatchCount)}}
+	if r.Error != nil {
+		facts = append(facts, []string{"Error", *r.Error})
+	}
+	h := 7.0 + 2.5 + 14 // the title, the gap under the facts, the versions' caption, header and first row
+	for _, f := range facts {
+		h += d.kvTable().rowHeight(f, []fontStyle{bold, regular})
+	}
+	return h
+}
+
+// screeningsHeight is what a section of screenings keeps with its
+// heading: the first list's title, facts and versions.
+func (d *doc) screeningsHeight(results []kyc.ListResult) float64 {
+	if len(results) == 0 {
+		return 0
+	}
+	return d.listResultHeight(&results[0])
 }
 
 // matchRecord prints one match as a card: a heading with the listed name
