@@ -103,28 +103,6 @@ func (d *doc) matchRecord(i, n int, m *kyc.MatchRecord) {
 	if len(m.Names) > 0 {
 		primary = m.Names[0]
 	}
-	t := d.kvTable()
-	// Keep the heading with the card's first rows.
-	d.ensure(18 + t.rowHeight([]string{"Matched name", m.MatchedName}, []fontStyle{bold, regular})*3)
-	d.font(bold, 9)
-	d.f.SetTextColor(20, 40, 90)
-	title := fmt.Sprintf("Match %d of %d — %s — score %s", i+1, n, orNone(primary), strconv.FormatFloat(m.Score, 'f', 3, 64))
-	if d.deciders != nil {
-		switch {
-		case m.Review == nil:
-			title += " — undecided"
-		case !m.Review.Current:
-			title += " — decision outdated"
-		default:
-			title += " — " + strings.ReplaceAll(string(m.Review.Decision), "_", " ")
-		}
-	}
-	for _, l := range d.wrap(title, contentW) {
-		d.drawLine(margin, d.y()+0.5, contentW, 4.5, l, "L")
-		d.setY(d.y() + 4.5)
-	}
-	d.f.SetTextColor(0, 0, 0)
-	d.setY(d.y() + 1)
 	matched := orNone(m.MatchedName)
 	if m.MatchedNameType != "" {
 		matched += " (" + m.MatchedNameType + ")"
@@ -138,44 +116,73 @@ func (d *doc) matchRecord(i, n int, m *kyc.MatchRecord) {
 	if len(aka) > 0 {
 		matched += "; also: " + strings.Join(aka, "; ")
 	}
-	t.kv("Matched name", matched, false)
 	entity := orNone(m.EntityID)
 	if m.Schema != "" {
 		entity += " (" + m.Schema + ")"
 	}
-	t.kv("Entity and list", entity+" · "+orNone(m.Source)+" · "+orNone(m.Provider)+" · version "+orNone(m.ListVersionID), false)
-	t.kv("Born · countries", list(m.DatesOfBirth, ", ")+" · "+list(m.Countries, ", "), false)
 	programmes := list(m.Programs, "; ")
 	if m.Reference != nil && *m.Reference != "" {
 		programmes += " · ref. " + *m.Reference
 	}
-	t.kv("Programmes", programmes, false)
-	t.kv("Listing reason", optStr(m.Reason), false)
-	t.kv("Why it matched", strings.ReplaceAll(features(m.Features), "\n", "; "), false)
+	rows := [][]string{{"Matched name", matched},
+		{"Entity and list", entity + " · " + orNone(m.Source) + " · " + orNone(m.Provider) + " · version " + orNone(m.ListVersionID)},
+		{"Born · countries", list(m.DatesOfBirth, ", ") + " · " + list(m.Countries, ", ")},
+		{"Programmes", programmes}, {"Listing reason", optStr(m.Reason)},
+		{"Why it matched", strings.ReplaceAll(features(m.Features), "\n", "; ")}}
 	if d.deciders != nil {
-		d.matchDecision(t, m.Review)
+		rows = append(rows, d.matchDecision(m.Review)...)
+	}
+
+	title := fmt.Sprintf("Match %d of %d — %s — score %s", i+1, n, orNone(primary), strconv.FormatFloat(m.Score, 'f', 3, 64))
+	if d.deciders != nil {
+		switch {
+		case m.Review == nil:
+			title += " — undecided"
+		case !m.Review.Current:
+			title += " — decision outdated"
+		default:
+			title += " — " + strings.ReplaceAll(string(m.Review.Decision), "_", " ")
+		}
+	}
+	d.font(bold, 9)
+	titleLines := d.wrap(title, contentW)
+	// A card is read whole: it starts on a new page unless it fits
+	// (a card taller than half a page keeps at least its first rows).
+	t := d.kvTable()
+	h := float64(len(titleLines))*4.5 + 1
+	for _, r := range rows {
+		h += t.rowHeight(r, []fontStyle{bold, regular})
+	}
+	d.ensure(min(h, bodyHeight/2))
+	d.font(bold, 9)
+	d.f.SetTextColor(20, 40, 90)
+	for _, l := range titleLines {
+		d.drawLine(margin, d.y()+0.5, contentW, 4.5, l, "L")
+		d.setY(d.y() + 4.5)
+	}
+	d.f.SetTextColor(0, 0, 0)
+	d.setY(d.y() + 1)
+	for _, r := range rows {
+		t.kv(r[0], r[1], false)
 	}
 	t.end()
 }
 
-// matchDecision adds a match's decision to its card: what was decided,
-// the note, who and when, and whether it still applies.
-func (d *doc) matchDecision(t *table, r *kyc.MatchReview) {
+// matchDecision is a match card's decision rows: what was decided, the
+// note, who and when, and whether it still applies.
+func (d *doc) matchDecision(r *kyc.MatchReview) [][]string {
 	if r == nil {
-		t.kv("Decision", "none yet: a reviewer must compare this match with the subject", false)
-		return
+		return [][]string{{"Decision", "none yet: a reviewer must compare this match with the subject"}}
 	}
 	what := decisionText(r.Decision)
 	if !r.Current {
 		what += " — no longer applies: the list's entry changed since (" + strings.Join(r.Changes, "; ") + "); a new decision is needed"
 	}
-	t.kv("Decision", what, false)
-	t.kv("Note", orNone(r.Note), false)
 	who := d.deciders[r.ActorID].Text()
 	if d.deciders[r.ActorID] == nil {
 		who = orNone(r.ActorID)
 	}
-	t.kv("Decided by", who+" on "+r.DecidedAt, false)
+	return [][]string{{"Decision", what}, {"Note", orNone(r.Note)}, {"Decided by", who + " on " + r.DecidedAt}}
 }
 
 // decisionText names a match decision for people.
