@@ -94,7 +94,7 @@ type OrgsUpdateCmd struct {
 	Policy       string `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
 	FourEyes     string `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
 	// ReportPersonalData is how compliance reports print personal data.
-	ReportPersonalData string `name:"report-personal-data" enum:",full,masked" default:"" env:"KYCD_REPORT_PERSONAL_DATA" help:"How compliance reports (PDF and report.json) print personal data: full (the default: every identifier, for the record the firm files) or masked (document numbers keep their last four characters, e-mail and phone masked, no MRZ or document images)."`
+	ReportPersonalData string `name:"report-personal-data" enum:",full,masked" default:"" env:"KYCD_REPORT_PERSONAL_DATA" help:"How compliance reports (PDF and report.json) print personal data: full (the default: every identifier, for the record the firm files) or masked (document numbers keep their last four characters, e-mail, phone and IP addresses masked, no MRZ or document images)."`
 	brandingFlags
 	AMLKinds string `name:"aml-kinds" env:"KYCD_AML_KINDS" placeholder:"KINDS|default" help:"List kinds the organization screens, comma-separated: sanctions (always) plus pep and/or adverse_media; the others are reported not_screened. 'default': sanctions plus every kind the installation has a list of."`
 	policyDryRun

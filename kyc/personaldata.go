@@ -1,6 +1,10 @@
 package kyc
 
-import "strings"
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+)
 
 // PersonalData says how an organization's compliance reports print
 // personal data (organizations.report_personal_data).
@@ -12,9 +16,9 @@ type PersonalData string
 // identification documents and data, the US CIP rule's record of the
 // document number) ask for the identifiers themselves. Masked is for
 // firms that hand reports on or want them minimal: document numbers keep
-// their last four characters, e-mail addresses and phone numbers are
-// masked, and the MRZ and the document images are left out. One rule
-// applies to every part of a report, its PDF and its JSON.
+// their last four characters, e-mail addresses, phone numbers and IP
+// addresses are masked, and the MRZ and the document images are left
+// out. One rule applies to every part of a report, its PDF and its JSON.
 const (
 	PersonalDataFull   PersonalData = "full"
 	PersonalDataMasked PersonalData = "masked"
@@ -64,4 +68,20 @@ func MaskPhone(p string) string {
 		}
 	}
 	return string(r)
+}
+
+// MaskIP keeps an address's network: 203.0.113.* for IPv4, the first
+// three groups for IPv6 (2001:db8:1:*). Text that is not an address is
+// masked whole.
+func MaskIP(s string) string {
+	a, err := netip.ParseAddr(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return strings.Repeat("*", len([]rune(s)))
+	case a.Is4() || a.Is4In6():
+		b := a.Unmap().As4()
+		return fmt.Sprintf("%d.%d.%d.*", b[0], b[1], b[2])
+	}
+	b := a.As16()
+	return fmt.Sprintf("%x:%x:%x:*", uint16(b[0])<<8|uint16(b[1]), uint16(b[2])<<8|uint16(b[3]), uint16(b[4])<<8|uint16(b[5]))
 }

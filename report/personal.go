@@ -19,7 +19,7 @@ import (
 
 // maskPersonalData masks the report's identifiers: the typed document
 // number keeps its last four characters, the MRZ the applicant gave is
-// left out, the e-mail and phone are masked, and the document images are
+// left out, the e-mail, phone and capture IP addresses are masked, and the document images are
 // not carried (a document image shows its number and MRZ).
 func (rep *KYCReport) maskPersonalData() {
 	rep.PersonalData = kyc.PersonalDataMasked
@@ -36,9 +36,20 @@ func (rep *KYCReport) maskPersonalData() {
 		p := kyc.MaskPhone(*a.Phone)
 		a.Phone = &p
 	}
-	for _, c := range rep.Captures {
+	for i := range rep.Captures {
+		c := &rep.Captures[i]
 		if c.Kind == "document" {
 			delete(rep.Thumbnails, c.ID)
+		}
+		// The address the image came from is personal data too: its
+		// network is kept, the host is not.
+		if ip, ok := c.Metadata["ip"].(string); ok {
+			meta := make(map[string]any, len(c.Metadata))
+			for k, v := range c.Metadata {
+				meta[k] = v
+			}
+			meta["ip"] = kyc.MaskIP(ip)
+			c.Metadata = meta
 		}
 	}
 }
@@ -49,7 +60,7 @@ func (rep *KYCReport) masked() bool { return rep.PersonalData == kyc.PersonalDat
 // personalDataText says, in the report, which rule it follows.
 func personalDataText(p kyc.PersonalData) string {
 	if p == kyc.PersonalDataMasked {
-		return "masked (the organization's setting): document numbers show their last four characters, e-mail and phone are masked, " +
+		return "masked (the organization's setting): document numbers show their last four characters, e-mail, phone and IP addresses are masked, " +
 			"the MRZ and the document images are left out"
 	}
 	return "full (the organization's setting): every identifier kycd holds is printed whole"

@@ -17,7 +17,7 @@ import (
 // prints no part of it but the last four characters, in the PDF and in
 // report.json, nor the MRZ, the document image, the e-mail or the phone.
 func TestPersonalDataOneRule(t *testing.T) {
-	const number, mrzLine, email, phone = "C01X00T47", "P<D<<MUSTERMANN<<ERIKA", "anna.schmidt@example.org", "+49 30 1234567"
+	const number, mrzLine, email, phone, ip = "C01X00T47", "P<D<<MUSTERMANN<<ERIKA", "anna.schmidt@example.org", "+49 30 1234567", "203.0.113.24"
 	for _, mode := range []kyc.PersonalData{kyc.PersonalDataFull, kyc.PersonalDataMasked} {
 		t.Run(string(mode), func(t *testing.T) {
 			rep := typicalKYC(t)
@@ -41,7 +41,7 @@ func TestPersonalDataOneRule(t *testing.T) {
 			}
 			flow := pdfFlow(t, path)
 			full := mode == kyc.PersonalDataFull
-			for _, whole := range []string{number, mrzLine, email, phone} {
+			for _, whole := range []string{number, mrzLine, email, phone, ip} {
 				if got := strings.Contains(flow, whole); got != full {
 					t.Errorf("PDF prints %q: %v, want %v", whole, got, full)
 				}
@@ -57,7 +57,7 @@ func TestPersonalDataOneRule(t *testing.T) {
 				mustContain(t, flow, "Document number C01X00T47 (the same as the number typed)",
 					"Compared: documentNumber match: document C01X00T47, applicant C01X00T47", "Personal data full")
 			} else {
-				mustContain(t, flow, "Personal data masked", "MRZ left out", "a***@example.org", "+** ** ****567",
+				mustContain(t, flow, "Personal data masked", "MRZ left out", "a***@example.org", "+** ** ****567", "203.0.113.*",
 					"Image not shown: the organization's reports mask personal data")
 				if !strings.Contains(string(js), `"personalData":"masked"`) {
 					t.Errorf("report.json does not say it is masked")
@@ -72,6 +72,8 @@ func TestMasks(t *testing.T) {
 		{kyc.MaskNumber("L898902C3"), "*****02C3"}, {kyc.MaskNumber("AB1"), "***"}, {kyc.MaskNumber("ΑΒΓΔΕΖ"), "**ΓΔΕΖ"},
 		{kyc.MaskEmail("jane@bank.example"), "j***@bank.example"}, {kyc.MaskEmail("nobody"), "******"},
 		{kyc.MaskPhone("+49 30 1234567"), "+** ** ****567"}, {kyc.MaskPhone("12"), "12"},
+		{kyc.MaskIP("203.0.113.24"), "203.0.113.*"}, {kyc.MaskIP("2001:db8:1:2::7"), "2001:db8:1:*"},
+		{kyc.MaskIP("::ffff:192.0.2.9"), "192.0.2.*"}, {kyc.MaskIP("nope"), "****"},
 	} {
 		if tt.in != tt.want {
 			t.Errorf("got %q, want %q", tt.in, tt.want)
