@@ -48,7 +48,9 @@ type ImportProgress struct {
 type ImportResult struct {
 	Version   *store.ListVersion
 	Unchanged bool // the active version already has these exact files
-	Names     int
+	// Names are the names screening searches (Entity.SearchableNames):
+	// the figure the service logs when it loads the version.
+	Names int
 	// LostKinds are the kinds no list covers any more since this version
 	// replaced its source's (a confirmed kind change): live checks of
 	// them answer error, an audit row per organization screening them
@@ -191,7 +193,7 @@ func importEntities(ctx context.Context, st *store.Store, spec ImportSpec, v *st
 		batch = append(batch, body)
 		size += len(body)
 		count++
-		names += len(e.Names)
+		names += e.SearchableNames()
 		if len(batch) >= importBatchEntities || size >= importBatchBytes {
 			return flush()
 		}

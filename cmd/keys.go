@@ -93,6 +93,8 @@ type OrgsUpdateCmd struct {
 	AMLThreshold string `name:"aml-threshold" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
 	Policy       string `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
 	FourEyes     string `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
+	// ReportPersonalData is how compliance reports print personal data.
+	ReportPersonalData string `name:"report-personal-data" enum:",full,masked" default:"" env:"KYCD_REPORT_PERSONAL_DATA" help:"How compliance reports (PDF and report.json) print personal data: full (the default: every identifier, for the record the firm files) or masked (document numbers keep their last four characters, e-mail, phone and IP addresses masked, no MRZ or document images)."`
 	brandingFlags
 	AMLKinds string `name:"aml-kinds" env:"KYCD_AML_KINDS" placeholder:"KINDS|default" help:"List kinds the organization screens, comma-separated: sanctions (always) plus pep and/or adverse_media; the others are reported not_screened. 'default': sanctions plus every kind the installation has a list of."`
 	policyDryRun
@@ -103,8 +105,8 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	if c.DryRun {
 		return c.dryRun(e)
 	}
-	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && !c.brandingFlags.given() {
-		return fmt.Errorf("nothing to change: give --aml-threshold, --policy, --four-eyes or --aml-kinds, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && c.ReportPersonalData == "" && !c.brandingFlags.given() {
+		return fmt.Errorf("nothing to change: give --aml-threshold, --policy, --four-eyes, --aml-kinds or --report-personal-data, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
 	}
 	var kinds []string
 	if c.AMLKinds != "" && c.AMLKinds != "default" {
@@ -170,6 +172,11 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 				return err
 			}
 		}
+		if c.ReportPersonalData != "" {
+			if err := tx.SetReportPersonalData(c.OrgID, kyc.PersonalData(c.ReportPersonalData)); err != nil {
+				return err
+			}
+		}
 		return brand.apply(tx, c.OrgID)
 	})
 	if err != nil {
@@ -194,6 +201,9 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	}
 	if c.AMLKinds != "" {
 		fmt.Fprintf(e.stdout, "%s: AML kinds %s\n", c.OrgID, kindsText(kinds))
+	}
+	if c.ReportPersonalData != "" {
+		fmt.Fprintf(e.stdout, "%s: report personal data %s\n", c.OrgID, c.ReportPersonalData)
 	}
 	brand.print(e, c.OrgID)
 	return nil

@@ -139,6 +139,8 @@ var notices = map[string]string{
 	"screening-saved":    "The screening settings are saved. They apply to new AML checks; monitored checks keep the threshold they were created with.",
 	"four-eyes-on":       "Four-eyes review is on: live manual decisions need two different reviewers.",
 	"four-eyes-off":      "Four-eyes review is off: one reviewer decides.",
+	"reports-full":       "Compliance reports print personal data in full.",
+	"reports-masked":     "Compliance reports mask personal data: document numbers show their last four characters; the MRZ and document images are left out.",
 	"policy-saved":       "The decision policy is saved. Requests submitted from now on are decided with it.",
 	"policy-unchanged":   "That is already the policy in force: nothing was changed.",
 	"update-queued":      "A list update is queued to run now. Its outcome shows here when it ends (reload the page).",

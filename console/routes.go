@@ -109,6 +109,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/branding", access: signedIn, perm: kyc.PermAdmin, h: c.handleBrandingSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/screening", access: signedIn, perm: kyc.PermAdmin, h: c.handleScreeningSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/review", access: signedIn, perm: kyc.PermAdmin, h: c.handleReviewSettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
 		{pattern: "GET /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicy},
 		{pattern: "POST /console/settings/policy/preview", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicyPreview, back: c.handlePolicy},

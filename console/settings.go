@@ -37,6 +37,8 @@ type settingsPage struct {
 	FourEyes    bool
 	RequireTOTP bool
 	Policy      policySummary
+	// PersonalData is how compliance reports print personal data.
+	PersonalData kyc.PersonalData
 }
 
 type brandForm struct {
@@ -88,7 +90,7 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.FourEyes = set.FourEyes
+	d.FourEyes, d.PersonalData = set.FourEyes, set.ReportPersonalData
 	if d.RequireTOTP, err = c.store.RequireTOTP(ctx, org); err != nil {
 		return err
 	}
@@ -262,6 +264,26 @@ func (c *console) handleReviewSettings(w http.ResponseWriter, r *http.Request) e
 		}
 	}
 	return redirect(w, r, "/console/settings#review", map[bool]string{true: "four-eyes-on", false: "four-eyes-off"}[on])
+}
+
+// handleReportSettings handles "POST /console/settings/reports": how
+// compliance reports print personal data (full or masked).
+func (c *console) handleReportSettings(w http.ResponseWriter, r *http.Request) error {
+	org := sessionFrom(r).User.OrganizationID
+	p, ok := kyc.ParsePersonalData(r.PostFormValue("personalData"))
+	if !ok {
+		return kyc.Invalid(kyc.FieldError{Field: "personalData", Message: "must be full or masked"})
+	}
+	set, err := c.store.FindOrgSettings(r.Context(), org)
+	if err != nil {
+		return err
+	}
+	if set.ReportPersonalData != p {
+		if err := c.store.InTx(r.Context(), func(tx *store.Tx) error { return tx.SetReportPersonalData(org, p) }); err != nil {
+			return err
+		}
+	}
+	return redirect(w, r, "/console/settings#reports", "reports-"+string(p))
 }
 
 // handleRequireTOTP handles "POST /console/settings/require-totp": a

@@ -19,7 +19,7 @@ import (
 
 // EngineVersion is recorded with every automated decision; change it when
 // a signal or the decision rule changes what it computes.
-const EngineVersion = "kycd-engine-1"
+const EngineVersion = "kycd-engine-2"
 
 // ScreenFunc screens the applicant against the AML lists (the AML
 // service's screener with the organization's threshold).
@@ -124,7 +124,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	case parsed != nil && parsed.DocumentNumber != "":
 		number, source, readNumber = parsed.DocumentNumber, "document_image", parsed.DocumentNumber
 	case r.DocumentData != nil && r.DocumentData.DocumentNumber != "":
-		number, source = r.DocumentData.DocumentNumber, "typed"
+		number, source = r.DocumentData.DocumentNumber, Typed
 	}
 	var hashes []string
 	for _, c := range in.Captures {
@@ -134,10 +134,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	signals[dupAt] = Duplicates(dups)
-	if source != "" {
-		signals[dupAt].Data["documentNumberSource"] = source
-	}
+	signals[dupAt] = Duplicates(dups, source)
 	signals = append([]Signal{docSig, DataConsistency(a, r.DocumentData, parsed, pol)}, signals...)
 	signals = append(signals, CountryRisk(pol, countriesOf(a, r.DocumentData, parsed)))
 	for _, w := range work {
@@ -283,10 +280,10 @@ func countriesOf(a *kyc.Applicant, doc *kyc.DocumentData, parsed *MRZData) map[s
 		m[applicantCountryRole] = *a.Country
 	}
 	if doc != nil && doc.IssuingCountry != "" {
-		m["document's issuing country"] = doc.IssuingCountry
+		m[typedIssuingRole] = doc.IssuingCountry
 	}
 	if parsed != nil && parsed.NationalityISO != "" {
-		m["nationality on the document"] = parsed.NationalityISO
+		m[readNationalityRole] = parsed.NationalityISO
 	}
 	return m
 }
@@ -298,6 +295,9 @@ type Reason struct {
 	Signal  string  `json:"signal"`
 	Action  Action  `json:"action"`
 	Weight  float64 `json:"weight,omitempty"`
+	// Unverified is the finding's: what it rests on that kycd did not
+	// verify (such a reason reviews, never rejects).
+	Unverified string `json:"unverified,omitempty"`
 }
 
 // apply turns signals into the decision: any reject finding rejects; else
@@ -322,7 +322,13 @@ func apply(p *Policy, signals []Signal) Result {
 			if act == ActIgnore {
 				continue
 			}
-			r := Reason{Code: f.Code, Message: f.Message, Signal: s.Name, Action: act}
+			// Only what kycd read or observed may reject: a finding
+			// that rests on typed details or on the applicant record
+			// sends to review (its message says so).
+			if f.Unverified != "" && act == ActReject {
+				act = ActReview
+			}
+			r := Reason{Code: f.Code, Message: f.Message, Signal: s.Name, Action: act, Unverified: f.Unverified}
 			if act == ActWarn {
 				r.Weight = p.Weights[f.Code]
 				risk += r.Weight

@@ -92,7 +92,8 @@ func DataConsistency(a *kyc.Applicant, typed *kyc.DocumentData, parsed *MRZData,
 			Detail: "The number the applicant typed."}
 		if kyc.NormalizeDocumentNumber(typed.DocumentNumber) != kyc.NormalizeDocumentNumber(parsed.DocumentNumber) {
 			c.Result = Mismatch
-			s.add(Fail, 0, CodeDocumentNumberDiffer, "The document number typed does not match the one in the document's MRZ.")
+			// A typing error is not a forged document: it never rejects.
+			s.addUnverified(Typed, Fail, 0, CodeDocumentNumberDiffer, "The document number typed does not match the one in the document's MRZ.")
 		}
 		cmp = append(cmp, c)
 	}

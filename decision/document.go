@@ -83,11 +83,13 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 	if typed != nil {
 		s.Data["documentType"], s.Data["issuingCountry"] = typed.DocumentType, typed.IssuingCountry
 	}
-	dob := ""
+	// Where the expiry date and the date of birth come from: "" when
+	// kycd read them from the document's MRZ, else what they rest on.
+	dob, dobBasis := "", ""
 	if a.DOB != nil {
-		dob = *a.DOB
+		dob, dobBasis = *a.DOB, Record
 	}
-	expiry := ""
+	expiry, expiryBasis := "", ""
 	var parsed *MRZData
 	best := bestRead(reads)
 	switch {
@@ -126,7 +128,7 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 			s.add(Warn, 0.5, CodeDocumentNotRead, "The document's machine-readable zone gives no expiry date (a French identity card of 1994–2021): a reviewer must check it.")
 		}
 		if len(d.BirthDate) == 10 {
-			dob = d.BirthDate
+			dob, dobBasis = d.BirthDate, ""
 		}
 	default:
 		s.Data["source"] = "typed"
@@ -145,18 +147,20 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 		}
 		s.add(Warn, 0.3, CodeDocumentNotRead, "Document data not read from the document: "+why+". The details the applicant typed are recorded, not verified.")
 		if typed != nil {
-			// Typed details may only add a finding, never clear one.
-			expiry = typed.ExpiryDate
+			// Typed details may only add a finding, never clear one,
+			// and a finding on them never rejects (addUnverified).
+			expiry, expiryBasis = typed.ExpiryDate, Typed
 		}
 	}
 	s.Data["expiryDate"], s.Data["dateOfBirth"] = expiry, dob
+	s.Data["expiryDateSource"], s.Data["dateOfBirthSource"] = sourceName(expiry, expiryBasis), sourceName(dob, dobBasis)
 	if t, ok := kyc.ParseDate(expiry); ok && t.Before(now.UTC().Truncate(24*time.Hour)) {
-		s.add(Fail, 0, CodeDocumentExpired, fmt.Sprintf("The document expired on %s.", expiry))
+		s.addUnverified(expiryBasis, Fail, 0, CodeDocumentExpired, fmt.Sprintf("The document expired on %s.", expiry))
 	}
 	if t, ok := kyc.ParseDate(dob); ok {
 		age := ageOn(t, now)
 		s.Data["age"] = age
-		underAge(&s, age, minAge)
+		underAge(&s, age, minAge, dobBasis)
 	}
 	if len(s.Findings) == 0 {
 		s.Detail = "The document's machine-readable zone was read from its image; it is valid and its check digits verify."
@@ -166,11 +170,24 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 	return s, parsed
 }
 
-// underAge adds UNDER_AGE when age is below the policy's minimum.
-func underAge(s *Signal, age, minAge int) {
+// underAge adds UNDER_AGE when age is below the policy's minimum; basis
+// is what the date of birth rests on ("" when read from the MRZ).
+func underAge(s *Signal, age, minAge int, basis string) {
 	if age < minAge {
-		s.add(Fail, 0, CodeUnderAge, fmt.Sprintf("The applicant is %d; the minimum age is %d.", age, minAge))
+		s.addUnverified(basis, Fail, 0, CodeUnderAge, fmt.Sprintf("The applicant is %d; the minimum age is %d.", age, minAge))
 	}
+}
+
+// sourceName is where a date of document_data came from, for its data:
+// document_image, typed or applicant_record ("" without the date).
+func sourceName(value, basis string) string {
+	switch {
+	case value == "":
+		return ""
+	case basis == "":
+		return "document_image"
+	}
+	return basis
 }
 
 // ageOn is the age in whole years on day now of someone born on dob.

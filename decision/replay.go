@@ -60,7 +60,7 @@ func Replay(p *Policy, processing map[string]any) (Result, error) {
 		case SigDocumentData:
 			if age, ok := number(s.Data["age"]); ok {
 				dropFindings(s, CodeUnderAge)
-				underAge(s, int(age), p.MinimumAge)
+				underAge(s, int(age), p.MinimumAge, recordedBasis(s.Data["dateOfBirthSource"]))
 			}
 		case SigDataConsistency:
 			if mrz != nil && hasComparison(s, "country") {
@@ -147,6 +147,16 @@ func dropFindings(s *Signal, code string) {
 	if len(kept) == 0 && s.Status != NotRun {
 		s.Status, s.Score = Pass, 1
 	}
+}
+
+// recordedBasis is what a recorded date rests on ("" when kycd read it
+// from the document). A result recorded before the source was kept
+// counts as read, as it was decided then.
+func recordedBasis(v any) string {
+	if src, _ := v.(string); src == Typed || src == Record {
+		return src
+	}
+	return ""
 }
 
 // number reads a recorded JSON number.

@@ -43,7 +43,7 @@ func (c recordedCase) signalsUnder(t testing.TB, p *Policy, at time.Time) []Sign
 		}
 		results = append(results, r)
 	}
-	return []Signal{doc, DataConsistency(c.a, typed, parsed, p), AMLScreening(results, p.SanctionsRejectScore), Duplicates(nil),
+	return []Signal{doc, DataConsistency(c.a, typed, parsed, p), AMLScreening(results, p.SanctionsRejectScore), Duplicates(nil, ""),
 		CaptureIntegrity(c.caps, c.fromIP, p.MaxRequestsPerIP), CountryRisk(p, countriesOf(c.a, typed, parsed)),
 		{Name: SigFaceMatch, Status: Pass, Score: 0.9, Findings: []Finding{}, Data: map[string]any{}}}
 }

@@ -29,6 +29,30 @@ type Signal struct {
 type Finding struct {
 	Code    string `json:"code"`    // e.g. DOCUMENT_EXPIRED, FACE_NOT_DETECTED
 	Message string `json:"message"` // for people
+	// Unverified names what the finding rests on that kycd did not read
+	// or observe itself ("" when it rests on what it did): Typed, Record
+	// or Browser. Such a finding never rejects: the policy's reject
+	// becomes review, and the message says so (apply).
+	Unverified string `json:"unverified,omitempty"`
+}
+
+// What an unverified finding rests on.
+const (
+	// Typed: the document details the applicant typed on the portal.
+	Typed = "typed"
+	// Record: the applicant record as the API client or a console user
+	// gave it (its date of birth, country, name).
+	Record = "applicant_record"
+	// Browser: what the applicant's page said about itself.
+	Browser = "browser"
+)
+
+// unverifiedNote is the sentence a finding's message ends with when it
+// rests on data kycd did not verify.
+var unverifiedNote = map[string]string{
+	Typed:   " This rests on what the applicant typed, not on what kycd read from the document: a reviewer must check it.",
+	Record:  " This rests on the applicant record, not on what kycd read from the document: a reviewer must check it.",
+	Browser: " This rests on what the applicant's browser said, not on what kycd observed: a reviewer must check it.",
 }
 
 // Reason codes. The policy refers to these; the OpenAPI description and

@@ -44,6 +44,19 @@ func (s *Signal) add(status Status, score float64, code, msg string) {
 	}
 }
 
+// addUnverified adds a finding that rests on data kycd did not verify
+// (basis: Typed, Record or Browser; with "" it is add). Such a finding is
+// at most a warning whatever the code (a policy's reject becomes review
+// in apply), and its message says what it rests on.
+func (s *Signal) addUnverified(basis string, status Status, score float64, code, msg string) {
+	if basis == "" {
+		s.add(status, score, code, msg)
+		return
+	}
+	s.add(Warn, score, code, msg+unverifiedNote[basis])
+	s.Findings[len(s.Findings)-1].Unverified = basis
+}
+
 // AMLScreening turns the applicant's screening results into a signal: a
 // hit on each list kind is a finding (the top score in Data), an error is
 // SCREENING_FAILED (never a pass).
@@ -98,7 +111,12 @@ func countMatches(rs []kyc.ListResult) int {
 // Duplicates reports other applicants of the organization who used the
 // same document, the same image, or the same details on an approved
 // verification.
-func Duplicates(dups []store.Duplicate) Signal {
+//
+// numberSource says where the document number compared came from
+// (Typed when no document was read): a duplicate of a typed number rests
+// on what the applicant typed. A duplicate of details compares the
+// applicant record.
+func Duplicates(dups []store.Duplicate, numberSource string) Signal {
 	s := newSignal(SigDuplicates)
 	codes := map[string]string{"document_number": CodeDuplicateDocument, "image": CodeDuplicateImage, "applicant_details": CodeDuplicateApplicant}
 	msgs := map[string]string{
@@ -112,10 +130,20 @@ func Duplicates(dups []store.Duplicate) Signal {
 		list = append(list, map[string]any{"requestId": d.RequestID, "applicantId": d.ApplicantID, "status": d.Status, "what": d.What})
 		if !seen[d.What] {
 			seen[d.What] = true
-			s.add(Fail, 0, codes[d.What], fmt.Sprintf(msgs[d.What], d.RequestID))
+			basis := ""
+			switch {
+			case d.What == "document_number" && numberSource == Typed:
+				basis = Typed
+			case d.What == "applicant_details":
+				basis = Record
+			}
+			s.addUnverified(basis, Fail, 0, codes[d.What], fmt.Sprintf(msgs[d.What], d.RequestID))
 		}
 	}
 	s.Data["duplicates"] = list
+	if numberSource != "" {
+		s.Data["documentNumberSource"] = numberSource
+	}
 	if len(s.Findings) == 0 {
 		s.Detail = "No other applicant used this document, these images or these details."
 	} else {
@@ -150,7 +178,7 @@ func CaptureIntegrity(caps []kyc.Capture, requestsFromIP, maxPerIP int) Signal {
 	}
 	s.Data["uploads"], s.Data["captures"], s.Data["requestsFromIp24h"] = uploads, len(caps), requestsFromIP
 	if uploads > 0 {
-		s.add(Warn, 0.7, CodeUploadedNotCaptured, fmt.Sprintf("%d of %d images were uploaded files rather than camera captures.", uploads, len(caps)))
+		s.addUnverified(Browser, Warn, 0.7, CodeUploadedNotCaptured, fmt.Sprintf("%d of %d images were uploaded files rather than camera captures, as the applicant's page reported.", uploads, len(caps)))
 	}
 	manyAttempts(&s, requestsFromIP, maxPerIP)
 	if len(s.Findings) == 0 {
@@ -212,7 +240,7 @@ func CountryRisk(p *Policy, countries map[string]string) Signal {
 	for _, role := range sortedKeys(countries) {
 		c := countries[role]
 		if c != "" && high[c] {
-			s.add(Warn, 0.5, CodeHighRiskCountry, fmt.Sprintf("The %s (%s) is on the high-risk list.", role, c))
+			s.addUnverified(countryBasis[role], Warn, 0.5, CodeHighRiskCountry, fmt.Sprintf("The %s (%s) is on the high-risk list.", role, c))
 		}
 	}
 	s.Data["countries"], s.Data["listDate"] = countries, FATFDate
@@ -226,5 +254,16 @@ func CountryRisk(p *Policy, countries map[string]string) Signal {
 	}
 	return s
 }
+
+// countryBasis says what each country of country_risk rests on: the
+// applicant record, the issuing country the applicant typed, or the
+// nationality kycd read from the document's MRZ ("").
+var countryBasis = map[string]string{applicantCountryRole: Record, typedIssuingRole: Typed, readNationalityRole: ""}
+
+// The roles of country_risk's countries.
+const (
+	typedIssuingRole    = "document's issuing country"
+	readNationalityRole = "nationality on the document"
+)
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -58,8 +58,10 @@ func TestDocumentDataSignal(t *testing.T) {
 		{"nothing submitted", nil, nil, anna, now, "", NotRun},
 		{"driving licence: typed only", &kyc.DocumentData{DocumentType: "driving_licence", DocumentNumber: "X1", ExpiryDate: "2030-01-01"}, nil, anna, now, CodeDocumentNotRead, Warn},
 		{"passport whose MRZ could not be read", passport, unreadable, anna, now, CodeDocumentNotRead, Warn},
+		// A typed expiry in the past is a finding, but only a warning:
+		// kycd did not read it (TestUnverifiedFindingsReview).
 		{"typed expiry in the past still counts", &kyc.DocumentData{DocumentType: "passport", DocumentNumber: "X1", ExpiryDate: "2026-11-21"}, unreadable, anna, now,
-			CodeDocumentNotRead + "," + CodeDocumentExpired, Fail},
+			CodeDocumentNotRead + "," + CodeDocumentExpired, Warn},
 		// The case: typed "expires 2031", the image says 2012.
 		{"expiry from the image, not the typed one", passport, read(readOf(t, specimenTD3)), anna, now, CodeDocumentExpired, Fail},
 		{"bad check digit", passport, read(readOf(t, bad)), anna, now, CodeMRZChecksumFailed + "," + CodeDocumentExpired, Fail},
@@ -196,7 +198,7 @@ func TestAMLScreeningSignal(t *testing.T) {
 }
 
 func TestDuplicatesCaptureIntegrityCountryRisk(t *testing.T) {
-	if s := Duplicates([]store.Duplicate{{RequestID: "kyc_1", What: "image"}, {RequestID: "kyc_2", What: "image"}, {RequestID: "kyc_3", What: "document_number"}}); codes(s) != "DUPLICATE_IMAGE,DUPLICATE_DOCUMENT" {
+	if s := Duplicates([]store.Duplicate{{RequestID: "kyc_1", What: "image"}, {RequestID: "kyc_2", What: "image"}, {RequestID: "kyc_3", What: "document_number"}}, ""); codes(s) != "DUPLICATE_IMAGE,DUPLICATE_DOCUMENT" {
 		t.Errorf("duplicates: %q", codes(s))
 	}
 	front := "front"

@@ -15,7 +15,11 @@ import (
 type AMLReport struct {
 	GeneratedAt  string
 	Organization Organization
-	Check        *kyc.AMLCheck // with History loaded
+	// Check has its History loaded and each match's latest decision
+	// (Review), with ReviewStatus and ConfirmedCount computed from them.
+	Check *kyc.AMLCheck
+	// Deciders name the actor of each decision, by actor id.
+	Deciders map[string]*Person
 }
 
 // BuildAML gathers a check's report, scoped like every lookup.
@@ -27,9 +31,25 @@ func BuildAML(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 	if c.History, err = st.FindScreenings(ctx, c.ID); err != nil {
 		return nil, err
 	}
+	decisions, err := st.FindMatchDecisions(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	c.ReviewStatus, c.ConfirmedCount = kyc.ApplyMatchDecisions(c.Results, decisions)
 	org, err := findOrg(ctx, st, orgID)
 	if err != nil {
 		return nil, err
 	}
-	return &AMLReport{GeneratedAt: kyc.FormatTime(now), Organization: *org, Check: c}, nil
+	rep := &AMLReport{GeneratedAt: kyc.FormatTime(now), Organization: *org, Check: c, Deciders: map[string]*Person{}}
+	pp := newPeople(ctx, st, orgID)
+	for _, d := range decisions {
+		p, err := pp.find(d.ActorID)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			rep.Deciders[d.ActorID] = p
+		}
+	}
+	return rep, nil
 }

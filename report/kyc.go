@@ -21,16 +21,19 @@ const KYCSchemaVersion = "kyc-report/1"
 
 // KYCReport is everything a KYC request's report shows.
 type KYCReport struct {
-	SchemaVersion string            `json:"schemaVersion"`
-	GeneratedAt   string            `json:"generatedAt"`
-	Organization  Organization      `json:"organization"`
-	Environment   string            `json:"environment"`
-	Sandbox       bool              `json:"sandbox"` // sandbox makes no real decisions; the PDF says so on every page
-	Request       RequestPart       `json:"request"`
-	Applicant     ApplicantPart     `json:"applicant"`
-	Automation    AutomationPart    `json:"automation"`
-	DocumentData  *kyc.DocumentData `json:"documentData"`
-	Captures      []CapturePart     `json:"captures"`
+	SchemaVersion string       `json:"schemaVersion"`
+	GeneratedAt   string       `json:"generatedAt"`
+	Organization  Organization `json:"organization"`
+	Environment   string       `json:"environment"`
+	Sandbox       bool         `json:"sandbox"` // sandbox makes no real decisions; the PDF says so on every page
+	// PersonalData is how the report prints personal data: the
+	// organization's reportPersonalData (personal.go).
+	PersonalData kyc.PersonalData  `json:"personalData"`
+	Request      RequestPart       `json:"request"`
+	Applicant    ApplicantPart     `json:"applicant"`
+	Automation   AutomationPart    `json:"automation"`
+	DocumentData *kyc.DocumentData `json:"documentData"`
+	Captures     []CapturePart     `json:"captures"`
 	// LivenessSessions are the selfie's camera sessions with their
 	// evidence (liveness.go).
 	LivenessSessions []LivenessPart   `json:"livenessSessions"`
@@ -118,13 +121,18 @@ type TimelinePart struct {
 	Decision   string  `json:"decision"`
 	ActorType  string  `json:"actorType"`
 	ActorID    *string `json:"actorId"`
-	Reason     *string `json:"reason"`
-	At         string  `json:"at"`
+	// Actor names the user or API key behind ActorID (null for the
+	// applicant and the system).
+	Actor  *Person `json:"actor"`
+	Reason *string `json:"reason"`
+	At     string  `json:"at"`
 }
 
 // ReviewerNote is a reviewer's decision with their note.
 type ReviewerNote struct {
-	Reviewer   string  `json:"reviewer"`
+	Reviewer string `json:"reviewer"` // as recorded: usr_<ulid>, key_<ulid> or "<name> (key_<ulid>)"
+	// By names the reviewer: display name and e-mail, or the key.
+	By         *Person `json:"by"`
 	Decision   string  `json:"decision"`
 	Note       string  `json:"note"`
 	ReasonCode *string `json:"reasonCode"`
@@ -159,8 +167,12 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 	if err != nil {
 		return nil, err
 	}
+	set, err := st.FindOrgSettings(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
 	rep := &KYCReport{
-		SchemaVersion: KYCSchemaVersion, GeneratedAt: kyc.FormatTime(now), Organization: *org,
+		SchemaVersion: KYCSchemaVersion, GeneratedAt: kyc.FormatTime(now), Organization: *org, PersonalData: kyc.PersonalDataFull,
 		Environment: string(r.Environment), Sandbox: r.Environment == kyc.Sandbox,
 		Request: RequestPart{ID: r.ID, PublicID: r.PublicID, Status: string(r.Status), Decision: string(r.Decision),
 			DecisionReason: r.DecisionReason, WorkflowType: string(r.WorkflowType), ExternalRef: r.ExternalRef,
@@ -204,9 +216,15 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Metadata: meta})
 		rep.Thumbnails[c.ID] = full.Data
 	}
+	pp := newPeople(ctx, st, orgID)
 	for _, e := range events {
 		t := TimelinePart{Type: e.Type, ToStatus: string(e.ToStatus), Decision: string(e.Decision), ActorType: string(e.ActorType),
 			ActorID: e.ActorID, Reason: e.Reason, At: kyc.FormatTime(e.CreatedAt)}
+		if e.ActorID != nil {
+			if t.Actor, err = pp.find(*e.ActorID); err != nil {
+				return nil, err
+			}
+		}
 		if e.FromStatus != nil {
 			f := string(*e.FromStatus)
 			t.FromStatus = &f
@@ -217,7 +235,7 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			if e.ActorID != nil {
 				who = *e.ActorID
 			}
-			note := ReviewerNote{Reviewer: who, Decision: string(e.ToStatus), Note: *e.Reason, At: kyc.FormatTime(e.CreatedAt)}
+			note := ReviewerNote{Reviewer: who, By: t.Actor, Decision: string(e.ToStatus), Note: *e.Reason, At: kyc.FormatTime(e.CreatedAt)}
 			if e.Type != string(kyc.EventKYCApproved) && e.Type != string(kyc.EventKYCRejected) {
 				note.Decision = e.Type
 			}
@@ -226,6 +244,9 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			}
 			rep.ReviewerNotes = append(rep.ReviewerNotes, note)
 		}
+	}
+	if set.ReportPersonalData == kyc.PersonalDataMasked {
+		rep.maskPersonalData()
 	}
 	return rep, rep.seal()
 }

@@ -40,6 +40,11 @@ const (
 	bodyTop    = 27.0
 	bodyBottom = 279.0
 	bodyHeight = bodyBottom - bodyTop
+	// sectionHeadH is what a section's heading takes (section).
+	sectionHeadH = 11.0
+	// subsectionKeep is what subsection keeps for its title and first
+	// lines.
+	subsectionKeep = 18.0
 )
 
 // fontStyle picks one of the embedded faces.
@@ -64,6 +69,9 @@ type doc struct {
 	generated string // generation time, in the header
 	footer    string // right side of the footer (ids, hash prefix)
 	sandbox   bool
+	// deciders is set for an AML report, whose match cards show each
+	// match's decision: the actor of each decision by id.
+	deciders map[string]*Person
 }
 
 // newDoc sets up an A4 document whose bytes depend only on its content:
@@ -192,9 +200,16 @@ func (d *doc) pageFooter() {
 }
 
 // section starts a titled part of the report. It keeps room for a few
-// lines under the title so a heading never ends a page alone.
-func (d *doc) section(title string) {
-	d.ensure(24)
+// lines under the title so a heading never ends a page alone; keep is
+// the height of a first block taller than that (an image with its facts,
+// a titled list result), which then starts on the same page as the
+// heading.
+func (d *doc) section(title string, keep ...float64) {
+	need := 24.0
+	for _, k := range keep {
+		need = max(need, sectionHeadH+k)
+	}
+	d.ensure(need)
 	d.setY(d.y() + 3)
 	d.font(bold, 12)
 	d.f.SetTextColor(20, 40, 90)
@@ -208,7 +223,7 @@ func (d *doc) section(title string) {
 
 // subsection titles a part inside a section (one list, one capture).
 func (d *doc) subsection(title string) {
-	d.ensure(18)
+	d.ensure(subsectionKeep)
 	d.setY(d.y() + 1.5)
 	d.font(bold, 10)
 	lines := d.wrap(title, contentW)

@@ -27,6 +27,10 @@ func WriteAMLPDF(w io.Writer, rep *AMLReport) error {
 	if err != nil {
 		return fmt.Errorf("write aml pdf: %w", err)
 	}
+	d.deciders = rep.Deciders
+	if d.deciders == nil {
+		d.deciders = map[string]*Person{}
+	}
 
 	amlSummary(d, c)
 
@@ -62,17 +66,57 @@ func WriteAMLPDF(w io.Writer, rep *AMLReport) error {
 	t.kv("Risk level", risk, false)
 	t.kv("Matches", strconv.Itoa(c.MatchCount), false)
 	t.kv("Match threshold", strconv.FormatFloat(c.Threshold, 'f', 2, 64), false)
+	t.kv("Review", reviewText(c), false)
 	t.kv("Monitoring", monitoring(c), false)
 	t.kv("Created", kyc.FormatTime(c.CreatedAt), false)
 	t.kv("Last screened", kyc.FormatTime(c.LastScreenedAt), false)
 	t.end()
 
-	d.section("Results per list")
+	d.section("Results per list", d.screeningsHeight(c.Results))
 	d.screenings(c.Results)
 	amlHistory(d, c.History)
 	d.setY(d.y() + 2)
 	d.para(scriptLegend, regular, 8)
 	return d.finish(w)
+}
+
+// reviewText says whether the check's matches still need a person.
+func reviewText(c *kyc.AMLCheck) string {
+	n := matchTally(c)
+	switch {
+	case n.total == 0:
+		return "not required: no match"
+	case n.decided == n.total:
+		s := fmt.Sprintf("resolved: every match decided (%d confirmed, %d false positive)", n.confirmed, n.decided-n.confirmed)
+		if c.ResolvedAt != nil {
+			s += ", " + kyc.FormatTime(*c.ResolvedAt)
+		}
+		return s
+	}
+	return fmt.Sprintf("pending: %d of %d %s decided", n.decided, n.total, plural(n.total, "match", "matches"))
+}
+
+// tally counts a check's matches and their current decisions.
+type tally struct{ total, decided, confirmed int }
+
+func matchTally(c *kyc.AMLCheck) tally {
+	var n tally
+	for _, r := range c.Results {
+		n.add(r.Matches)
+	}
+	return n
+}
+
+func (n *tally) add(ms []kyc.MatchRecord) {
+	for _, m := range ms {
+		n.total++
+		if m.Review != nil && m.Review.Current {
+			n.decided++
+			if m.Review.Decision == kyc.MatchConfirmed {
+				n.confirmed++
+			}
+		}
+	}
 }
 
 func monitoring(c *kyc.AMLCheck) string {

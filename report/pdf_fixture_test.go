@@ -76,7 +76,7 @@ func listRef(kind string) []kyc.ListVersionRef {
 func typicalKYC(t testing.TB) *KYCReport {
 	t.Helper()
 	rep := &KYCReport{
-		SchemaVersion: KYCSchemaVersion, GeneratedAt: at(2 * time.Hour),
+		SchemaVersion: KYCSchemaVersion, GeneratedAt: at(2 * time.Hour), PersonalData: kyc.PersonalDataFull,
 		Organization: Organization{ID: "org_01JNX8Q4M2", Name: "Nordbank Payments GmbH"}, Environment: "live",
 		Request: RequestPart{ID: "01JNXA7K3D5F8G2H4J6K8M0P2Q", PublicID: "kyc_7QK2M9XD", Status: "approved", Decision: "approved",
 			DecisionReason: ptr("PEP match reviewed: a different person (date of birth differs)."), WorkflowType: "standard",
@@ -139,7 +139,8 @@ func typicalKYC(t testing.TB) *KYCReport {
 			"detail": "Compared with the MRZ read from the document: name match, dateOfBirth match.",
 			"data": map[string]any{"comparisons": []any{
 				map[string]any{"field": "name", "document": "ERIKA MUSTERMANN", "applicant": "Erika Mustermann", "result": "match", "detail": "Similarity 1.00 (as written); 0.82 needed."},
-				map[string]any{"field": "dateOfBirth", "document": "1964-08-12", "applicant": "1964-08-12", "result": "match"}}}},
+				map[string]any{"field": "dateOfBirth", "document": "1964-08-12", "applicant": "1964-08-12", "result": "match"},
+				map[string]any{"field": "documentNumber", "document": "*****0T47", "applicant": "*****0T47", "result": "match", "detail": "The number the applicant typed."}}}},
 	}
 	rep.Reasons = []any{
 		map[string]any{"code": "PEP_MATCH", "message": "Possible politically exposed person: Anna Maria Schmitt (0.91).",
@@ -161,7 +162,7 @@ func typicalKYC(t testing.TB) *KYCReport {
 			tp.FromStatus = ptr(e.from)
 		}
 		if e.actor == "reviewer" {
-			tp.ActorID = ptr("usr_compliance_jdoe")
+			tp.ActorID, tp.Actor = ptr("usr_compliance_jdoe"), jdoe
 		}
 		if e.reason != "" {
 			tp.Reason = ptr(e.reason)
@@ -169,13 +170,16 @@ func typicalKYC(t testing.TB) *KYCReport {
 		rep.Timeline = append(rep.Timeline, tp)
 	}
 	rep.Timeline[7].Decision = "approved"
-	rep.ReviewerNotes = append(rep.ReviewerNotes, ReviewerNote{Reviewer: "usr_compliance_jdoe", Decision: "approved",
+	rep.ReviewerNotes = append(rep.ReviewerNotes, ReviewerNote{Reviewer: "usr_compliance_jdoe", By: jdoe, Decision: "approved",
 		Note: "Different person: date of birth 1971 vs 1990.", ReasonCode: ptr("PEP_FALSE_POSITIVE"), At: at(77 * time.Minute)})
 	if err := rep.seal(); err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
+
+// jdoe is the reviewer of the typical request, as BuildKYC names her.
+var jdoe = &Person{Type: "user", ID: "usr_compliance_jdoe", Name: "Johanna Doe", Email: ptr("j.doe@nordbank.example")}
 
 // eventTypes are cycled through by the long timeline.
 var eventTypes = []string{kyc.TimelineOpened, string(kyc.EventKYCPortalLinkReady), string(kyc.EventKYCSubmitted),
@@ -227,7 +231,9 @@ func scriptsKYC(t testing.TB) *KYCReport {
 	m := match(0, nameCyrillic, nameGreek, 0.873)
 	m.Names = append(m.Names, nameArabic)
 	rep.Screenings[1].Matches = []kyc.MatchRecord{m}
-	rep.ReviewerNotes[0].Reviewer = nameCyrillic
+	// A decision through the API, with the reviewer's name sent.
+	rep.ReviewerNotes[0].Reviewer = nameCyrillic + " (key_01JNXKEYBACKOFFICE)"
+	rep.ReviewerNotes[0].By = &Person{Type: "api_key", ID: "key_01JNXKEYBACKOFFICE", Name: nameCyrillic, Key: ptr("Back office")}
 	rep.ReviewerNotes[0].Note = "Spoke with " + nameLatin + "; the listed " + nameGreek + " (" + nameArabic + ") is someone else."
 	if err := rep.seal(); err != nil {
 		t.Fatal(err)

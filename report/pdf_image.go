@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -32,11 +33,15 @@ type thumb struct {
 // makeThumbs scales every capture's image in parallel: decoding and
 // scaling megapixel photos is most of a report's rendering time, and each
 // image is independent. The result is in capture order.
-func makeThumbs(caps []CapturePart, images map[string][]byte) []thumb {
+func makeThumbs(caps []CapturePart, images map[string][]byte, masked bool) []thumb {
 	out := make([]thumb, len(caps))
 	scaled := make([]*image.RGBA, len(caps))
 	var wg sync.WaitGroup
 	for i, c := range caps {
+		if masked && c.Kind == "document" {
+			out[i].err = errors.New(withheldImage)
+			continue
+		}
 		data, ok := images[c.ID]
 		if !ok || len(data) == 0 {
 			out[i].err = fmt.Errorf("no image stored for capture %s", c.ID)

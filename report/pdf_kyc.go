@@ -27,7 +27,7 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	// Scaling the images is most of the work; it runs while the text
 	// sections are laid out.
 	thumbsDone := make(chan []thumb, 1)
-	go func() { thumbsDone <- makeThumbs(rep.Captures, rep.Thumbnails) }()
+	go func() { thumbsDone <- makeThumbs(rep.Captures, rep.Thumbnails, rep.masked()) }()
 
 	footer := "Request " + rep.Request.ID + " · SHA-256 " + hashPrefix(rep.ContentSHA256)
 	d, err := newDoc("KYC compliance report", rep.Request.PublicID, rep.GeneratedAt, footer, rep.Sandbox)
@@ -40,10 +40,12 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	kycOverview(d, rep)
 	kycDocument(d, rep)
 	kycDocumentRead(d, rep)
-	d.section("Captured images")
+	// Each heading keeps its first block with it: the first image with
+	// its facts, the first list's title and lines.
+	d.section("Captured images", d.firstCaptureHeight(rep.Captures))
 	d.captures(rep.Captures, <-thumbsDone)
 	kycLiveness(d, rep.LivenessSessions)
-	d.section("Screening results")
+	d.section("Screening results", d.screeningsHeight(rep.Screenings))
 	d.screenings(rep.Screenings)
 	if err := kycSignals(d, rep.Signals, rep.Captures); err != nil {
 		return fmt.Errorf("write kyc pdf: %w", err)
@@ -70,6 +72,7 @@ func kycOverview(d *doc, rep *KYCReport) {
 		env += " (SANDBOX — not a real decision)"
 	}
 	t.kv("Environment", env, false)
+	t.kv("Personal data", personalDataText(rep.PersonalData), false)
 	t.end()
 
 	r := &rep.Request
@@ -128,7 +131,11 @@ func kycDocument(d *doc, rep *KYCReport) {
 	t.kv("Issuing country", orNone(dd.IssuingCountry), false)
 	t.kv("Document number", orNone(dd.DocumentNumber), true)
 	t.kv("Expiry date", orNone(dd.ExpiryDate), false)
-	t.kv("MRZ", orNone(dd.MRZ), true)
+	if rep.masked() {
+		t.kv("MRZ", "left out: this organization's reports mask personal data", false)
+	} else {
+		t.kv("MRZ", orNone(dd.MRZ), true)
+	}
 	t.end()
 }
 
@@ -154,7 +161,8 @@ func kycDocumentRead(d *doc, rep *KYCReport) {
 		t.kv("Surname", text(m["surname"]), false)
 		t.kv("Given names", text(m["givenNames"]), false)
 		t.kv("Date of birth", text(m["birthDate"]), false)
-		t.kv("Document number", text(m["documentNumber"]), true)
+		n := readNumber(rep, text(m["documentNumber"]))
+		t.kv("Document number", n, !strings.Contains(n, " ("))
 		t.kv("Nationality", text(m["nationality"]), false)
 		t.kv("Issuing state", text(m["issuingState"]), false)
 		t.kv("Expiry date", orNone(text(m["expiryDate"])), false)
@@ -174,7 +182,9 @@ func kycDocumentRead(d *doc, rep *KYCReport) {
 	t = d.kvTable()
 	for _, x := range list {
 		c, _ := x.(map[string]any)
-		line := text(c["result"]) + ": document " + orNone(text(c["document"])) + ", applicant " + orNone(text(c["applicant"]))
+		field := text(c["field"])
+		line := text(c["result"]) + ": document " + orNone(comparedValue(rep, field, "document", text(c["document"]))) +
+			", applicant " + orNone(comparedValue(rep, field, "applicant", text(c["applicant"])))
 		if det := text(c["detail"]); det != "" {
 			line += " (" + det + ")"
 		}

@@ -30,20 +30,9 @@ func (d *doc) captures(caps []CapturePart, thumbs []thumb) {
 		if c.Side != nil && *c.Side != "" {
 			title += " (" + *c.Side + ")"
 		}
-		facts := [][2]string{
-			{"Capture id", c.ID}, {"Kind", orNone(c.Kind)}, {"Side", optStr(c.Side)},
-			{"Document type", optStr(c.DocumentType)}, {"Country", optStr(c.Country)},
-			{"Content type", orNone(c.ContentType)}, {"Dimensions", fmt.Sprintf("%d × %d px", c.Width, c.Height)},
-			{"Size", strconv.Itoa(c.Size) + " bytes"}, {"Captured", orNone(c.CapturedAt)},
-			{"Capture method", orNone(c.Method)},
-		}
-		x := margin + thumbBoxW + thumbGap
-		t := d.tableAt(x, pageW-margin-x, "", false, col{w: 0.35, style: bold}, col{w: 0.65})
-		factsH := 0.0
-		for _, f := range facts {
-			factsH += t.rowHeight(f[:], []fontStyle{bold, regular})
-		}
-		d.ensure(18 + max(thumbBoxH, factsH))
+		facts := captureFacts(c)
+		t := d.factsTable()
+		d.ensure(d.captureHeight(t, facts))
 		d.subsection(title)
 		top := d.y()
 		d.thumbnail(i, thumbs[i], top)
@@ -60,6 +49,42 @@ func (d *doc) captures(caps []CapturePart, thumbs []thumb) {
 		}
 		m.end()
 	}
+}
+
+// captureFacts are what an image's card lists beside its thumbnail.
+func captureFacts(c *CapturePart) [][2]string {
+	return [][2]string{
+		{"Capture id", c.ID}, {"Kind", orNone(c.Kind)}, {"Side", optStr(c.Side)},
+		{"Document type", optStr(c.DocumentType)}, {"Country", optStr(c.Country)},
+		{"Content type", orNone(c.ContentType)}, {"Dimensions", fmt.Sprintf("%d × %d px", c.Width, c.Height)},
+		{"Size", strconv.Itoa(c.Size) + " bytes"}, {"Captured", orNone(c.CapturedAt)},
+		{"Capture method", orNone(c.Method)},
+	}
+}
+
+// factsTable is the table of an image's facts, right of its thumbnail.
+func (d *doc) factsTable() *table {
+	x := margin + thumbBoxW + thumbGap
+	return d.tableAt(x, pageW-margin-x, "", false, col{w: 0.35, style: bold}, col{w: 0.65})
+}
+
+// captureHeight is what an image's card needs on one page: its title,
+// the thumbnail and the facts beside it.
+func (d *doc) captureHeight(t *table, facts [][2]string) float64 {
+	factsH := 0.0
+	for _, f := range facts {
+		factsH += t.rowHeight(f[:], []fontStyle{bold, regular})
+	}
+	return subsectionKeep + max(thumbBoxH, factsH)
+}
+
+// firstCaptureHeight is the first image card's height (0 without images),
+// which the "Captured images" heading keeps with it.
+func (d *doc) firstCaptureHeight(caps []CapturePart) float64 {
+	if len(caps) == 0 {
+		return 0
+	}
+	return d.captureHeight(d.factsTable(), captureFacts(&caps[0]))
 }
 
 // thumbnail places image i in its box at top, keeping its aspect ratio.
@@ -181,7 +206,7 @@ func kycTimeline(d *doc, events []TimelinePart) {
 	// Widths: a timestamp (34 mm at 7.5 pt) and the longest event type
 	// (38 mm) fit on one line, so both can be read and searched whole.
 	t := d.newTable("", true, col{head: "#", w: 0.04, align: "R"}, col{head: "Time", w: 0.205}, col{head: "Event", w: 0.235},
-		col{head: "Status / decision", w: 0.18}, col{head: "Actor", w: 0.14}, col{head: "Reason", w: 0.20}).continues("Timeline")
+		col{head: "Status / decision", w: 0.15}, col{head: "Actor", w: 0.19}, col{head: "Reason", w: 0.17}).continues("Timeline")
 	for i, e := range events {
 		status := orNone(e.ToStatus)
 		if e.FromStatus != nil {
@@ -191,7 +216,10 @@ func kycTimeline(d *doc, events []TimelinePart) {
 			status += "\ndecision " + e.Decision
 		}
 		actor := orNone(e.ActorType)
-		if e.ActorID != nil && *e.ActorID != "" {
+		switch {
+		case e.Actor != nil:
+			actor += "\n" + e.Actor.Lines()
+		case e.ActorID != nil && *e.ActorID != "":
 			actor += "\n" + *e.ActorID
 		}
 		t.row(strconv.Itoa(i+1), e.At, e.Type, status, actor, optStr(e.Reason))
@@ -206,10 +234,11 @@ func kycNotes(d *doc, notes []ReviewerNote) {
 		d.para("No reviewer notes were recorded.", regular, 9)
 		return
 	}
-	t := d.newTable("", true, col{head: "Time", w: 0.205}, col{head: "Reviewer", w: 0.16}, col{head: "Decision", w: 0.11},
-		col{head: "Reason code", w: 0.18}, col{head: "Note", w: 0.345}).continues("Reviewer notes")
+	// The reviewer's column holds a name over an e-mail address.
+	t := d.newTable("", true, col{head: "Time", w: 0.205}, col{head: "Reviewer", w: 0.20}, col{head: "Decision", w: 0.10},
+		col{head: "Reason code", w: 0.18}, col{head: "Note", w: 0.315}).continues("Reviewer notes")
 	for _, n := range notes {
-		t.row(n.At, orNone(n.Reviewer), orNone(n.Decision), optStr(n.ReasonCode), orNone(n.Note))
+		t.row(n.At, reviewerLines(n), orNone(n.Decision), optStr(n.ReasonCode), orNone(n.Note))
 	}
 	t.end()
 }

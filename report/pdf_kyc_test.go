@@ -43,9 +43,9 @@ func TestKYCPDFTypical(t *testing.T) {
 	mustContain(t, text, "Nordbank Payments GmbH", "Anna Schmidt", rep.Request.ID, "approved", "awaiting_review",
 		"policy-7", "2026.3.1", "0.820", "35.0", "C01X00T47", "P<D<<MUSTERMANN<<ERIKA", rep.ContentSHA256,
 		"Anna Maria Schmitt", "0.912", "lv_pep_2026_02_27", "image_quality", "face_match", "PEP_MATCH", "review",
-		"usr_compliance_jdoe", "PEP_FALSE_POSITIVE",
+		"Johanna Doe", "j.doe@nordbank.example", "PEP_FALSE_POSITIVE",
 		// What the document says, as read from its photo, and how it compared.
-		"What the document says", "Read by kycd from the document photo", "1964-08-12", "*****0T47", "Compared: name", "ERIKA MUSTERMANN",
+		"What the document says", "Read by kycd from the document photo", "1964-08-12", "C01X00T47 (the same as the number typed)", "Compared: name", "ERIKA MUSTERMANN",
 		"Selfie liveness", "lvs_01JNXA8Z0FAILED", "turn_left, look_up", "LIVENESS_MOVEMENT_NOT_SEEN", "head_movement",
 		"lvf_01JNXA8Z1FRAME0", "does not detect")
 	for _, c := range rep.Captures {

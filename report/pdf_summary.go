@@ -39,11 +39,17 @@ func (t tone) colours() (fill, bar [3]int) {
 // wrapped lines under it.
 func (d *doc) banner(headline, text string, t tone) {
 	const pad, headH, textLH = 3.0, 6.5, 4.2
+	inner := contentW - 2*pad - 2
+	// The headline wraps like the text: a sandbox verdict is longer than
+	// the box is wide, and drawn on one line it ran out of the box.
+	d.font(bold, 13)
+	heads := d.wrap(headline, inner)
 	d.font(regular, 9.5)
-	lines := d.wrap(text, contentW-2*pad-2)
-	h := pad + headH + float64(len(lines))*textLH + pad
+	lines := d.wrap(text, inner)
+	headsH := float64(len(heads)) * headH
+	h := pad + headsH + float64(len(lines))*textLH + pad
 	if text == "" {
-		h = pad + headH + pad - 1
+		h = pad + headsH + pad - 1
 	}
 	d.ensure(h + 3)
 	y := d.y()
@@ -54,10 +60,12 @@ func (d *doc) banner(headline, text string, t tone) {
 	d.f.Rect(margin, y, 1.6, h, "F")
 	d.font(bold, 13)
 	d.f.SetTextColor(20, 20, 20)
-	d.drawLine(margin+pad+1, y+pad, contentW-2*pad-2, headH, d.line(headline), "L")
+	for i, l := range heads {
+		d.drawLine(margin+pad+1, y+pad+float64(i)*headH, inner, headH, l, "L")
+	}
 	d.font(regular, 9.5)
 	for i, l := range lines {
-		d.drawLine(margin+pad+1, y+pad+headH+float64(i)*textLH, contentW-2*pad-2, textLH, l, "L")
+		d.drawLine(margin+pad+1, y+pad+headsH+float64(i)*textLH, inner, textLH, l, "L")
 	}
 	d.f.SetTextColor(0, 0, 0)
 	d.setY(y + h + 3)
@@ -86,6 +94,10 @@ func kycOutcome(status string) (string, tone) {
 	return orNone(status), toneNeutral
 }
 
+// sandboxSentence is how a sandbox report's summary says it decides
+// nothing (lower case, as searched for).
+const sandboxSentence = "sandbox makes no real decisions"
+
 // kycSummary is page 1's opening: the outcome and its reason, who decided,
 // the engine's recommendation, the screening at a glance, then every
 // finding a reviewer must look at and every check that did not run.
@@ -98,7 +110,11 @@ func kycSummary(d *doc, rep *KYCReport) error {
 	}
 	if rep.Sandbox {
 		head = "SANDBOX — " + head
-		why = strings.TrimSpace("Sandbox makes no real decisions. " + why)
+		// A sandbox decision's reason says it already (decision's
+		// sandbox outcome): said twice, page 1 read as a stutter.
+		if !strings.Contains(strings.ToLower(why), sandboxSentence) {
+			why = strings.TrimSpace("Sandbox makes no real decisions. " + why)
+		}
 	}
 	d.banner(head, why, t)
 
@@ -134,10 +150,27 @@ func decidedBy(rep *KYCReport) string {
 	}
 	for i := len(rep.ReviewerNotes) - 1; i >= 0; i-- {
 		if n := rep.ReviewerNotes[i]; n.Decision == r.Status {
-			return "by " + orNone(n.Reviewer) + ", " + *r.DecidedAt
+			return "by " + reviewerText(n) + ", " + *r.DecidedAt
 		}
 	}
 	return "automatically by the decision engine, " + *r.DecidedAt
+}
+
+// reviewerText names a note's reviewer: by name and e-mail or by key,
+// else as recorded.
+func reviewerText(n ReviewerNote) string {
+	if n.By != nil {
+		return n.By.Text()
+	}
+	return orNone(n.Reviewer)
+}
+
+// reviewerLines is reviewerText for a table column.
+func reviewerLines(n ReviewerNote) string {
+	if n.By != nil {
+		return n.By.Lines()
+	}
+	return orNone(n.Reviewer)
 }
 
 // screeningGlance puts each list's outcome on one line.
@@ -219,6 +252,38 @@ func noChecksWhy(status string) string {
 
 // amlOutcome names a check's verdict for people.
 func amlOutcome(c *kyc.AMLCheck) (string, string, tone) {
+	n := matchTally(c)
+	switch {
+	case c.Status == kyc.AMLPotentialMatch && n.total > 0 && n.decided == n.total:
+		when := ""
+		if c.ResolvedAt != nil {
+			when = " (the last on " + kyc.FormatTime(*c.ResolvedAt) + ")"
+		}
+		// A list that could not be screened leaves the check unclear
+		// whatever was decided on the others' matches.
+		unscreened := ""
+		for _, r := range c.Results {
+			if r.Status == kyc.ListError {
+				unscreened += " " + checkTypeTitle(r.CheckType) + " could not be screened: the check is not clear until it is screened again."
+			}
+		}
+		if n.confirmed > 0 {
+			return fmt.Sprintf("Resolved: %d of %d %s confirmed as the subject", n.confirmed, n.total, plural(n.total, "match", "matches")),
+				fmt.Sprintf("A reviewer decided every match%s: %d confirmed, %d false positive. Each decision, its note, who made it and when are in the match records below.%s",
+					when, n.confirmed, n.total-n.confirmed, unscreened), toneBad
+		}
+		t := toneGood
+		if unscreened != "" {
+			t = toneAttention
+		}
+		return "Resolved: every match is a false positive",
+			fmt.Sprintf("A reviewer decided that none of the %d %s is the subject%s. Each decision, its note, who made it and when are in the match records below.%s",
+				n.total, plural(n.total, "match", "matches"), when, unscreened), t
+	case c.Status == kyc.AMLPotentialMatch && n.decided > 0:
+		return fmt.Sprintf("Potential match: %d of %d %s still to decide", n.total-n.decided, n.total, plural(n.total, "match", "matches")),
+			fmt.Sprintf("%d %s at or above the threshold %.2f; risk level %s. A reviewer must compare the undecided matches with the subject.",
+				c.MatchCount, plural(c.MatchCount, "match", "matches"), c.Threshold, riskText(c.RiskLevel)), toneAttention
+	}
 	switch c.Status {
 	case kyc.AMLPotentialMatch:
 		return "Potential match: a reviewer must compare the matches with the subject",
@@ -264,13 +329,23 @@ func amlSummary(d *doc, c *kyc.AMLCheck) {
 		switch r.Status {
 		case kyc.ListHit:
 			outcome = fmt.Sprintf("%d %s, risk %s", r.MatchCount, plural(r.MatchCount, "match", "matches"), riskText(r.RiskLevel))
-			top := r.Matches[0]
+			var n tally
+			n.add(r.Matches)
+			if n.decided == n.total {
+				look = fmt.Sprintf("Nothing left: every match decided (%d confirmed, %d false positive); the decisions are in the match records below.",
+					n.confirmed, n.decided-n.confirmed)
+				break
+			}
+			top := firstUndecided(r.Matches)
 			name := top.MatchedName
 			if len(top.Names) > 0 {
 				name = top.Names[0]
 			}
-			look = fmt.Sprintf("Best match %s (score %.3f, %s): compare its dates of birth, countries and programmes "+
+			look = fmt.Sprintf("Best undecided match %s (score %.3f, %s): compare its dates of birth, countries and programmes "+
 				"with the subject (match records below).", name, top.Score, orNone(top.Provider))
+			if n.decided > 0 {
+				look += fmt.Sprintf(" %d of %d decided.", n.decided, n.total)
+			}
 		case kyc.ListError:
 			outcome = "not screened"
 			look = "Could not be screened: " + strings.TrimSuffix(optStr(r.Error), ".") + ". The check is not clear until it is screened again."
@@ -281,4 +356,15 @@ func amlSummary(d *doc, c *kyc.AMLCheck) {
 		lt.row(none, "not screened", "No list result was recorded.")
 	}
 	lt.end()
+}
+
+// firstUndecided is the best-scored match without a current decision
+// (matches come best first); the first match when all are decided.
+func firstUndecided(ms []kyc.MatchRecord) kyc.MatchRecord {
+	for _, m := range ms {
+		if m.Review == nil || !m.Review.Current {
+			return m
+		}
+	}
+	return ms[0]
 }

@@ -65,6 +65,8 @@ func BuildIndex(entities []Entity) *Index {
 			}
 			toks := b.tokens(name.Full)
 			if len(toks) == 0 {
+				// Not searchable (see Searchable): the import's count of
+				// names leaves it out too.
 				continue
 			}
 			if len(toks) > math.MaxUint16 {
@@ -212,6 +214,38 @@ func (ix *Index) Len() int { return len(ix.entities) }
 
 // NameCount is the number of indexed names (primary names and aliases).
 func (ix *Index) NameCount() int { return len(ix.names) }
+
+// Searchable reports whether a listed name gives the index anything to
+// search: at least one letter or digit once transliterated. OFAC cuts its
+// remarks at a fixed length, so an "a.k.a." at the end of one can be a
+// fragment such as '@ (SDN 47682 on 2024-05-03), which no query can match.
+func Searchable(name string) bool {
+	for i := 0; i < len(name); i++ {
+		// An ASCII letter or digit survives NFKC and transliteration,
+		// so normalize's fallback keeps it: the common case needs no
+		// normalizing.
+		if c := name[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return true
+		}
+	}
+	return len(normalize(name)) > 0
+}
+
+// SearchableNames is how many of the entity's names BuildIndex indexes:
+// the figure an import reports, so that it is the one the screening
+// service logs when it loads the list (Index.NameCount).
+func (e *Entity) SearchableNames() int {
+	n := 0
+	for i, name := range e.Names {
+		if i > math.MaxInt16 {
+			break
+		}
+		if Searchable(name.Full) {
+			n++
+		}
+	}
+	return n
+}
 
 // deletions returns s with each one byte removed, deduplicated.
 func deletions(s string) []string {

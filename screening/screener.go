@@ -134,7 +134,11 @@ func screenKind(k Kind, lists []*List, q Query, threshold float64, sandbox bool)
 			continue
 		}
 		r.Lists = append(r.Lists, l.Version)
-		providers = append(providers, l.Version.Provider)
+		// Two lists of one provider (OFAC's SDN and consolidated lists)
+		// name it once.
+		if !slices.Contains(providers, l.Version.Provider) {
+			providers = append(providers, l.Version.Provider)
+		}
 		for _, m := range l.Index.Search(q, threshold, MaxMatches) {
 			r.Matches = append(r.Matches, matchRecord(l, &m))
 		}

@@ -126,7 +126,10 @@ func TestLiveDecisionPaths(t *testing.T) {
 	if got["status"] != "awaiting_review" || pr["sandbox"] != nil || !hasReason(pr, decision.CodeScreeningFailed) {
 		t.Fatalf("live without lists: %v %v", got["status"], pr["reasons"])
 	}
-	// An under-age applicant with an expired document is rejected.
+	// An under-age applicant with an expired document, both only as
+	// typed (a driving licence has no MRZ; the age is the record's): the
+	// server read neither, so it does not reject; a reviewer must check
+	// (issue 23 item 12: it rejected on a date only the applicant typed).
 	c = e.create(e.A.LiveKey, `{"applicant":{"firstName":"Kid","lastName":"Young","dob":"2015-01-01","country":"GB"}}`)
 	id = c["id"].(string)
 	tok := token(t, c)
@@ -138,8 +141,15 @@ func TestLiveDecisionPaths(t *testing.T) {
 	e.runJobs()
 	got = e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
 	pr = got["processingResult"].(map[string]any)
-	if got["status"] != "rejected" || got["automationDecision"] != "reject" || !hasReason(pr, decision.CodeUnderAge) || !hasReason(pr, decision.CodeDocumentExpired) {
-		t.Fatalf("under age, expired: %v %v", got["status"], pr["reasons"])
+	if got["status"] != "awaiting_review" || got["automationDecision"] != "review" || !hasReason(pr, decision.CodeUnderAge) || !hasReason(pr, decision.CodeDocumentExpired) {
+		t.Fatalf("under age, expired, as typed: %v %v", got["status"], pr["reasons"])
+	}
+	for _, r := range pr["reasons"].([]any) {
+		m := r.(map[string]any)
+		want := map[string]string{decision.CodeDocumentExpired: "typed", decision.CodeUnderAge: "applicant_record"}[m["code"].(string)]
+		if want != "" && (m["action"] != "review" || m["unverified"] != want || !strings.Contains(m["message"].(string), "a reviewer must check it")) {
+			t.Errorf("reason %v: want review, unverified %s, and a message that says so", m, want)
+		}
 	}
 	if got["decisionReason"] == nil || got["riskScore"] == nil {
 		t.Errorf("decision fields: %v", got)

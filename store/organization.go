@@ -131,6 +131,9 @@ func (s *Store) AMLKinds(ctx context.Context, orgID string) ([]string, error) {
 type OrgSettings struct {
 	DecisionPolicy []byte // JSON; nil: the default policy
 	FourEyes       bool   // live manual decisions need two reviewers
+	// ReportPersonalData is how its compliance reports print personal
+	// data (full unless set).
+	ReportPersonalData kyc.PersonalData
 }
 
 // FindOrgSettings returns the organization's decision settings.
@@ -146,14 +149,15 @@ func (tx *Tx) FindOrgSettings(orgID string) (*OrgSettings, error) {
 func findOrgSettings(ctx context.Context, q queryer, orgID string) (*OrgSettings, error) {
 	var policy sql.NullString
 	var four int
-	err := q.QueryRowContext(ctx, `SELECT decision_policy, four_eyes FROM organizations WHERE id = ?`, orgID).Scan(&policy, &four)
+	var personal string
+	err := q.QueryRowContext(ctx, `SELECT decision_policy, four_eyes, report_personal_data FROM organizations WHERE id = ?`, orgID).Scan(&policy, &four, &personal)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find organization settings: %w", err)
 	}
-	o := &OrgSettings{FourEyes: four == 1}
+	o := &OrgSettings{FourEyes: four == 1, ReportPersonalData: kyc.PersonalData(personal)}
 	if policy.Valid {
 		o.DecisionPolicy = []byte(policy.String)
 	}
@@ -182,6 +186,19 @@ func (tx *Tx) SetFourEyes(orgID string, on bool) error {
 	}
 	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.four_eyes_changed",
 		"four-eyes review: "+map[bool]string{true: "on", false: "off"}[on])
+}
+
+// SetReportPersonalData sets how the organization's reports print
+// personal data.
+func (tx *Tx) SetReportPersonalData(orgID string, p kyc.PersonalData) error {
+	if _, ok := kyc.ParsePersonalData(string(p)); !ok {
+		return kyc.Invalid(kyc.FieldError{Field: "reportPersonalData", Message: "must be full or masked"})
+	}
+	if err := tx.updateOrg(`UPDATE organizations SET report_personal_data = ? WHERE id = ?`, string(p), orgID); err != nil {
+		return err
+	}
+	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.report_personal_data_changed",
+		"report personal data: "+string(p))
 }
 
 func (tx *Tx) updateOrg(q string, v any, orgID string) error {

@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 23
+-- kycd_schema version = 24
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -518,10 +518,12 @@ CREATE TABLE organizations (
   logo_sha256 text COLLATE "C",
   aml_kinds text COLLATE "C",
   require_totp bigint NOT NULL DEFAULT 0,
+  report_personal_data text COLLATE "C" NOT NULL DEFAULT 'full'::text,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT organizations_pkey PRIMARY KEY (id),
+  CONSTRAINT organizations_report_personal_data_check CHECK ((report_personal_data = ANY (ARRAY['full'::text, 'masked'::text]))),
   CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint])))
 );
 
