@@ -20,6 +20,7 @@ import (
 // CLI is the command-line interface of the kycd binary.
 type CLI struct {
 	Serve     ServeCmd     `cmd:"" help:"Run the HTTP API."`
+	Init      InitCmd      `cmd:"" help:"Create a database ready to serve: keys, the first organization with its contact e-mail, a sandbox key, optionally the first admin."`
 	Orgs      OrgsCmd      `cmd:"" help:"Manage organizations."`
 	Keys      KeysCmd      `cmd:"" help:"Create, list and revoke API keys."`
 	Users     UsersCmd     `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`

@@ -132,7 +132,7 @@ func (c *ServeCmd) Run(e *env) error {
 		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustProxy: c.TrustProxy,
 		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep),
 		UploadGate: capture.NewGate(capture.GateOptions{Memory: int64(c.UploadMemory) << 20}), UploadsPerMinute: c.uploadsPerMinute(),
-		ListImports: listImports, ListUploadMax: c.listUploadMax()})
+		ListImports: listImports, ListUploadMax: c.listUploadMax(), MailConfigured: c.SMTPHost != ""})
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/audit/verify", access: signedIn, perm: kyc.PermAdmin, h: c.handleAuditVerify, back: c.handleAudit},
 		{pattern: "GET /console/settings", access: signedIn, perm: kyc.PermAdmin, h: c.handleSettings},
 		{pattern: "POST /console/settings/branding", access: signedIn, perm: kyc.PermAdmin, h: c.handleBrandingSettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/contact", access: signedIn, perm: kyc.PermAdmin, h: c.handleContactSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/screening", access: signedIn, perm: kyc.PermAdmin, h: c.handleScreeningSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/review", access: signedIn, perm: kyc.PermAdmin, h: c.handleReviewSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},

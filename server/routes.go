@@ -64,7 +64,7 @@ func (s *Server) routes() {
 	// has its route table, each route with the permission it needs).
 	s.mux.Handle("/console/", console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
 		Now: s.now, BaseURL: s.baseURL, TrustForwardedFor: s.trustProxy, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks,
-		ListImports: s.listImports, ListUploadMax: s.listUploadMax}))
+		MailConfigured: s.mailConfigured, ListImports: s.listImports, ListUploadMax: s.listUploadMax}))
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

@@ -38,6 +38,9 @@ type Options struct {
 	Secrets store.Sealer
 	// AllowPrivateWebhooks lets live endpoints point at private addresses.
 	AllowPrivateWebhooks bool
+	// MailConfigured: an SMTP relay sends the e-mail outbox (serve's
+	// --smtp-host). Without one, the console says notices wait unsent.
+	MailConfigured bool
 	// AML runs AML checks; default: a service with no lists loaded (live
 	// checks fail closed, sandbox has its test list).
 	AML *aml.Service
@@ -92,6 +95,7 @@ type Server struct {
 
 	secrets              store.Sealer
 	allowPrivateWebhooks bool
+	mailConfigured       bool
 	aml                  *aml.Service
 	kyc                  *verification.Service
 	users                *users.Service
@@ -135,6 +139,7 @@ func New(opts Options) (*Server, error) {
 		urlKey:     opts.URLKey,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
+		mailConfigured:       opts.MailConfigured,
 		jobsLastPoll:         opts.JobsLastPoll,
 		replication:          opts.Replication,
 		metricsToken:         opts.MetricsToken,
