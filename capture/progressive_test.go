@@ -5,13 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"kycd/internal/testtools"
 )
+
+// TestMain reports the tests skipped for a missing ImageMagick, and fails
+// the run for them unless accepted (testtools).
+func TestMain(m *testing.M) { testtools.Main(m) }
 
 // progressiveJPEG makes a w×h progressive JPEG of photo-like content with
 // ImageMagick, the way an editor or a messenger re-saves a phone photo.
@@ -22,10 +27,7 @@ func progressiveJPEG(t *testing.T, w, h int, sampling string) []byte {
 	t.Helper()
 	convert, err := exec.LookPath("convert")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("convert is required under CI=true (install imagemagick): %v", err)
-		}
-		t.Skip("SKIPPED: needs ImageMagick's convert to make progressive JPEGs: apt-get install imagemagick")
+		testtools.Missing(t, "ImageMagick (convert)", err)
 	}
 	out := filepath.Join(t.TempDir(), "photo.jpg")
 	cmd := exec.Command(convert, "-size", "400x300", "plasma:fractal", "-resize", fmt.Sprintf("%dx%d!", w, h),

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"kycd/internal/testtools"
 )
 
 // TestUploadBombsKeepMemoryBounded is issue #9's attack on a real kycd
@@ -172,10 +174,7 @@ func progressive(t *testing.T, src []byte) []byte {
 	t.Helper()
 	convert, err := exec.LookPath("convert")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("convert is required under CI=true (install imagemagick): %v", err)
-		}
-		t.Skip("SKIPPED: needs ImageMagick's convert to make a progressive JPEG: apt-get install imagemagick")
+		testtools.Missing(t, "ImageMagick (convert)", err)
 	}
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
