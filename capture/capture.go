@@ -171,7 +171,7 @@ func prepare(src []byte, l Limits, maxMemory int64) (*upload, error) {
 		budget = min(budget, maxMemory)
 	}
 	if u.cost > budget {
-		return nil, refuse(ETooManyPixels, "%s", costlyText(f, src, cfg))
+		return nil, &Error{Code: ETooManyPixels, Message: costlyText(f, src, cfg), Costly: true}
 	}
 	return u, nil
 }
