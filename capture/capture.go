@@ -18,6 +18,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"runtime"
 )
 
 // Limits bound what an upload may cost. A zero field takes its default.
@@ -133,12 +134,13 @@ func Process(r io.Reader, l Limits) (*Image, error) {
 // upload is an upload whose headers passed the limits, priced and ready
 // to decode.
 type upload struct {
-	src  []byte
-	f    *format
-	meta SourceMeta
-	cfg  image.Config
-	l    Limits
-	cost int64 // estimated peak bytes of finish
+	src   []byte
+	f     *format
+	meta  SourceMeta
+	cfg   image.Config
+	l     Limits
+	cost  int64 // estimated peak bytes of finish: price.peak()
+	price price
 }
 
 // prepare checks everything about the upload src that can be checked
@@ -162,30 +164,69 @@ func prepare(src []byte, l Limits, maxMemory int64) (*upload, error) {
 	}
 	u := &upload{src: src, f: f, meta: meta, cfg: cfg, l: l}
 	stored := storedPixels(cfg, l)
-	u.cost = cost(f, src, cfg, meta.Orientation, stored, !plainModel(cfg.ColorModel, f.output))
+	u.price = cost(f, src, cfg, meta.Orientation, stored, !plainModel(cfg.ColorModel, f.output))
+	u.cost = u.price.peak()
 	budget := l.MaxMemory
 	if maxMemory > 0 {
 		budget = min(budget, maxMemory)
 	}
 	if u.cost > budget {
-		return nil, refuse(ETooManyPixels,
-			"The image is too large to process (%d×%d pixels%s). Upload a JPEG photo, or one with fewer pixels.",
-			cfg.Width, cfg.Height, depthText(cfg.ColorModel))
+		return nil, &Error{Code: ETooManyPixels, Message: costlyText(f, src, cfg), Costly: true}
 	}
 	return u, nil
 }
 
+// costlyText tells the applicant why an image within the pixel limit
+// still costs too much to process, and what to do: the remedy depends on
+// the cause, and "upload a JPEG" is no help to someone who did.
+func costlyText(f *format, src []byte, cfg image.Config) string {
+	size := fmt.Sprintf("%d×%d pixels", cfg.Width, cfg.Height)
+	switch {
+	case depthText(cfg.ColorModel) != "":
+		return fmt.Sprintf("The image is too large to process (%s%s). Upload a JPEG photo, or one with fewer pixels.",
+			size, depthText(cfg.ColorModel))
+	case f == formatJPEG && inspectJPEG(src).progressive:
+		return fmt.Sprintf("The image is a progressive JPEG of %s, which takes too much memory to process. "+
+			"Upload the photo as the camera saved it, or save it as a standard (baseline) JPEG or with fewer pixels.", size)
+	case f == formatJPEG:
+		return fmt.Sprintf("The image is too large to process (%s, in RGB or CMYK colours). "+
+			"Upload the photo as the camera saved it, or one with fewer pixels.", size)
+	}
+	return fmt.Sprintf("The image is too large to process (%s). Upload a JPEG photo, or one with fewer pixels.", size)
+}
+
 // finish decodes, normalises and encodes the upload.
 func (u *upload) finish() (*Image, error) {
-	f := u.f
-	img, err := f.decode(bytes.NewReader(u.src))
+	img, err := u.decode()
+	if err != nil {
+		return nil, err
+	}
+	return u.encode(img)
+}
+
+// decode is finish's first stage. When the upload was priced in two
+// stages, the decoder's working buffers (a progressive JPEG's
+// coefficients) are collected before it returns, so that they are not
+// still held, uncollected, when the second stage allocates.
+func (u *upload) decode() (image.Image, error) {
+	img, err := u.f.decode(bytes.NewReader(u.src))
 	if err != nil {
 		// Decoders may hand back part of an image with the error; a
 		// document with its lower half missing must never pass.
-		return nil, corrupt(fmt.Errorf("decode %s: %w", f.mime, err))
+		return nil, corrupt(fmt.Errorf("decode %s: %w", u.f.mime, err))
 	}
+	if u.price.split {
+		runtime.GC()
+	}
+	return img, nil
+}
+
+// encode is finish's second stage: normalise img and encode it.
+func (u *upload) encode(img image.Image) (*Image, error) {
+	f := u.f
 	out := normalise(img, u.meta.Orientation, f.output, u.l.MaxStoredPixels)
 	var buf bytes.Buffer
+	var err error
 	if f.output == "image/png" {
 		err = png.Encode(&buf, out)
 	} else {

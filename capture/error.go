@@ -20,7 +20,12 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	Err     error
+	// Costly marks an ETooManyPixels refusal of an image within the pixel
+	// limit that would still take more memory than allowed to process
+	// (16 bits per channel, a progressive JPEG at full colour resolution):
+	// fewer pixels is not the only remedy, and the applicant is told so.
+	Costly bool
+	Err    error
 }
 
 func (e *Error) Error() string {

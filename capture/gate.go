@@ -73,8 +73,14 @@ func errBusy() *Error {
 // refuses an upload whose estimated cost exceeds the gate's whole memory
 // as well (ETooManyPixels), and returns an *Error with code EBusy when no
 // room came free within the wait. ctx ends the wait early (the client
-// went away); its error is then returned as it is.
+// went away); its error is then returned as it is. Without its own
+// l.MaxMemory, one upload may take the gate's whole memory, so an operator
+// who gives uploads more memory (kycd serve --upload-memory) lets larger
+// ones through as well as more at once.
 func (g *Gate) Process(ctx context.Context, src []byte, l Limits) (*Image, error) {
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = g.memory
+	}
 	u, err := prepare(src, l.withDefaults(), g.memory)
 	if err != nil {
 		return nil, err

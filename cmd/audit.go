@@ -171,7 +171,7 @@ func existingDB(path string) error {
 		return nil // Open with MustExist checks the database has a kycd schema
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no database at %s: check --db (kycd serve --db %s creates a new one)", path, path)
+		return fmt.Errorf("no database at %s: check --db (kycd init --db %s creates a new one, as kycd serve does)", path, path)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 // CLI is the command-line interface of the kycd binary.
 type CLI struct {
 	Serve     ServeCmd     `cmd:"" help:"Run the HTTP API."`
+	Init      InitCmd      `cmd:"" help:"Create a database ready to serve: keys, the first organization with its contact e-mail, a sandbox key, optionally the first admin."`
 	Orgs      OrgsCmd      `cmd:"" help:"Manage organizations."`
 	Keys      KeysCmd      `cmd:"" help:"Create, list and revoke API keys."`
 	Users     UsersCmd     `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
@@ -36,7 +37,7 @@ type CLI struct {
 
 // dbFlag is the database flag of every command that opens the file.
 type dbFlag struct {
-	DB string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"SQLite database file (serve creates it if missing; every other command needs it to exist), or a postgres:// URL (README: PostgreSQL and fleets)."`
+	DB string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"SQLite database file (init and serve create it if missing; every other command needs it to exist), or a postgres:// URL (README: PostgreSQL and fleets)."`
 }
 
 // env carries what commands need besides their flags.
@@ -142,7 +143,7 @@ func (f masterKeyFlag) openAudited(e *env, path string) (*store.Store, error) {
 func cliOpenError(path string, open func() (*store.Store, error)) (*store.Store, error) {
 	st, err := open()
 	if errors.Is(err, store.ErrNoDatabase) {
-		return nil, fmt.Errorf("no database at %s: check --db (kycd serve --db %s creates a new one)", path, path)
+		return nil, fmt.Errorf("no database at %s: check --db (kycd init --db %s creates a new one, as kycd serve does)", path, path)
 	}
 	return st, err
 }

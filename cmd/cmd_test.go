@@ -18,6 +18,8 @@ import (
 	"kycd/seal"
 	"kycd/store"
 	"kycd/webhook"
+
+	"kycd/internal/testtools"
 )
 
 // TestMain lets the tests run this test binary as the kycd program
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	os.Exit(testtools.Report(os.Stdout, m.Run()))
 }
 
 // run runs kycd in-process and returns its exit code and output.

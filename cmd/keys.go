@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 
@@ -36,6 +37,10 @@ type OrgsCreateCmd struct {
 func (c *OrgsCreateCmd) Run(e *env) error {
 	if strings.TrimSpace(c.Name) == "" {
 		return fmt.Errorf("--name must not be empty")
+	}
+	c.Email = strings.TrimSpace(c.Email)
+	if err := kyc.CheckContactEmail(c.Email); err != nil {
+		return fmt.Errorf("--email %q must be a bare e-mail address such as compliance@example.com", c.Email)
 	}
 	s, err := c.openAudited(e, c.DB)
 	if err != nil {
@@ -89,10 +94,11 @@ func thresholdText(t *float64) string {
 type OrgsUpdateCmd struct {
 	dbFlag
 	masterKeyFlag
-	OrgID        string `arg:"" name:"ORG_ID" help:"org_<ulid>"`
-	AMLThreshold string `name:"aml-threshold" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
-	Policy       string `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
-	FourEyes     string `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
+	OrgID        string  `arg:"" name:"ORG_ID" help:"org_<ulid>"`
+	ContactEmail *string `name:"contact-email" placeholder:"ADDRESS" help:"Compliance contact e-mail: receives operational notices, such as a webhook endpoint disabled after failing; '' removes it."`
+	AMLThreshold string  `name:"aml-threshold" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
+	Policy       string  `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
+	FourEyes     string  `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
 	// ReportPersonalData is how compliance reports print personal data.
 	ReportPersonalData string `name:"report-personal-data" enum:",full,masked" default:"" env:"KYCD_REPORT_PERSONAL_DATA" help:"How compliance reports (PDF and report.json) print personal data: full (the default: every identifier, for the record the firm files) or masked (document numbers keep their last four characters, e-mail, phone and IP addresses masked, no MRZ or document images)."`
 	brandingFlags
@@ -105,8 +111,14 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	if c.DryRun {
 		return c.dryRun(e)
 	}
-	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && c.ReportPersonalData == "" && !c.brandingFlags.given() {
-		return fmt.Errorf("nothing to change: give --aml-threshold, --policy, --four-eyes, --aml-kinds or --report-personal-data, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && c.ReportPersonalData == "" && c.ContactEmail == nil && !c.brandingFlags.given() {
+		return fmt.Errorf("nothing to change: give --contact-email, --aml-threshold, --policy, --four-eyes, --aml-kinds or --report-personal-data, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	}
+	if c.ContactEmail != nil {
+		*c.ContactEmail = strings.TrimSpace(*c.ContactEmail)
+		if err := kyc.CheckContactEmail(*c.ContactEmail); err != nil {
+			return fmt.Errorf("--contact-email %q must be a bare e-mail address such as compliance@example.com, or '' to remove it", *c.ContactEmail)
+		}
 	}
 	var kinds []string
 	if c.AMLKinds != "" && c.AMLKinds != "default" {
@@ -147,6 +159,11 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	}
 	defer s.Close()
 	err = s.InTx(e.ctx, func(tx *store.Tx) error {
+		if c.ContactEmail != nil {
+			if err := tx.SetContactEmail(c.OrgID, *c.ContactEmail); err != nil {
+				return err
+			}
+		}
 		if c.AMLThreshold != "" {
 			if err := tx.SetAMLThreshold(c.OrgID, t); err != nil {
 				return err
@@ -181,6 +198,9 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	})
 	if err != nil {
 		return err
+	}
+	if c.ContactEmail != nil {
+		fmt.Fprintf(e.stdout, "%s: contact e-mail %s\n", c.OrgID, cmp.Or(*c.ContactEmail, "(none)"))
 	}
 	if c.AMLThreshold != "" {
 		fmt.Fprintf(e.stdout, "%s: AML threshold %s\n", c.OrgID, thresholdText(t))

@@ -244,7 +244,7 @@ func TestOrgsUpdate(t *testing.T) {
 		{[]string{org, "--aml-threshold", "1.5"}, 1, "greater than 0 and at most 1"},
 		{[]string{org, "--aml-threshold", "NaN"}, 1, "greater than 0 and at most 1"},
 		{[]string{org, "--aml-threshold", "high"}, 1, "greater than 0 and at most 1"},
-		{[]string{org}, 1, "nothing to change: give --aml-threshold, --policy"},
+		{[]string{org}, 1, "nothing to change: give --contact-email, --aml-threshold, --policy"},
 		{[]string{org, "--four-eyes", "maybe"}, 2, "--four-eyes"},
 		{[]string{org, "--policy", "/nonexistent.json"}, 1, "--policy"},
 		{[]string{"org_01JCXW6Y0Q4H3T2V5N7M8K9P0R", "--aml-threshold", "0.9"}, 1, "not found"},

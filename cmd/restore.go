@@ -10,7 +10,7 @@ import (
 
 // RestoreCmd rebuilds the database from a replica.
 type RestoreCmd struct {
-	From      string `required:"" placeholder:"URL" help:"Replica to restore from: file:///path, s3://bucket/prefix or sftp://user@host[:port]/path."`
+	From      string `required:"" placeholder:"URL" help:"Replica to restore from: file:///path, s3://bucket/prefix or sftp://user@host[:port]/path; or a backup file that kycd backup wrote (file:///path/kyc-backup.db, or its path)."`
 	DB        string `name:"db" required:"" type:"path" help:"Where to write the restored database: a new file (see --force)."`
 	Timestamp string `placeholder:"RFC3339" help:"Restore the state as of this time, e.g. 2026-11-22T09:30:00Z (default: the newest)."`
 	Force     bool   `help:"Replace an existing --db and its WAL (stop kycd first)."`
@@ -33,10 +33,15 @@ func (c *RestoreCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "restored %s from %s in %s: %d bytes, state as of %s (transaction %d), integrity_check ok\n",
-		c.DB, replicate.Redact(c.From), time.Since(start).Round(time.Millisecond), res.Bytes,
-		res.AsOf.UTC().Format(time.RFC3339), res.TXID)
-	fmt.Fprintf(e.stderr, "kycd: the key files are not in the replica: serve %s with the original's --secrets-key-file and --master-key-file (or copy them beside it as %s.secret-key and %s.master-key).\n",
+	if res.Backup != "" {
+		fmt.Fprintf(e.stdout, "restored %s from the backup file %s in %s: %d bytes, integrity_check ok\n",
+			c.DB, res.Backup, time.Since(start).Round(time.Millisecond), res.Bytes)
+	} else {
+		fmt.Fprintf(e.stdout, "restored %s from %s in %s: %d bytes, state as of %s (transaction %d), integrity_check ok\n",
+			c.DB, replicate.Redact(c.From), time.Since(start).Round(time.Millisecond), res.Bytes,
+			res.AsOf.UTC().Format(time.RFC3339), res.TXID)
+	}
+	fmt.Fprintf(e.stderr, "kycd: the key files are not in the replica or backup: serve %s with the original's --secrets-key-file and --master-key-file (or copy them beside it as %s.secret-key and %s.master-key).\n",
 		c.DB, c.DB, c.DB)
 	return nil
 }

@@ -155,7 +155,7 @@ func (c *ServeCmd) Run(e *env) error {
 		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustedProxies: proxies,
 		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep),
 		UploadGate: capture.NewGate(capture.GateOptions{Memory: int64(c.UploadMemory) << 20}), UploadsPerMinute: c.uploadsPerMinute(),
-		ListImports: listImports, ListUploadMax: c.listUploadMax()})
+		ListImports: listImports, ListUploadMax: c.listUploadMax(), MailConfigured: c.SMTPHost != ""})
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (c *ServeCmd) Run(e *env) error {
 	}
 	// Last of the steps that can fail, so that a key is never printed by a
 	// server that then refuses to start.
-	if err := bootstrap(e, st); err != nil {
+	if err := bootstrap(e, st, c.DB, baseURL); err != nil {
 		return err
 	}
 	hs := &http.Server{
@@ -208,7 +208,7 @@ func (c *ServeCmd) Run(e *env) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("kycd serving", "addr", ln.Addr().String(), "base_url", baseURL, "portal_url", portalURL,
+	log.Info("kycd serving", "addr", ln.Addr().String(), "base_url", baseURL, "console_url", baseURL+"/console/", "portal_url", portalURL,
 		"db", st.Path(), "version", e.version, "dev", c.Dev)
 	select {
 	case err := <-errc:
@@ -296,7 +296,7 @@ func (c *ServeCmd) urls(bound string) (base, portal string, err error) {
 
 // bootstrap gives a new database an organization and a sandbox key, and
 // prints the key once, so that a new user can call the API at once.
-func bootstrap(e *env, st *store.Store) error {
+func bootstrap(e *env, st *store.Store, db, baseURL string) error {
 	var org *kyc.Organization
 	var token string
 	err := st.InTx(store.WithActor(e.ctx, operatorPrincipal()), func(tx *store.Tx) error {
@@ -316,6 +316,17 @@ func bootstrap(e *env, st *store.Store) error {
 	fmt.Fprintf(e.stderr, "\nkycd: this database had no organization, so I created %s and a sandbox API key.\n"+
 		"The key is shown only this once; store it now (a lost key is revoked and replaced with 'kycd keys create'):\n\n    %s\n\n",
 		org.ID, token)
+	// The back office has no user yet: say where it is and how to make
+	// the first admin, who then invites the others in the console.
+	dbArg := db
+	if store.IsPostgres(db) {
+		dbArg = "\"$KYCD_DB\""
+	}
+	fmt.Fprintf(e.stderr, "The back office is at %s/console/. Make its first admin (who signs in there and invites the others) with:\n\n"+
+		"    kycd users create --db %s --org %s --email you@example.com --name \"Your Name\" --role admin --installation-admin --base-url %s\n\n"+
+		"It prints a one-time link that sets the admin's password. The organization has no contact e-mail yet: set one with\n"+
+		"kycd orgs update %s --contact-email compliance@example.com (or next time create the database with kycd init).\n\n",
+		baseURL, dbArg, org.ID, baseURL, org.ID)
 	return nil
 }
 

@@ -13,11 +13,14 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"kycd/internal/testtools"
 )
 
 // TestUploadBombsKeepMemoryBounded is issue #9's attack on a real kycd
@@ -48,6 +51,10 @@ func TestUploadBombsKeepMemoryBounded(t *testing.T) {
 		{"16 MP 16-bit RGBA PNG", zeroPNG(t, 4000, 4000, 16)},
 		{"8 MP 16-bit RGBA PNG", zeroPNG(t, 2800, 2800, 16)},
 		{"16 MP turned phone JPEG", turnedJPEG(t, 4608, 3456)},
+		// Priced at the larger of its two stages (issue 23 item 19),
+		// not their sum: the decode's coefficients must really be gone
+		// before the copy is made, or this raises the peak.
+		{"16 MP turned progressive phone JPEG", progressive(t, turnedJPEG(t, 4608, 3456))},
 	}
 	for _, b := range bombs {
 		t.Logf("%s: %d KB", b.name, len(b.data)>>10)
@@ -161,6 +168,29 @@ func zeroPNG(t *testing.T, w, h int, depth byte) []byte {
 
 // turnedJPEG is a w×h baseline JPEG, as phones write them, with EXIF
 // orientation 6, so that the server must turn it and scale it down.
+// progressive re-saves a JPEG as progressive 4:2:0 with ImageMagick,
+// keeping its EXIF block, as an editor or a messenger does.
+func progressive(t *testing.T, src []byte) []byte {
+	t.Helper()
+	convert, err := exec.LookPath("convert")
+	if err != nil {
+		testtools.Missing(t, "ImageMagick (convert)", err)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
+	if err := os.WriteFile(in, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(convert, in, "-interlace", "Plane", "-sampling-factor", "2x2", "-quality", "80", out).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func turnedJPEG(t *testing.T, w, h int) []byte {
 	t.Helper()
 	img := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 
@@ -25,11 +27,29 @@ type UsersCmd struct {
 
 // consoleFlag is where links point: the console's public address.
 type consoleFlag struct {
-	BaseURL string `name:"base-url" env:"KYCD_BASE_URL" default:"http://127.0.0.1:8080" help:"Public URL of kycd (serve's --base-url); links point to <base-url>/console."`
+	BaseURL string `name:"base-url" env:"KYCD_BASE_URL" default:"http://127.0.0.1:8080" help:"Public URL of kycd (serve's --base-url); links point to <base-url>/console. The default works only in a browser on this machine."`
 }
 
 func (c consoleFlag) service(s *store.Store) *users.Service {
 	return users.New(users.Options{Store: s, ConsoleURL: strings.TrimRight(c.BaseURL, "/") + "/console"})
+}
+
+// warnLocal tells the operator, on standard error, when the link just
+// printed points to a loopback address (the default): it opens only in a
+// browser on this machine, and a user who gets it elsewhere (the e-mail)
+// finds nothing there.
+func (c consoleFlag) warnLocal(e *env) {
+	u, err := url.Parse(c.BaseURL)
+	if err != nil {
+		return
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return
+	}
+	fmt.Fprintf(e.stderr, "kycd: warning: the link points to %s, so it works only in a browser on this machine. "+
+		"Give kycd's public address with --base-url https://kyc.example.com (or KYCD_BASE_URL), as serve's --base-url, to make a link that works elsewhere.\n",
+		u.Host)
 }
 
 // cliActor is the audit log's actor of operator commands.
@@ -84,6 +104,7 @@ func (c *UsersCreateCmd) Run(e *env) error {
 	fmt.Fprintf(e.stderr, "Created %s (%s, %s). The link below sets their password; it works once, for %s, and was also queued as an e-mail:\n",
 		u.ID, u.Email, role, users.InviteTTL)
 	fmt.Fprintln(e.stdout, link)
+	c.warnLocal(e)
 	return nil
 }
 
@@ -211,6 +232,7 @@ func (c *UsersLinkCmd) Run(e *env) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, link)
+	c.warnLocal(e)
 	return nil
 }
 

@@ -39,6 +39,10 @@ func TestBrowserAdmin(t *testing.T) {
 	b := newTab(t, 1280)
 	b.signIn(base, admin)
 
+	// kycd's front page (issue 23 item 15), with the console's headers.
+	b.open(base, "/")
+	b.check("front-page")
+
 	b.open(base, "/console/usage")
 	if n := eval[int](b, `document.querySelectorAll('#usage-chart rect').length`); n != 5 {
 		t.Errorf("%d bars in the chart, want 5", n)

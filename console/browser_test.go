@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	cdpage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"kycd/internal/testtools"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -32,22 +34,14 @@ type tab struct {
 	axe       string
 }
 
-// need skips a browser test without Chromium or axe-core, except under
-// CI=true, where it fails.
-func need(t *testing.T, path, what string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s missing under CI=true: %v", what, err)
-		}
-		t.Skipf("%s not installed: %v", what, err)
-	}
-}
+// TestMain reports the browser tests skipped for a missing Chromium or
+// axe-core, and fails the run for them unless accepted (testtools).
+func TestMain(m *testing.M) { testtools.Main(m) }
 
 func newTab(t *testing.T, width int64) *tab {
 	t.Helper()
-	need(t, chromiumPath, "chromium")
-	need(t, axePath, "axe-core (npm ci in tools/axe)")
+	testtools.Need(t, chromiumPath, "Chromium ("+chromiumPath+")")
+	testtools.Need(t, axePath, "axe-core (tools/axe/node_modules)")
 	axe, err := os.ReadFile(axePath)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,12 @@ type Options struct {
 	// AllowPrivateWebhooks is serve's --allow-private-webhooks: endpoint
 	// URLs may resolve to private addresses.
 	AllowPrivateWebhooks bool
+	// SwaggerUI: the server serves /swagger-ui/ (serve --dev); the front
+	// page links it.
+	SwaggerUI bool
+	// MailConfigured: an SMTP relay sends the e-mail outbox; without one
+	// the webhooks page says that notices wait unsent.
+	MailConfigured bool
 	// ListImports runs watch-list uploads in the background; default: a
 	// runner with no end (serve passes one that ends at shutdown and
 	// waits for it).
@@ -68,6 +74,8 @@ type console struct {
 
 	secrets      store.Sealer
 	allowPrivate bool
+	mail         bool
+	swaggerUI    bool
 	imports      *aml.ListImports
 	uploadMax    int64 // negative: uploads refused
 
@@ -90,7 +98,7 @@ func newConsole(o Options) *console {
 		panic("console: Options.Store, KYC, AML and Users are required")
 	}
 	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, clientIPOf: o.ClientIP,
-		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, imports: o.ListImports, uploadMax: o.ListUploadMax, mux: http.NewServeMux()}
+		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, mail: o.MailConfigured, swaggerUI: o.SwaggerUI, imports: o.ListImports, uploadMax: o.ListUploadMax, mux: http.NewServeMux()}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}

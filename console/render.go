@@ -136,6 +136,7 @@ var notices = map[string]string{
 
 	"branding-saved":     "The branding is saved. The portal and new e-mails show it now.",
 	"branding-saved-svg": "The branding is saved. Parts of the SVG logo that may not be in a logo (scripts, links, external references) were removed.",
+	"contact-saved":      "The contact e-mail is saved. Notices such as a disabled webhook endpoint go there.",
 	"screening-saved":    "The screening settings are saved. They apply to new AML checks; monitored checks keep the threshold they were created with.",
 	"four-eyes-on":       "Four-eyes review is on: live manual decisions need two different reviewers.",
 	"four-eyes-off":      "Four-eyes review is off: one reviewer decides.",

@@ -52,6 +52,9 @@ func (c *console) table() []route {
 	return []route{
 		{pattern: "GET /console/assets/{hash}/{name}", access: public, h: c.handleAsset},
 		{pattern: "GET /console/{$}", access: public, h: c.handleHome},
+		// kycd's own front page, served by the console for its layout and
+		// headers (server mounts this handler at "GET /{$}" too).
+		{pattern: "GET /{$}", access: public, h: c.handleRoot},
 		{pattern: "GET /console/login", access: public, h: c.handleLoginPage},
 		{pattern: "POST /console/login", access: public, h: c.handleLogin, back: c.handleLoginPage},
 		{pattern: "GET /console/login/code", access: secondFactor, h: c.handleCodePage},
@@ -107,6 +110,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/audit/verify", access: signedIn, perm: kyc.PermAdmin, h: c.handleAuditVerify, back: c.handleAudit},
 		{pattern: "GET /console/settings", access: signedIn, perm: kyc.PermAdmin, h: c.handleSettings},
 		{pattern: "POST /console/settings/branding", access: signedIn, perm: kyc.PermAdmin, h: c.handleBrandingSettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/contact", access: signedIn, perm: kyc.PermAdmin, h: c.handleContactSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/screening", access: signedIn, perm: kyc.PermAdmin, h: c.handleScreeningSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/review", access: signedIn, perm: kyc.PermAdmin, h: c.handleReviewSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
@@ -339,6 +343,17 @@ func (c *console) handleHome(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 	return nil
+}
+
+// handleRoot handles "GET /": what this server is and where its parts
+// are, for whoever opens its address in a browser (the API's 404 told
+// them nothing).
+func (c *console) handleRoot(w http.ResponseWriter, r *http.Request) error {
+	return c.render(w, r, http.StatusOK, "root.html", &page{Title: "kycd", Data: rootPage{SwaggerUI: c.swaggerUI}})
+}
+
+type rootPage struct {
+	SwaggerUI bool // serve --dev serves the Swagger UI
 }
 
 // Route describes one console route for the authorization test and the

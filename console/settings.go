@@ -39,6 +39,9 @@ type settingsPage struct {
 	Policy      policySummary
 	// PersonalData is how compliance reports print personal data.
 	PersonalData kyc.PersonalData
+	// ContactEmail is the organization's contact address (after an
+	// error: as sent).
+	ContactEmail string
 }
 
 type brandForm struct {
@@ -68,6 +71,7 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	d.ContactEmail = o.ContactEmail
 	if o.AMLThreshold != nil {
 		d.Threshold = strconv.FormatFloat(*o.AMLThreshold, 'f', -1, 64)
 	}
@@ -105,6 +109,8 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		case "/console/settings/branding":
 			d.BrandForm = brandForm{DisplayName: r.PostFormValue("displayName"), SupportEmail: r.PostFormValue("supportEmail"),
 				PrivacyURL: r.PostFormValue("privacyUrl"), BrandColor: r.PostFormValue("brandColor"), DefaultLocale: r.PostFormValue("defaultLocale")}
+		case "/console/settings/contact":
+			d.ContactEmail = r.PostFormValue("contactEmail")
 		case "/console/settings/screening":
 			d.Threshold = r.PostFormValue("threshold")
 			d.KindsCustom = r.PostFormValue("kindsMode") == "custom"
@@ -187,6 +193,27 @@ func (c *console) handleBrandingSettings(w http.ResponseWriter, r *http.Request)
 		notice = "branding-saved-svg"
 	}
 	return redirect(w, r, "/console/settings#branding", notice)
+}
+
+// handleContactSettings handles "POST /console/settings/contact": the
+// address that receives the organization's operational notices (an
+// endpoint disabled after failing); empty removes it.
+func (c *console) handleContactSettings(w http.ResponseWriter, r *http.Request) error {
+	org := sessionFrom(r).User.OrganizationID
+	email := strings.TrimSpace(r.PostFormValue("contactEmail"))
+	if err := kyc.CheckContactEmail(email); err != nil {
+		return err
+	}
+	o, err := c.store.FindOrganization(r.Context(), org)
+	if err != nil {
+		return err
+	}
+	if o.ContactEmail != email {
+		if err := c.store.InTx(r.Context(), func(tx *store.Tx) error { return tx.SetContactEmail(org, email) }); err != nil {
+			return err
+		}
+	}
+	return redirect(w, r, "/console/settings#contact", "contact-saved")
 }
 
 // handleScreeningSettings handles "POST /console/settings/screening": the

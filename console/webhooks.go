@@ -27,6 +27,11 @@ type webhooksPage struct {
 	// one that signs deliveries to KYC requests' callbackUrl; NewCallback
 	// is one just rotated, shown once.
 	Callback, NewCallback *store.CallbackSecret
+	// ContactEmail receives the e-mail sent when an endpoint is disabled
+	// after failing ("" : none, so nobody is told); Mail is false when no
+	// SMTP relay is configured, so it would wait unsent.
+	ContactEmail string
+	Mail         bool
 }
 
 // shownSecret is a signing secret shown once, with the receiver's check.
@@ -92,7 +97,12 @@ func (c *console) renderWebhooks(w http.ResponseWriter, r *http.Request, rotated
 	if err != nil {
 		return err
 	}
-	d := webhooksPage{Endpoints: list, Total: total, EventTypes: kyc.EventTypes, NewCallback: rotated}
+	d := webhooksPage{Endpoints: list, Total: total, EventTypes: kyc.EventTypes, NewCallback: rotated, Mail: c.mail}
+	org, err := c.store.FindOrganization(r.Context(), sess.User.OrganizationID)
+	if err != nil {
+		return err
+	}
+	d.ContactEmail = org.ContactEmail
 	d.Callback, err = c.store.FindCallbackSecret(r.Context(), sess.User.OrganizationID, env(r))
 	if kyc.ErrorCode(err) == kyc.ENotFound {
 		err = nil // none yet: made with the first request that has a callbackUrl

@@ -11,7 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kycd/internal/testtools"
 )
+
+// TestMain reports the parity tests skipped for a missing Node reference,
+// and fails the run for them unless accepted (testtools).
+func TestMain(m *testing.M) { testtools.Main(m) }
 
 // refTool is the Node.js reference, tools/faceapi-ref: @vladmandic/face-api
 // on the pure-JS TensorFlow.js CPU backend. The test needs node and the
@@ -28,10 +34,7 @@ func refTool(t *testing.T) (node, dir string) {
 		_, err = os.Stat(filepath.Join(dir, "node_modules", "@vladmandic", "face-api", "package.json"))
 	}
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("face-api.js reference unavailable under CI=true (need node, and `npm ci` in %s): %v", dir, err)
-		}
-		t.Skipf("face-api.js reference unavailable (need node, and `npm ci` in %s): %v", dir, err)
+		testtools.Missing(t, "Node and the face-api.js reference (tools/faceapi-ref/node_modules)", err)
 	}
 	return node, dir
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"kycd/internal/realdata"
+
+	"kycd/internal/testtools"
 )
 
 // TestSpoofModelFiles pins the embedded passive models:
@@ -99,10 +101,7 @@ func humanRef(t *testing.T, files []string) map[string]struct {
 		_, err = os.Stat(filepath.Join(dir, "node_modules", "@tensorflow", "tfjs", "package.json"))
 	}
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("human reference unavailable under CI=true (need node, and `npm ci` in %s): %v", dir, err)
-		}
-		t.Skipf("human reference unavailable (need node, and `npm ci` in %s): %v", dir, err)
+		testtools.Missing(t, "Node and the human reference (tools/human-ref/node_modules)", err)
 	}
 	cmd := exec.CommandContext(t.Context(), node, append([]string{"human-ref.js"}, files...)...)
 	cmd.Dir = dir

@@ -114,11 +114,21 @@ func isBase62(s string) bool {
 	return true
 }
 
+// CheckContactEmail checks an organization's contact address: empty (none)
+// or a bare e-mail address ("ops@example.com", not "Ops <ops@…>"). A
+// VALIDATION_ERROR on the field contactEmail otherwise.
+func CheckContactEmail(s string) error {
+	if s == "" || ValidEmail(s) {
+		return nil
+	}
+	return Invalid(FieldError{Field: "contactEmail", Message: "must be a bare e-mail address such as compliance@example.com"})
+}
+
 // Organization is a customer of the service; every resource belongs to one.
 type Organization struct {
 	ID           string
 	Name         string
-	ContactEmail string
+	ContactEmail string // where operational notices go; "" for none (CheckContactEmail)
 	// AMLThreshold is the organization's match threshold; nil means
 	// screening.DefaultThreshold.
 	AMLThreshold *float64

@@ -16,6 +16,8 @@ import (
 
 	"kycd/kyc"
 	"kycd/locale"
+
+	"kycd/internal/testtools"
 )
 
 // axePath is axe-core as .ci/run installs it (tools/axe, pinned 4.14.1):
@@ -28,10 +30,7 @@ func loadAxe(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(axePath)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("axe-core missing under CI=true (cd tools/axe && npm ci): %v", err)
-		}
-		t.Skipf("axe-core not installed (cd tools/axe && npm ci): %v", err)
+		testtools.Missing(t, "axe-core (tools/axe/node_modules)", err)
 	}
 	return string(b)
 }

@@ -13,10 +13,16 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"kycd/internal/testtools"
 )
 
 // chromiumPath is the browser the tests drive.
 const chromiumPath = "/usr/bin/chromium"
+
+// TestMain reports the browser tests skipped for a missing Chromium or
+// axe-core, and fails the run for them unless accepted (testtools).
+func TestMain(m *testing.M) { testtools.Main(m) }
 
 // viewportHeight is a phone's, in CSS pixels (an iPhone 14's 844).
 const viewportHeight = 844
@@ -46,12 +52,7 @@ func newTab(t *testing.T, width int64, camera bool, extra ...chromedp.ExecAlloca
 // the browser lives as long as the context it was started with.
 func newTabFor(t *testing.T, timeout time.Duration, width int64, camera bool, extra ...chromedp.ExecAllocatorOption) *tab {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium missing under CI=true: %v", err)
-		}
-		t.Skipf("chromium not installed: %v", err)
-	}
+	testtools.Need(t, chromiumPath, "Chromium ("+chromiumPath+")")
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
 		chromedp.UserDataDir(t.TempDir()),

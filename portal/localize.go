@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"errors"
 	"strconv"
 
 	"kycd/capture"
@@ -24,7 +25,7 @@ func (p *portal) localize(c *locale.Catalog, e *kyc.Error) *kyc.Error {
 	copy(out.Details, e.Details)
 	switch {
 	case e.Code == kyc.EValidation && isCaptureCode(e.Reason):
-		out.Message = p.imageMessage(c, e.Reason)
+		out.Message = p.imageMessage(c, e)
 		for i := range out.Details {
 			if out.Details[i].Field == "image" {
 				out.Details[i].Message = out.Message
@@ -70,9 +71,15 @@ func (p *portal) localize(c *locale.Catalog, e *kyc.Error) *kyc.Error {
 	return &out
 }
 
-// imageMessage is the applicant's message for capture's refusal code.
-func (p *portal) imageMessage(c *locale.Catalog, code string) string {
-	switch code {
+// imageMessage is the applicant's message for capture's refusal e.
+func (p *portal) imageMessage(c *locale.Catalog, e *kyc.Error) string {
+	var ce *capture.Error
+	if errors.As(e, &ce) && ce.Costly {
+		// Within the pixel limit: "too many pixels" would name the wrong
+		// cause (a progressive JPEG re-saved by an app, say).
+		return c.T("error.image_too_costly")
+	}
+	switch e.Reason {
 	case capture.ETooLarge:
 		return c.T("error.image_too_large", "size", strconv.FormatInt(p.limits.MaxBytes>>20, 10)+" MB")
 	case capture.ETooManyPixels:

@@ -272,7 +272,8 @@ func TestRoutingErrors(t *testing.T) {
 		code         string
 	}{
 		{"GET", "/v1/nothing", 404, "NOT_FOUND"},
-		{"GET", "/", 404, "NOT_FOUND"},
+		{"GET", "/index.html", 404, "NOT_FOUND"}, // "/" itself is the front page (TestRootPage)
+		{"POST", "/", 405, "METHOD_NOT_ALLOWED"},
 		{"DELETE", "/v1/applicants", 405, "METHOD_NOT_ALLOWED"},
 		{"PUT", "/v1/applicants/app_x", 405, "METHOD_NOT_ALLOWED"},
 		{"GET", "/swagger-ui/index.html", 404, "NOT_FOUND"}, // only with --dev

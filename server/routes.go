@@ -62,9 +62,13 @@ func (s *Server) routes() {
 		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute}))
 	// The back office: HTML pages behind a session cookie (console/routes.go
 	// has its route table, each route with the permission it needs).
-	s.mux.Handle("/console/", console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
+	backOffice := console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
 		Now: s.now, BaseURL: s.baseURL, ClientIP: s.clientIPs.ClientIP, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks,
-		ListImports: s.listImports, ListUploadMax: s.listUploadMax}))
+		MailConfigured: s.mailConfigured, SwaggerUI: s.dev, ListImports: s.listImports, ListUploadMax: s.listUploadMax})
+	s.mux.Handle("/console/", backOffice)
+	// The front page (links to the back office, the API description and
+	// the docs) is an HTML page with the console's headers and CSP.
+	s.mux.Handle("GET /{$}", backOffice)
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
 	s.handlePublic("GET /healthz", s.handleHealth)

@@ -40,6 +40,9 @@ type Options struct {
 	Secrets store.Sealer
 	// AllowPrivateWebhooks lets live endpoints point at private addresses.
 	AllowPrivateWebhooks bool
+	// MailConfigured: an SMTP relay sends the e-mail outbox (serve's
+	// --smtp-host). Without one, the console says notices wait unsent.
+	MailConfigured bool
 	// AML runs AML checks; default: a service with no lists loaded (live
 	// checks fail closed, sandbox has its test list).
 	AML *aml.Service
@@ -97,6 +100,7 @@ type Server struct {
 
 	secrets              store.Sealer
 	allowPrivateWebhooks bool
+	mailConfigured       bool
 	aml                  *aml.Service
 	kyc                  *verification.Service
 	users                *users.Service
@@ -140,6 +144,7 @@ func New(opts Options) (*Server, error) {
 		urlKey:    opts.URLKey,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
+		mailConfigured:       opts.MailConfigured,
 		jobsLastPoll:         opts.JobsLastPoll,
 		replication:          opts.Replication,
 		metricsToken:         opts.MetricsToken,

@@ -175,8 +175,9 @@ func TestWebhookTargetsMustBePublic(t *testing.T) {
 			if key == e.A.LiveKey {
 				u = "https" + strings.TrimPrefix(u, "http")
 			}
-			if r := e.call("POST", "/v1/webhook-endpoints", key, `{"url":"`+u+`"}`); r.status != 400 || !strings.Contains(string(r.body), "private or internal") {
-				t.Errorf("create %s: %d %s", u, r.status, r.body)
+			if r := e.call("POST", "/v1/webhook-endpoints", key, `{"url":"`+u+`"}`); r.status != 400 || !strings.Contains(string(r.body), "private or internal") ||
+				!strings.Contains(string(r.body), "--allow-private-webhooks") {
+				t.Errorf("create %s: %d %s, want the refusal saying how to allow it", u, r.status, r.body)
 			}
 			if r := e.call("POST", "/v1/kyc-requests", key, `{"applicant":{"firstName":"A","lastName":"B"},"callbackUrl":"`+u+`"}`); r.status != 400 ||
 				!strings.Contains(string(r.body), `"field":"callbackUrl"`) {

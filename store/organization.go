@@ -13,6 +13,9 @@ import (
 
 // CreateOrganization adds an organization and returns it.
 func (tx *Tx) CreateOrganization(name, contactEmail string) (*kyc.Organization, error) {
+	if err := kyc.CheckContactEmail(contactEmail); err != nil {
+		return nil, err
+	}
 	o := &kyc.Organization{ID: "org_" + NewULID(tx.now), Name: name, ContactEmail: contactEmail, CreatedAt: tx.now}
 	_, err := tx.exec(`INSERT INTO organizations (id, name, contact_email, created_at) VALUES (?, ?, ?, ?)`,
 		o.ID, o.Name, nullString(contactEmail), kyc.FormatTime(tx.now))
@@ -23,6 +26,25 @@ func (tx *Tx) CreateOrganization(name, contactEmail string) (*kyc.Organization, 
 		return nil, err
 	}
 	return o, nil
+}
+
+// SetContactEmail sets the organization's contact address, which
+// receives its operational notices (an endpoint disabled, say); ""
+// clears it. An address that is not a bare, valid e-mail address is a
+// VALIDATION_ERROR on the field contactEmail: a notice to it would fail
+// for good when sent.
+func (tx *Tx) SetContactEmail(orgID, email string) error {
+	if err := kyc.CheckContactEmail(email); err != nil {
+		return err
+	}
+	if err := tx.updateOrg(`UPDATE organizations SET contact_email = ? WHERE id = ?`, nullString(email), orgID); err != nil {
+		return err
+	}
+	shown := email
+	if shown == "" {
+		shown = "(none)"
+	}
+	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.contact_email_changed", "contact e-mail: "+shown)
 }
 
 // CountOrganizations returns how many organizations exist.

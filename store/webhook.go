@@ -338,6 +338,11 @@ const (
 	AttemptFailed // the last attempt failed: the delivery is failed
 )
 
+// NotifiedDisable reports whether RecordAttempt, disabling w's endpoint,
+// queues an e-mail about it: only to an organization with a contact
+// address.
+func NotifiedDisable(w *DeliveryWork) bool { return w.ContactEmail != "" }
+
 // RecordAttempt stores an attempt and moves the delivery on. A final
 // failure with a disableReason also disables the endpoint with it and
 // queues the e-mail to the organization's contact address, in the same
@@ -375,11 +380,13 @@ func (tx *Tx) RecordAttempt(a Attempt, outcome AttemptOutcome, w *DeliveryWork, 
 	if _, err := tx.SetWebhookEndpointEnabled(ep.OrganizationID, ep.Environment, ep.ID, false, disableReason); err != nil {
 		return err
 	}
-	to := w.ContactEmail
-	if to == "" {
-		to = "(no contact address: set one with kycd orgs create --email)"
+	if w.ContactEmail == "" {
+		// Nobody to write to: queuing it would fail for good at the relay
+		// ("failed to parse mail address"). The dispatcher logs it, and
+		// the console's webhooks page says so (NotifiedDisable).
+		return nil
 	}
-	return tx.QueueEmail(ep.OrganizationID, to, "kycd: webhook endpoint disabled: "+ep.URL,
+	return tx.QueueEmail(ep.OrganizationID, w.ContactEmail, "kycd: webhook endpoint disabled: "+ep.URL,
 		fmt.Sprintf("The %s webhook endpoint %s (%s) was disabled at %s.\n\nReason: %s\n\nDelivery %s of event %s (%s) failed on every attempt. "+
 			"Fix the receiver, enable the endpoint again and replay the failed deliveries.\n",
 			ep.Environment, ep.ID, ep.URL, kyc.FormatTime(tx.now), disableReason, w.DeliveryID, w.EventID, w.EventType))

@@ -95,6 +95,9 @@ func public4(a netip.Addr) bool {
 	return true
 }
 
+// allowHint ends the refusal of a private target.
+const allowHint = " (the operator can allow private ones with --allow-private-webhooks on kycd serve and kycd webhooks add)"
+
 // resolveTimeout bounds the DNS lookup of a target at creation.
 const resolveTimeout = 5 * time.Second
 
@@ -115,9 +118,11 @@ func CheckTarget(ctx context.Context, raw string, env kyc.Environment, allowPriv
 	}
 	u, _ := url.Parse(raw)
 	host := u.Hostname()
+	// Who meets the refusal is often the operator testing a receiver on
+	// their own machine or network: say how to allow it.
 	if a, err := netip.ParseAddr(host); err == nil {
 		if !Public(a) {
-			return fmt.Errorf("the address %s is private or internal; webhooks may only reach public addresses", a)
+			return fmt.Errorf("the address %s is private or internal; webhooks may only reach public addresses"+allowHint, a)
 		}
 		return nil
 	}
@@ -129,7 +134,7 @@ func CheckTarget(ctx context.Context, raw string, env kyc.Environment, allowPriv
 	}
 	for _, a := range addrs {
 		if !Public(a) {
-			return fmt.Errorf("the host %s resolves to a private or internal address (%s); webhooks may only reach public addresses", host, a.WithZone(""))
+			return fmt.Errorf("the host %s resolves to a private or internal address (%s); webhooks may only reach public addresses"+allowHint, host, a.WithZone(""))
 		}
 	}
 	return nil

@@ -164,7 +164,14 @@ func (d *Dispatcher) deliver(ctx context.Context, j store.Job) error {
 	case outcome == store.AttemptRetry:
 		return jobs.RetryAt(next, res.Err)
 	case reason != "":
-		d.Log.Warn("webhook endpoint disabled", "endpoint_id", w.Endpoint.ID, "delivery_id", w.DeliveryID, "reason", reason)
+		if store.NotifiedDisable(w) {
+			d.Log.Warn("webhook endpoint disabled; an e-mail to the organization's contact address is queued", "endpoint_id", w.Endpoint.ID,
+				"delivery_id", w.DeliveryID, "organization_id", w.OrganizationID, "reason", reason)
+		} else {
+			d.Log.Warn("webhook endpoint disabled; nobody is notified by e-mail: the organization has no contact address "+
+				"(set one with kycd orgs update --contact-email or in the console's Settings)", "endpoint_id", w.Endpoint.ID,
+				"delivery_id", w.DeliveryID, "organization_id", w.OrganizationID, "reason", reason)
+		}
 	}
 	return nil
 }
