@@ -20,6 +20,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"kycd/server/contracttest"
 	"kycd/webhook"
 )
 
@@ -324,6 +325,9 @@ func TestWebhookEndToEnd(t *testing.T) {
 	got := make(chan delivery, 4)
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		if err := contracttest.CheckEvent(r.Header, b); err != nil {
+			t.Error(err)
+		}
 		got <- delivery{r.Header.Clone(), b}
 	}))
 	defer rc.Close()
