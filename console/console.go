@@ -11,6 +11,7 @@ package console
 import (
 	"html/template"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"kycd/aml"
+	"kycd/kyc"
 	"kycd/store"
 	"kycd/users"
 	"kycd/verification"
@@ -81,7 +83,33 @@ type console struct {
 // that does not parse: both are build mistakes.
 func New(o Options) http.Handler {
 	c := newConsole(o)
-	return securityHeaders(c.mux)
+	return securityHeaders(c.checkText(c.mux))
+}
+
+// checkText answers, before any route runs, a request whose path, query
+// or form holds what no database engine stores (NUL, bytes that are not
+// UTF-8): a 404 page for the path, a 400 page for a parameter. PostgreSQL
+// refuses such text with an error where SQLite finds nothing, so it is
+// checked once here for every page alike. Multipart forms (uploads) are
+// checked by their handlers' parsers.
+func (c *console) checkText(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := kyc.CheckPathAndQuery(r.URL.Path, r.URL.Query())
+		if err == nil && r.Method == http.MethodPost {
+			if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/x-www-form-urlencoded" {
+				if perr := r.ParseForm(); perr != nil {
+					err = &kyc.Error{Code: kyc.EValidation, Message: "The form could not be read.", Err: perr}
+				} else {
+					err = kyc.CheckPathAndQuery("", r.PostForm)
+				}
+			}
+		}
+		if err != nil {
+			c.renderError(w, r, c.optionalSession(r), err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func newConsole(o Options) *console {
