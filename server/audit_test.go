@@ -74,6 +74,33 @@ func TestAPIChangesAudited(t *testing.T) {
 			t.Errorf("update reason %v", r.Reason)
 		}
 	}
+	// Reads of personal data are access rows, recorded before the answer.
+	for _, path := range []string{"/documents", "/selfies", "/report.json", "/report.pdf"} {
+		if r := e.call("GET", "/v1/kyc-requests/"+kycID+path, key, ""); r.status != 200 {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+	}
+	if r := e.call("GET", "/v1/aml-checks/"+aml+"/report.pdf", key, ""); r.status != 200 {
+		t.Fatalf("AML report: %d", r.status)
+	}
+	for _, want := range []struct{ resource, action string }{
+		{kycID, store.AccessDocumentURLs}, {kycID, store.AccessSelfieURLs}, {kycID, store.AccessReportJSON}, {kycID, store.AccessReportPDF},
+		{aml, store.AccessReportPDF},
+	} {
+		rows, err := e.store.FindAudit(t.Context(), want.resource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range rows {
+			if r.Action == want.action && r.ActorID != nil && *r.ActorID == actor && store.AuditCategory(r.Action) == store.AuditAccess {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: %d %s rows by the key, want 1 (rows: %v)", want.resource, n, want.action, actions(rows))
+		}
+	}
 	if v, err := e.store.VerifyAudit(t.Context(), nil); err != nil || !v.OK() {
 		t.Fatalf("audit chain: %+v %v", v, err)
 	}
