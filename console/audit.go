@@ -21,7 +21,7 @@ type auditPage struct {
 	Actor, Action string
 	Resource      string
 	From, To      string
-	Installation  bool // the installation's own rows are shown (installation admins)
+	Installation  bool   // the installation's own rows are shown (installation admins)
 	Next          string // the next page's query ("" on the last page)
 	Verified      *store.AuditVerification
 	Actors        map[string]string // user id → name
