@@ -34,10 +34,13 @@ func TestAuditChangesAndAccess(t *testing.T) {
 	if pg := b.get("/console/sandbox/cases/" + reqID); pg.status != 200 {
 		t.Fatalf("case: %d", pg.status)
 	}
+	if pg := b.get("/console/sandbox/applicants/" + app["id"].(string)); pg.status != 200 {
+		t.Fatalf("applicant: %d", pg.status)
+	}
 
 	all := b.get("/console/audit").text()
 	for _, want := range []string{"applicant.created", "key_" + e.org.SandboxID, "svc.kyc.request.created", "access.report_json",
-		"access.case_viewed", "Ada Admin", "1 entry of the installation not shown"} {
+		"access.case_viewed", "access.applicant_viewed", "Ada Admin", "1 entry of the installation not shown"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("audit page lacks %q:\n%s", want, all)
 		}

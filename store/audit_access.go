@@ -20,13 +20,14 @@ const (
 
 // Access actions.
 const (
-	AccessReportJSON   = accessPrefix + "report_json"   // a KYC report's JSON
-	AccessReportPDF    = accessPrefix + "report_pdf"    // a KYC or AML report's PDF
-	AccessDocumentURLs = accessPrefix + "document_urls" // pre-signed URLs of a request's documents
-	AccessSelfieURLs   = accessPrefix + "selfie_urls"   // pre-signed URLs of a request's selfies and liveness frames
-	AccessCaseViewed   = accessPrefix + "case_viewed"   // a case's page in the console
-	AccessImageViewed  = accessPrefix + "image_viewed"  // one captured image in the console
-	AccessAlertViewed  = accessPrefix + "alert_viewed"  // an AML check's page in the console
+	AccessReportJSON      = accessPrefix + "report_json"      // a KYC report's JSON
+	AccessReportPDF       = accessPrefix + "report_pdf"       // a KYC or AML report's PDF
+	AccessDocumentURLs    = accessPrefix + "document_urls"    // pre-signed URLs of a request's documents
+	AccessSelfieURLs      = accessPrefix + "selfie_urls"      // pre-signed URLs of a request's selfies and liveness frames
+	AccessCaseViewed      = accessPrefix + "case_viewed"      // a case's page in the console
+	AccessImageViewed     = accessPrefix + "image_viewed"     // one captured image in the console
+	AccessAlertViewed     = accessPrefix + "alert_viewed"     // an AML check's page in the console
+	AccessApplicantViewed = accessPrefix + "applicant_viewed" // an applicant's page in the console
 )
 
 // AuditCategory is the category of an audit row's action.
