@@ -23,13 +23,22 @@ import (
 // a constant added to kyc fails TestEnumsInDescription until it is placed.
 func kycStringConsts(t *testing.T) map[string][]string {
 	t.Helper()
+	typed, _ := stringConsts(t, "../kyc")
+	return typed
+}
+
+// stringConsts reads a package's source: the values of its typed string
+// constants by type, and its untyped string constants by name.
+func stringConsts(t *testing.T, dir string) (map[string][]string, map[string]string) {
+	t.Helper()
 	fset := gotoken.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, "../kyc", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	types := map[string]bool{}
 	out := map[string][]string{}
+	untyped := map[string]string{}
 	var specs []*ast.ValueSpec
 	for _, p := range pkgs {
 		for _, f := range p.Files {
@@ -55,6 +64,16 @@ func kycStringConsts(t *testing.T) map[string][]string {
 	}
 	for _, s := range specs {
 		id, ok := s.Type.(*ast.Ident)
+		if s.Type == nil && len(s.Values) == len(s.Names) {
+			for i, v := range s.Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == gotoken.STRING {
+					if val, err := strconv.Unquote(lit.Value); err == nil {
+						untyped[s.Names[i].Name] = val
+					}
+				}
+			}
+			continue
+		}
 		if !ok || !types[id.Name] {
 			continue
 		}
@@ -75,7 +94,52 @@ func kycStringConsts(t *testing.T) map[string][]string {
 			out[typ] = nil
 		}
 	}
-	return out
+	return out, untyped
+}
+
+// untypedEnums are groups of untyped string constants, by package and
+// name prefix, that the server writes as enum values, and where.
+var untypedEnums = []struct {
+	dir, prefix string
+	except      []string // constant names of the group that are not such values
+	sites       []string
+}{
+	{dir: "../kyc", prefix: "Trigger", sites: []string{"AmlScreening trigger"}},
+	{dir: "../kyc", prefix: "Kind", sites: []string{"AmlListResult checkType", "AmlEvent results [] checkType"}},
+	{dir: "../decision", prefix: "Code", sites: []string{"ReasonCode"}},
+	{dir: "../decision", prefix: "Sig", sites: []string{"Signal name"}},
+}
+
+// TestUntypedEnumsInDescription is TestEnumsInDescription for enum values
+// kept as untyped constants (AML triggers and kinds, the decision engine's
+// reason codes and signal names).
+func TestUntypedEnumsInDescription(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(server.OpenAPIYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range untypedEnums {
+		_, untyped := stringConsts(t, g.dir)
+		n := 0
+		for name, v := range untyped {
+			if !strings.HasPrefix(name, g.prefix) || len(name) == len(g.prefix) || slices.Contains(g.except, name) {
+				continue
+			}
+			if c := name[len(g.prefix)]; c < 'A' || c > 'Z' {
+				continue // e.g. "Codec": not of the group
+			}
+			n++
+			for _, site := range g.sites {
+				sc := schemaAt(t, doc, site)
+				if sc != nil && !slices.Contains(sc.Enum, any(v)) {
+					t.Errorf("%s.%s %q is emitted at %s but is not in its enum", g.dir, name, v, site)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("no %s* constants read in %s", g.prefix, g.dir)
+		}
+	}
 }
 
 // enumSite is one place of the description where the server writes a
