@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -67,6 +68,25 @@ func (c *envelopeConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// CloseWrite keeps net/http's half-close before it hangs up on a request
+// whose headers were too large (closeWriteAndWait), so that the client
+// reads the reply instead of a reset.
+func (c *envelopeConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// ReadFrom keeps the connection's sendfile path for bodies (net/http
+// uses it when the connection offers it); only headers are rewritten.
+func (c *envelopeConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
 // parseRawError reads a reply of net/http's serve loop: "HTTP/1.1 <code>

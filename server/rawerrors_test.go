@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -68,6 +69,11 @@ func TestMalformedRequestsEnvelope(t *testing.T) {
 	res, body := rawRequest(t, hs.Listener.Addr().String(), "GET /healthz HTTP/1.1\r\nHost: kyc\r\nConnection: close\r\n\r\n")
 	if res.StatusCode != 200 || !strings.Contains(string(body), `"ok"`) {
 		t.Fatalf("healthz: %d %s", res.StatusCode, body)
+	}
+	// A large body (the description, 100s of KB) passes whole.
+	res, body = rawRequest(t, hs.Listener.Addr().String(), "GET /v3/api-docs HTTP/1.1\r\nHost: kyc\r\nConnection: close\r\n\r\n")
+	if res.StatusCode != 200 || len(body) < 100<<10 || !json.Valid(body) {
+		t.Fatalf("api-docs: %d, %d bytes", res.StatusCode, len(body))
 	}
 }
 
