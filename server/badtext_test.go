@@ -89,6 +89,15 @@ func TestBadTextEveryRoute(t *testing.T) {
 					}
 				}
 			}
+			// The portal's link token is a path id too (no API key).
+			for _, bad := range badText {
+				for _, p := range []string{"/portal/" + bad, "/portal/" + bad + "/documents", "/v1/files/" + bad + "?expires=1&signature=00"} {
+					calls++
+					if r := e.call("GET", p, "", ""); r.status >= 500 {
+						t.Errorf("GET %s → %d", p, r.status)
+					}
+				}
+			}
 			if calls < 100 {
 				t.Fatalf("only %d calls: the walk missed the description's routes", calls)
 			}
