@@ -20,6 +20,7 @@ import (
 	"kycd/aml"
 	"kycd/kyc"
 	"kycd/seal"
+	"kycd/server/contracttest"
 	"kycd/store"
 	"kycd/store/storetest"
 )
@@ -126,6 +127,9 @@ func TestFleet(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		if json.Unmarshal(b, &ev) != nil || ev.EventID == "" {
 			t.Errorf("webhook body without an event id: %s", b)
+		}
+		if err := contracttest.CheckEvent(r.Header, b); err != nil {
+			t.Error(err)
 		}
 		hmu.Lock()
 		deliveries[ev.EventID]++

@@ -207,7 +207,8 @@ func (c *ServeCmd) Run(e *env) error {
 	go func() { runnerDone <- runner.Start(e.ctx) }()
 
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	// net/http's own replies (malformed requests) in the envelope too.
+	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
 	log.Info("kycd serving", "addr", ln.Addr().String(), "base_url", baseURL, "console_url", baseURL+"/console/", "portal_url", portalURL,
 		"db", st.Path(), "version", e.version, "dev", c.Dev)
 	select {

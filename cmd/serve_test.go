@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"kycd/server/contracttest"
 	"kycd/webhook"
 )
 
@@ -135,6 +137,27 @@ func TestServe(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // the log line is written after the response
 	if id := res.Header.Get("X-Request-Id"); id == "" || !strings.Contains(p.log(), `"request_id":"`+id+`"`) {
 		t.Errorf("request id %q not in the log", id)
+	}
+	// A request net/http refuses itself (no Host) is answered in the
+	// envelope with a logged request id too (issue 23 item 23).
+	raw, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := io.WriteString(raw, "GET /healthz HTTP/1.1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := http.ReadResponse(bufio.NewReader(raw), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badBody, _ := io.ReadAll(bad.Body)
+	bad.Body.Close()
+	time.Sleep(50 * time.Millisecond)
+	if id := bad.Header.Get("X-Request-Id"); bad.StatusCode != 400 || bad.Header.Get("Content-Type") != "application/json" ||
+		!strings.Contains(string(badBody), `"VALIDATION_ERROR"`) || id == "" || !strings.Contains(p.log(), `"request_id":"`+id+`"`) {
+		t.Errorf("no Host: %d %v %s", bad.StatusCode, bad.Header, badBody)
 	}
 
 	// A second key made by the CLI works at once; revoked by the CLI, it
@@ -324,6 +347,9 @@ func TestWebhookEndToEnd(t *testing.T) {
 	got := make(chan delivery, 4)
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		if err := contracttest.CheckEvent(r.Header, b); err != nil {
+			t.Error(err)
+		}
 		got <- delivery{r.Header.Clone(), b}
 	}))
 	defer rc.Close()

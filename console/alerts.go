@@ -77,6 +77,9 @@ func (c *console) handleAlert(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := c.store.RecordAccess(r.Context(), sess.User.OrganizationID, env(r), "aml_check", ch.ID, store.AccessAlertViewed, ""); err != nil {
+		return err
+	}
 	names, err := c.userNames(r, sess.User.OrganizationID)
 	if err != nil {
 		return err

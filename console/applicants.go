@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"kycd/kyc"
+	"kycd/store"
 )
 
 const applicantsPageSize = 50
@@ -58,6 +59,9 @@ func (c *console) handleApplicant(w http.ResponseWriter, r *http.Request) error 
 	org, e := sess.User.OrganizationID, env(r)
 	a, err := c.store.FindApplicant(r.Context(), org, e, r.PathValue("id"))
 	if err != nil {
+		return err
+	}
+	if err := c.store.RecordAccess(r.Context(), org, e, "applicant", a.ID, store.AccessApplicantViewed, ""); err != nil {
 		return err
 	}
 	reqs, err := c.store.FindKYCRequestsOfApplicant(r.Context(), org, e, a.ID)

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -85,12 +86,14 @@ func TestBrowserAdmin(t *testing.T) {
 	}
 	b.check("keys")
 
+	e.api(e.org.SandboxKey, "POST", "/v1/applicants", map[string]any{"firstName": "Grace", "lastName": "Hopper", "externalRef": "crm-000000000000000000001"}, 201)
 	b.open(base, "/console/audit")
 	b.click(`form[action^="/console/audit/verify"] button`)
 	if !strings.Contains(b.body(), "The chain verifies") {
 		t.Errorf("verify: %s", b.body())
 	}
 	b.check("audit")
+	b.tableFits("audit")
 
 	b.resize(390)
 	for _, p := range []struct{ name, path string }{
@@ -99,5 +102,20 @@ func TestBrowserAdmin(t *testing.T) {
 	} {
 		b.open(base, p.path)
 		b.check(p.name)
+		if p.name == "audit" {
+			b.tableFits("audit")
+		}
+	}
+}
+
+// tableFits fails when a table is wider than its scrolling box: its last
+// columns would be out of sight (issue 23 item 13: the audit log's Change
+// column was, at 1280 px).
+func (b *tab) tableFits(id string) {
+	b.t.Helper()
+	got := eval[[]int64](b, `(function () { var t = document.getElementById('`+id+`'); var w = t.closest('.table-wrap');
+  return [t.scrollWidth, w.clientWidth, t.querySelectorAll('tbody tr').length]; })()`)
+	if got[2] == 0 || got[0] > got[1]+1 {
+		b.fail(fmt.Errorf("table %s at %d px: %d px wide in a %d px box (%d rows)", id, b.width, got[0], got[1], got[2]))
 	}
 }

@@ -60,6 +60,9 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := c.store.RecordAccess(r.Context(), org, e, "kyc_request", req.ID, store.AccessCaseViewed, ""); err != nil {
+		return err
+	}
 	a, err := c.store.FindApplicant(r.Context(), org, e, req.ApplicantID)
 	if err != nil {
 		return err
@@ -234,6 +237,10 @@ func (c *console) handleImage(w http.ResponseWriter, r *http.Request) error {
 	}
 	if img.RequestID != req.ID {
 		return kyc.Errorf(kyc.ENotFound, "This request has no such image.")
+	}
+	if err := c.store.RecordAccess(r.Context(), req.OrganizationID, req.Environment, "kyc_request", req.ID, store.AccessImageViewed,
+		"image "+img.ID); err != nil {
+		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", img.ContentType)

@@ -9,8 +9,11 @@
 package console
 
 import (
+	"bytes"
 	"html/template"
+	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,6 +21,7 @@ import (
 
 	"kycd/aml"
 	"kycd/internal/clientip"
+	"kycd/kyc"
 	"kycd/store"
 	"kycd/users"
 	"kycd/verification"
@@ -90,7 +94,38 @@ type console struct {
 // that does not parse: both are build mistakes.
 func New(o Options) http.Handler {
 	c := newConsole(o)
-	return securityHeaders(c.mux)
+	return securityHeaders(c.checkText(c.mux))
+}
+
+// checkText answers, before any route runs, a request whose path, query
+// or form holds what no database engine stores (NUL, bytes that are not
+// UTF-8): a 404 page for the path, a 400 page for a parameter. PostgreSQL
+// refuses such text with an error where SQLite finds nothing, so it is
+// checked once here for every page alike. A url-encoded form up to
+// maxCheckedForm is read, checked and put back for the handler to parse
+// with its own limit; larger forms (the policy editor's) and multipart
+// uploads are checked by their handlers' parsers.
+const maxCheckedForm = 64 << 10
+
+func (c *console) checkText(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := kyc.CheckPathAndQuery(r.URL.Path, r.URL.Query())
+		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && r.Method == http.MethodPost &&
+			ct == "application/x-www-form-urlencoded" && r.ContentLength > 0 && r.ContentLength <= maxCheckedForm {
+			body, rerr := io.ReadAll(io.LimitReader(r.Body, maxCheckedForm))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if rerr != nil {
+				err = &kyc.Error{Code: kyc.EValidation, Message: "The form could not be read.", Err: rerr}
+			} else if form, perr := url.ParseQuery(string(body)); perr == nil {
+				err = kyc.CheckPathAndQuery("", form)
+			} // a malformed form is the handler's to refuse
+		}
+		if err != nil {
+			c.renderError(w, r, c.optionalSession(r), err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func newConsole(o Options) *console {

@@ -45,7 +45,13 @@ type env struct {
 
 func newEnv(t *testing.T, setup ...func(*env, *server.Options)) *env {
 	t.Helper()
-	st := storetest.Open(t)
+	return newEnvOn(t, storetest.DefaultEngine(), setup...)
+}
+
+// newEnvOn is newEnv on the named engine, for tests that run on both.
+func newEnvOn(t *testing.T, engine string, setup ...func(*env, *server.Options)) *env {
+	t.Helper()
+	st := storetest.OpenOn(t, engine)
 	clock := &storetest.Clock{}
 	st.Now = clock.Now
 	unlimited := 0

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"kycd/report"
+	"kycd/store"
 )
 
 // handleCaseReportPDF handles "GET /console/{env}/cases/{id}/report.pdf":
@@ -15,6 +16,9 @@ func (c *console) handleCaseReportPDF(w http.ResponseWriter, r *http.Request) er
 	sess := sessionFrom(r)
 	rep, err := report.BuildKYC(r.Context(), c.store, sess.User.OrganizationID, env(r), r.PathValue("id"), c.now())
 	if err != nil {
+		return err
+	}
+	if err := c.store.RecordAccess(r.Context(), sess.User.OrganizationID, env(r), "kyc_request", rep.Request.ID, store.AccessReportPDF, ""); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
@@ -31,6 +35,9 @@ func (c *console) handleCaseReportJSON(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	if err := c.store.RecordAccess(r.Context(), sess.User.OrganizationID, env(r), "kyc_request", rep.Request.ID, store.AccessReportJSON, ""); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
@@ -43,6 +50,9 @@ func (c *console) handleAlertReportPDF(w http.ResponseWriter, r *http.Request) e
 	sess := sessionFrom(r)
 	rep, err := report.BuildAML(r.Context(), c.store, sess.User.OrganizationID, env(r), r.PathValue("id"), c.now())
 	if err != nil {
+		return err
+	}
+	if err := c.store.RecordAccess(r.Context(), sess.User.OrganizationID, env(r), "aml_check", rep.Check.ID, store.AccessReportPDF, ""); err != nil {
 		return err
 	}
 	var buf bytes.Buffer

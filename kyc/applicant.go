@@ -55,6 +55,21 @@ type ApplicantInput struct {
 	Metadata    map[string]any // nil: not given; empty map: clear
 }
 
+// Fields names the API fields the input sets, in the API's order.
+func (in *ApplicantInput) Fields() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"firstName", in.FirstName != nil}, {"lastName", in.LastName != nil}, {"email", in.Email != nil}, {"phone", in.Phone != nil},
+		{"dob", in.DOB != nil}, {"country", in.Country != nil}, {"externalRef", in.ExternalRef != nil}, {"metadata", in.Metadata != nil}} {
+		if f.set {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
 // Limits of the applicant record. They are documented in the OpenAPI
 // description and the README; change them there too.
 const (

@@ -18,6 +18,7 @@ import (
 	"kycd/portal"
 	"kycd/seal"
 	"kycd/server"
+	"kycd/server/contracttest"
 	"kycd/store"
 	"kycd/store/storetest"
 	"kycd/verification"
@@ -222,6 +223,9 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var ev struct{ EventType, ResourceID string }
 	if err == nil {
 		err = json.Unmarshal(body, &ev)
+	}
+	if err == nil {
+		err = contracttest.CheckEvent(r.Header, body) // issue 23 item 21
 	}
 	if err != nil {
 		rc.bad = append(rc.bad, fmt.Sprintf("%s: %v", r.Header.Get("X-Svc-Event"), err))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"kycd/jobs"
+	"kycd/server/contracttest"
 	"kycd/webhook"
 )
 
@@ -29,6 +30,9 @@ func TestKYCCallbackURL(t *testing.T) {
 	var hits []callbackHit
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		if err := contracttest.CheckEvent(r.Header, b); err != nil {
+			t.Error(err)
+		}
 		mu.Lock()
 		hits = append(hits, callbackHit{r.URL.RequestURI(), r.Header.Get("X-Svc-Event"), r.Header.Get("X-Svc-Signature"), b})
 		mu.Unlock()

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"kycd/liveness"
 	"kycd/mrz"
 	"kycd/screening"
+	"kycd/server/contracttest"
 	"kycd/store"
 	"kycd/verification"
 	"kycd/webhook"
@@ -45,8 +47,17 @@ func newDecisionEnv(t *testing.T) *decisionEnv {
 	e.start()
 	d := &decisionEnv{events: map[string][]string{}}
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("receiver: %v", err)
+		}
+		// Every delivered body must be what the description promises
+		// (issue 23 item 21), not only every API response.
+		if err := contracttest.CheckEvent(r.Header, raw); err != nil {
+			t.Errorf("receiver: %v", err)
+		}
 		var body struct{ ResourceID, EventType string }
-		if err := jsonDecode(r, &body); err != nil {
+		if err := json.Unmarshal(raw, &body); err != nil {
 			t.Errorf("receiver: %v", err)
 		}
 		d.mu.Lock()
@@ -164,8 +175,6 @@ func hasReason(pr map[string]any, code string) bool {
 	}
 	return false
 }
-
-func jsonDecode(r *http.Request, v any) error { return json.NewDecoder(r.Body).Decode(v) }
 
 // mrzTD3 builds a valid passport MRZ (every check digit right).
 func mrzTD3(surname, given, number, nationality, dob, sex, expiry string) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kycd/kyc"
+	"kycd/store"
 )
 
 // DownloadURLTTL is how long a document or selfie download URL works
@@ -68,6 +69,15 @@ func (s *Server) handleKYCCaptures(kind string) handlerFunc {
 		}
 		caps, err := s.store.FindCaptures(r.Context(), req.ID, kind)
 		if err != nil {
+			return err
+		}
+		// The answer carries pre-signed download URLs: issuing them is an
+		// access to the images, recorded before they are handed out.
+		action := store.AccessDocumentURLs
+		if kind == "selfie" {
+			action = store.AccessSelfieURLs
+		}
+		if err := s.store.RecordAccess(r.Context(), req.OrganizationID, req.Environment, "kyc_request", req.ID, action, ""); err != nil {
 			return err
 		}
 		out := make([]captureJSON, len(caps))

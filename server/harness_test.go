@@ -50,7 +50,13 @@ type apiEnv struct {
 
 func newAPIEnv(t *testing.T, mod ...func(*server.Options)) *apiEnv {
 	t.Helper()
-	st := storetest.Open(t)
+	return newAPIEnvOn(t, storetest.DefaultEngine(), mod...)
+}
+
+// newAPIEnvOn is newAPIEnv on the named engine, for tests that run on both.
+func newAPIEnvOn(t *testing.T, engine string, mod ...func(*server.Options)) *apiEnv {
+	t.Helper()
+	st := storetest.OpenOn(t, engine)
 	clock := &storetest.Clock{}
 	st.Now = clock.Now
 	unlimited := 0

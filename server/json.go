@@ -153,8 +153,10 @@ func parseObject(b []byte) (*object, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, kyc.Invalid(kyc.FieldError{Field: "body", Message: "must hold exactly one JSON object"})
 	}
-	// Valid JSON from here on, which jsonkeys.Duplicates needs.
-	if dups := jsonkeys.Duplicates(b); len(dups) > 0 {
+	// Valid JSON from here on, which jsonkeys.Problems needs: members
+	// given twice, and text holding NUL (which PostgreSQL refuses with an
+	// error where SQLite stores it), are refused for every body alike.
+	if dups := jsonkeys.Problems(b); len(dups) > 0 {
 		return nil, kyc.Invalid(dups...)
 	}
 	var errs []kyc.FieldError

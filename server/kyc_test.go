@@ -213,7 +213,17 @@ func TestKYCCreateAndFullFlow(t *testing.T) {
 	if len(doc["captures"].([]any)) != 3 || len(doc["timeline"].([]any)) != 7 {
 		t.Errorf("report captures/timeline: %d/%d", len(doc["captures"].([]any)), len(doc["timeline"].([]any)))
 	}
-	audit, err := e.store.FindAudit(t.Context(), id)
+	// Seven changes, and the report's download above as an access row.
+	rows, err := e.store.FindAudit(t.Context(), id)
+	var audit []store.AuditEntry
+	for _, r := range rows {
+		if store.AuditCategory(r.Action) == store.AuditChange {
+			audit = append(audit, r)
+		}
+	}
+	if len(rows) != 8 || store.AuditCategory(rows[7].Action) != store.AuditAccess {
+		t.Errorf("audit: %v, want the report's access last", actions(rows))
+	}
 	if err != nil || len(audit) != 7 || *audit[6].ToStatus != "approved" || *audit[6].ActorID != "Jane Doe (key_"+strings.Split(strings.TrimPrefix(e.A.LiveKey, "svc_live_"), ".")[0]+")" {
 		t.Errorf("audit: %d rows %v", len(audit), err)
 	}
@@ -312,9 +322,9 @@ func TestKYCCancelResendExpire(t *testing.T) {
 	if tl := strings.Join(e.timeline(e.A.SandboxKey, id), ","); tl != want {
 		t.Errorf("timeline\n got %s\nwant %s", tl, want)
 	}
-	// Sandbox transitions are not audited; live ones are.
-	if a, _ := e.store.FindAudit(t.Context(), id); len(a) != 0 {
-		t.Errorf("sandbox audit rows: %d", len(a))
+	// Sandbox transitions are audited as live ones are (issue 23 item 13).
+	if a, _ := e.store.FindAudit(t.Context(), id); len(a) != 7 {
+		t.Errorf("sandbox audit rows: %v", actions(a))
 	}
 	// Manual decisions only from awaiting_review.
 	c2 := e.create(e.A.SandboxKey, `{"applicant":{"firstName":"C","lastName":"D"}}`)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"kycd/report"
+	"kycd/store"
 )
 
 // handleKYCReportJSON handles "GET /v1/kyc-requests/{id}/report.json":
@@ -14,6 +15,9 @@ func (s *Server) handleKYCReportJSON(w http.ResponseWriter, r *http.Request) err
 	key := keyFrom(r.Context())
 	rep, err := report.BuildKYC(r.Context(), s.store, key.OrganizationID, key.Environment, r.PathValue("id"), s.now())
 	if err != nil {
+		return err
+	}
+	if err := s.store.RecordAccess(r.Context(), key.OrganizationID, key.Environment, "kyc_request", rep.Request.ID, store.AccessReportJSON, ""); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="`+rep.Request.PublicID+`-report.json"`)
@@ -28,6 +32,9 @@ func (s *Server) handleKYCReportPDF(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
+	if err := s.store.RecordAccess(r.Context(), key.OrganizationID, key.Environment, "kyc_request", rep.Request.ID, store.AccessReportPDF, ""); err != nil {
+		return err
+	}
 	return s.writePDF(w, rep.Request.PublicID+"-report.pdf", func(b *bytes.Buffer) error { return report.WriteKYCPDF(b, rep) })
 }
 
@@ -36,6 +43,9 @@ func (s *Server) handleAMLReportPDF(w http.ResponseWriter, r *http.Request) erro
 	key := keyFrom(r.Context())
 	rep, err := report.BuildAML(r.Context(), s.store, key.OrganizationID, key.Environment, r.PathValue("id"), s.now())
 	if err != nil {
+		return err
+	}
+	if err := s.store.RecordAccess(r.Context(), key.OrganizationID, key.Environment, "aml_check", rep.Check.ID, store.AccessReportPDF, ""); err != nil {
 		return err
 	}
 	return s.writePDF(w, rep.Check.PublicID+"-report.pdf", func(b *bytes.Buffer) error { return report.WriteAMLPDF(b, rep) })

@@ -205,6 +205,16 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	h, pattern := s.mux.Handler(r)
 	requestInfoFrom(r.Context()).pattern = pattern // for the metrics' route label
+	// Path ids and query parameters that no engine can hold answer alike
+	// on SQLite and PostgreSQL (which refuses NUL and invalid UTF-8 with
+	// an error): checked once here, before any handler queries with them.
+	// The console checks its own requests, to answer with its pages.
+	if pattern != "/console/" {
+		if err := kyc.CheckPathAndQuery(r.URL.Path, r.URL.Query()); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	if pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return

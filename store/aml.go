@@ -45,6 +45,9 @@ func (tx *Tx) CreateAMLCheck(c *kyc.AMLCheck, sc *kyc.Screening) error {
 	if err != nil {
 		return fmt.Errorf("insert aml check: %w", err)
 	}
+	if err := tx.auditChange(c.OrganizationID, c.Environment, "aml_check", c.ID, "aml_check.created", nil, string(c.Status), ""); err != nil {
+		return err
+	}
 	return tx.insertScreening(c.ID, sc)
 }
 
@@ -97,6 +100,16 @@ func (tx *Tx) recordScreening(c *kyc.AMLCheck, sc *kyc.Screening, monitoredOnly 
 		return false, nil
 	}
 	c.LastScreenedAt, c.NextScreenAt, c.UpdatedAt = tx.now, next, tx.now
+	// A re-screen someone asked for is always a change they made; the
+	// daily one (the system's) is recorded when it changed the outcome,
+	// not each day a monitored check stays as it was (its history has
+	// every screening).
+	if !monitoredOnly || sc.Changed {
+		if err := tx.auditChange(c.OrganizationID, c.Environment, "aml_check", c.ID, "aml_check.rescreened", nil, string(c.Status),
+			"trigger: "+sc.Trigger); err != nil {
+			return false, err
+		}
+	}
 	return true, tx.insertScreening(c.ID, sc)
 }
 
@@ -154,6 +167,13 @@ func (tx *Tx) SetAMLMonitoring(orgID string, env kyc.Environment, idParam string
 	if _, err := tx.exec(`UPDATE aml_checks SET monitoring = ?, next_screen_at = ?, updated_at = ? WHERE id = ?`,
 		boolInt(on), timeOrNil(c.NextScreenAt), kyc.FormatTime(tx.now), c.ID); err != nil {
 		return nil, fmt.Errorf("set monitoring: %w", err)
+	}
+	action := "aml_check.monitoring_off"
+	if on {
+		action = "aml_check.monitoring_on"
+	}
+	if err := tx.auditChange(c.OrganizationID, c.Environment, "aml_check", c.ID, action, nil, "", ""); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

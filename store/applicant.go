@@ -37,6 +37,9 @@ func (tx *Tx) CreateApplicant(orgID string, env kyc.Environment, in *kyc.Applica
 	if err != nil {
 		return nil, fmt.Errorf("insert applicant: %w", err)
 	}
+	if err := tx.auditChange(orgID, env, "applicant", a.ID, "applicant.created", nil, string(a.Status), ""); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -66,6 +69,11 @@ func (tx *Tx) UpdateApplicant(orgID string, env kyc.Environment, idParam string,
 	if err != nil {
 		return nil, fmt.Errorf("update applicant: %w", err)
 	}
+	// The audit names the fields changed, never their values: the log
+	// outlives erasure of the applicant's personal data.
+	if err := tx.auditChange(orgID, env, "applicant", a.ID, "applicant.updated", nil, "", "fields: "+strings.Join(in.Fields(), ", ")); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -92,6 +100,14 @@ func (tx *Tx) SetApplicantArchived(orgID string, env kyc.Environment, idParam st
 	if _, err := tx.exec(`UPDATE applicants SET status = ?, archived_at = ?, updated_at = ? WHERE id = ?`,
 		string(a.Status), archivedAt, kyc.FormatTime(tx.now), a.ID); err != nil {
 		return nil, fmt.Errorf("archive applicant: %w", err)
+	}
+	action, from := "applicant.archived", kyc.ApplicantActive
+	if !archived {
+		action, from = "applicant.unarchived", kyc.ApplicantArchived
+	}
+	f := string(from)
+	if err := tx.auditChange(orgID, env, "applicant", a.ID, action, &f, string(a.Status), ""); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

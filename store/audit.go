@@ -192,6 +192,20 @@ func (tx *Tx) auditOperatorAction(orgID string, env kyc.Environment, resourceTyp
 	return tx.AppendAudit(a)
 }
 
+// auditChange records a change of a resource by whoever the transaction
+// acts for (WithActor: an API key, a console user, the operator's CLI; the
+// system otherwise), with the status it moved from and to when it has one.
+func (tx *Tx) auditChange(orgID string, env kyc.Environment, resourceType, resourceID, action string, from *string, to, reason string) error {
+	a := AuditEntry{OrganizationID: orgID, Environment: env, ResourceType: resourceType, ResourceID: resourceID, Action: action, FromStatus: from}
+	if to != "" {
+		a.ToStatus = &to
+	}
+	if reason != "" {
+		a.Reason = &reason
+	}
+	return tx.AppendAudit(a)
+}
+
 // FindAudit returns a resource's audit rows, oldest first.
 func (s *Store) FindAudit(ctx context.Context, resourceID string) ([]AuditEntry, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT organization_id, environment, resource_type, resource_id, action, actor_type,

@@ -20,6 +20,11 @@ type AuditFilter struct {
 	Resource       string // resource id
 	From, To       time.Time
 	BeforeID       int64 // keyset paging: rows with a smaller id
+	// Category is AuditChange or AuditAccess ("" for both).
+	Category string
+	// Installation also selects the installation-wide rows (watch lists,
+	// the master key): for installation admins.
+	Installation bool
 }
 
 // AuditRow is one audit row as stored, hashes included (the JSON line of
@@ -38,11 +43,18 @@ func (f AuditFilter) where() (string, []any) {
 	if n := len(f.Action); n > 0 && f.Action[n-1] == '.' {
 		prefix = f.Action
 	}
-	return `organization_id = ? AND (? = '' OR environment = ?) AND (? = '' OR actor_id = ? OR actor_type = ?)
+	installation := 0
+	if f.Installation {
+		installation = 1
+	}
+	return `(organization_id = ? OR (? = 1 AND organization_id = '')) AND (? = '' OR environment = ?)
+		AND (? = '' OR actor_id = ? OR actor_type = ?)
 		AND (? = '' OR action = ? OR (? != '' AND substr(action, 1, length(?)) = ?)) AND (? = '' OR resource_id = ?)
-		AND (? = '' OR created_at >= ?) AND (? = '' OR created_at < ?) AND (? = 0 OR id < ?)`,
-		[]any{f.OrganizationID, string(f.Environment), string(f.Environment), f.Actor, f.Actor, f.Actor,
-			f.Action, f.Action, prefix, prefix, prefix, f.Resource, f.Resource, from, from, to, to, f.BeforeID, f.BeforeID}
+		AND (? = '' OR created_at >= ?) AND (? = '' OR created_at < ?) AND (? = 0 OR id < ?)
+		AND (? = '' OR (? = 'access' AND substr(action, 1, 7) = 'access.') OR (? = 'change' AND substr(action, 1, 7) != 'access.'))`,
+		[]any{f.OrganizationID, installation, string(f.Environment), string(f.Environment), f.Actor, f.Actor, f.Actor,
+			f.Action, f.Action, prefix, prefix, prefix, f.Resource, f.Resource, from, from, to, to, f.BeforeID, f.BeforeID,
+			f.Category, f.Category, f.Category}
 }
 
 // FindAuditRows returns up to limit rows the filter selects, newest first.
@@ -66,6 +78,18 @@ func (s *Store) FindAuditRows(ctx context.Context, f AuditFilter, limit int) ([]
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// CountInstallationAudit counts the installation-wide rows with ids
+// strictly between after and before: what a page that does not show them
+// says it left out.
+func (s *Store) CountInstallationAudit(ctx context.Context, after, before int64) (int64, error) {
+	var n int64
+	err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log WHERE organization_id = '' AND id > ? AND id < ?`, after, before).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count installation audit rows: %w", err)
+	}
+	return n, nil
 }
 
 // ExportAuditRows writes every row the filter selects, oldest first, as

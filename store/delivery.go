@@ -173,6 +173,10 @@ func (tx *Tx) ReplayDelivery(orgID string, env kyc.Environment, id string) (*Del
 	if _, err := tx.EnqueueJob(NewJob{Kind: KindWebhookDeliver, Payload: payload, MaxAttempts: 1}); err != nil {
 		return nil, err
 	}
+	from := d.Status
+	if err := tx.auditChange(orgID, env, "webhook_delivery", id, "webhook_delivery.replayed", &from, "pending", ""); err != nil {
+		return nil, err
+	}
 	d.Status, d.NextAttemptAt, d.UpdatedAt = "pending", &tx.now, tx.now
 	return d, nil
 }

@@ -318,7 +318,7 @@ func (s *Service) move(tx *store.Tx, r *kyc.KYCRequest, action kyc.KYCAction, to
 }
 
 // record writes the timeline entry, the webhook event (when typ is one)
-// and, in live, the audit row, for the request as it now is.
+// and the audit row, for the request as it now is.
 func (s *Service) record(tx *store.Tx, r *kyc.KYCRequest, typ kyc.EventType, timelineType string, from *kyc.KYCStatus, actor Actor, reason *string) error {
 	if err := tx.AppendKYCEvent(r.ID, &kyc.KYCEvent{Type: timelineType, FromStatus: from, ToStatus: r.Status,
 		Decision: r.Decision, ActorType: actor.Type, ActorID: actor.ID, Reason: reason}); err != nil {
@@ -343,9 +343,8 @@ func (s *Service) record(tx *store.Tx, r *kyc.KYCRequest, typ kyc.EventType, tim
 			return err
 		}
 	}
-	if r.Environment != kyc.Live {
-		return nil
-	}
+	// Both environments: the audit log records every change by any
+	// principal (issue 23 item 13); the page filters by environment.
 	to := string(r.Status)
 	var fromS *string
 	if from != nil {

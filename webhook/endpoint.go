@@ -61,5 +61,11 @@ func SendTest(tx *store.Tx, ep *kyc.WebhookEndpoint) (eventID, deliveryID string
 	if len(ids) != 1 {
 		return "", "", fmt.Errorf("test event made %d deliveries, want 1", len(ids))
 	}
+	// Whoever the transaction acts for (API key, console user, operator)
+	// sent it: a change like any other (issue 23 item 13).
+	if err := tx.AppendAudit(store.AuditEntry{OrganizationID: ep.OrganizationID, Environment: ep.Environment,
+		ResourceType: "webhook_endpoint", ResourceID: ep.ID, Action: "webhook_endpoint.test_sent"}); err != nil {
+		return "", "", err
+	}
 	return ev.ID, ids[0], nil
 }

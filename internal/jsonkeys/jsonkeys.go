@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"kycd/kyc"
 )
@@ -22,8 +23,18 @@ import (
 // reported as such): this is a small scanner of its own, which follows the
 // structure and does not check it, rather than json.Decoder.Token, which
 // allocated for every token and cost more than the parse itself.
-func Duplicates(b []byte) []kyc.FieldError {
-	if bytes.IndexByte(b, '{') < 0 {
+func Duplicates(b []byte) []kyc.FieldError { return scan(b, false) }
+
+// Problems is Duplicates, and also names every key or string value that
+// holds a NUL character (written \u0000: JSON text cannot hold it raw).
+// No database engine stores NUL in text alike (PostgreSQL refuses it with
+// an error), so a request body with one is refused before it reaches one.
+func Problems(b []byte) []kyc.FieldError { return scan(b, true) }
+
+const repeated = "appears more than once in the object"
+
+func scan(b []byte, nul bool) []kyc.FieldError {
+	if !nul && bytes.IndexByte(b, '{') < 0 {
 		return nil
 	}
 	type frame struct {
@@ -84,8 +95,22 @@ func Duplicates(b []byte) []kyc.FieldError {
 			if end < 0 {
 				return sortFields(dups) // unterminated: the parser says so
 			}
-			if n := len(stack); n > 0 && stack[n-1].object && wantKey {
-				f := stack[n-1]
+			isKey := len(stack) > 0 && stack[len(stack)-1].object && wantKey
+			if nul && escaped && bytes.Contains(b[i:end+1], []byte(`\u0000`)) {
+				var v string
+				if json.Unmarshal(b[i:end+1], &v) == nil && strings.IndexByte(v, 0) >= 0 {
+					field := childPath()
+					if isKey {
+						field = stack[len(stack)-1].path + strings.ReplaceAll(v, "\x00", "")
+					}
+					if field == "" {
+						field = "body"
+					}
+					dups = append(dups, kyc.FieldError{Field: field, Message: "must not contain NUL characters"})
+				}
+			}
+			if isKey {
+				f := stack[len(stack)-1]
 				key := string(b[i+1 : end])
 				if escaped {
 					if err := json.Unmarshal(b[i:end+1], &key); err != nil {
@@ -93,8 +118,8 @@ func Duplicates(b []byte) []kyc.FieldError {
 					}
 				}
 				if slices.Contains(f.keys, key) {
-					if field := f.path + key; !slices.ContainsFunc(dups, func(d kyc.FieldError) bool { return d.Field == field }) {
-						dups = append(dups, kyc.FieldError{Field: field, Message: "appears more than once in the object"})
+					if field := f.path + key; !slices.ContainsFunc(dups, func(d kyc.FieldError) bool { return d.Field == field && d.Message == repeated }) {
+						dups = append(dups, kyc.FieldError{Field: field, Message: repeated})
 					}
 				} else {
 					f.keys = append(f.keys, key)

@@ -115,3 +115,61 @@ func referenceDuplicates(b []byte) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestProblemsNUL: a key or string value holding NUL (\u0000) is named by
+// its path; an escaped backslash followed by "u0000" is not a NUL; and
+// repeats are still found.
+func TestProblemsNUL(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"x"}`:                          "",
+		`{"a":"x\u0000y"}`:                   "a",
+		`{"a":"x\\u0000y"}`:                  "",
+		`{"m":{"k":"\u0000"}}`:               "m.k",
+		`{"m":{"k\u0000":"v"}}`:              "m.k",
+		`{"l":["ok","\u0000"]}`:              "l[1]",
+		`{"a":"\u0000","a":"b"}`:             "a,a",
+		`"\u0000"`:                           "body",
+		`{"n":1,"s":"\u00001","t":"\u0041"}`: "s",
+	} {
+		var got []string
+		for _, fe := range Problems([]byte(in)) {
+			got = append(got, fe.Field)
+		}
+		if g := strings.Join(got, ","); g != want {
+			t.Errorf("Problems(%s) = %q, want %q", in, g, want)
+		}
+	}
+}
+
+// FuzzProblems: on valid JSON, Problems names a NUL exactly when the
+// decoded document holds one somewhere in a string.
+func FuzzProblems(f *testing.F) {
+	for _, s := range []string{`{"a":"\u0000"}`, `{"a\u0000":1}`, `["\\u0000"]`, `{"a":{"b":["x","y\u0000"]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		hasNUL := false
+		for _, fe := range Problems(b) {
+			if fe.Message == "must not contain NUL characters" {
+				hasNUL = true
+			}
+		}
+		d := json.NewDecoder(bytes.NewReader(b))
+		want := false
+		for {
+			tok, err := d.Token()
+			if err != nil {
+				break
+			}
+			if s, ok := tok.(string); ok && strings.IndexByte(s, 0) >= 0 {
+				want = true
+			}
+		}
+		if hasNUL != want {
+			t.Fatalf("Problems(%s): NUL %v, decoded holds one: %v", b, hasNUL, want)
+		}
+	})
+}
