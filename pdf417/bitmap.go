@@ -1,0 +1,138 @@
+package pdf417
+
+import (
+	"image"
+	"image/draw"
+)
+
+// bitmap is a binarized image, 1 for dark.
+type bitmap struct {
+	w, h int
+	b    []byte
+}
+
+func (m *bitmap) at(x, y int) byte {
+	if x < 0 || y < 0 || x >= m.w || y >= m.h {
+		return 0
+	}
+	return m.b[y*m.w+x]
+}
+
+// gray converts img to 8-bit luminance, downscaling by an integer factor
+// so the longer side stays within maxSide: a phone photo of a card back
+// has far more pixels than its modules need.
+func gray(img image.Image, maxSide int) *image.Gray {
+	b := img.Bounds()
+	g, ok := img.(*image.Gray)
+	if !ok || b.Min != (image.Point{}) {
+		// Transparent pixels are paper: composite over white.
+		g = image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+		for i := range g.Pix {
+			g.Pix[i] = 255
+		}
+		draw.Draw(g, g.Bounds(), img, b.Min, draw.Over)
+	}
+	f := (max(b.Dx(), b.Dy()) + maxSide - 1) / maxSide
+	if f <= 1 {
+		return g
+	}
+	w, h := b.Dx()/f, b.Dy()/f
+	s := image.NewGray(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			sum := 0
+			for dy := range f {
+				row := g.Pix[(y*f+dy)*g.Stride+x*f:]
+				for dx := range f {
+					sum += int(row[dx])
+				}
+			}
+			s.Pix[y*s.Stride+x] = uint8(sum / (f * f))
+		}
+	}
+	return s
+}
+
+// binarizeLocal marks a pixel dark when it is darker than the mean of its
+// neighbourhood: it copes with uneven light, glare and shadows across a
+// card, where one global threshold does not. The window is wider than the
+// start pattern's eight-module bar at any resolution worth reading.
+func binarizeLocal(g *image.Gray) *bitmap {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	r := max(12, min(w, h)/10)
+	integral := make([]int64, (w+1)*(h+1))
+	for y := range h {
+		var rs int64
+		for x := range w {
+			rs += int64(g.Pix[y*g.Stride+x])
+			integral[(y+1)*(w+1)+x+1] = integral[y*(w+1)+x+1] + rs
+		}
+	}
+	m := &bitmap{w: w, h: h, b: make([]byte, w*h)}
+	for y := range h {
+		y0, y1 := max(0, y-r), min(h, y+r+1)
+		for x := range w {
+			x0, x1 := max(0, x-r), min(w, x+r+1)
+			sum := integral[y1*(w+1)+x1] - integral[y0*(w+1)+x1] - integral[y1*(w+1)+x0] + integral[y0*(w+1)+x0]
+			n := int64((y1 - y0) * (x1 - x0))
+			if int64(g.Pix[y*g.Stride+x])*n*100 < sum*95 {
+				m.b[y*w+x] = 1
+			}
+		}
+	}
+	return m
+}
+
+// binarizeGlobal thresholds at Otsu's level: for clean scans and renders
+// whose bars are wider than the local window would suit.
+func binarizeGlobal(g *image.Gray) *bitmap {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	var hist [256]int
+	for y := range h {
+		for _, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
+			hist[v]++
+		}
+	}
+	total := w * h
+	var sumAll float64
+	for i, c := range hist {
+		sumAll += float64(i * c)
+	}
+	var sumB, wB float64
+	best, thr := -1.0, 128
+	for i, c := range hist {
+		wB += float64(c)
+		if wB == 0 {
+			continue
+		}
+		wF := float64(total) - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(i * c)
+		mB, mF := sumB/wB, (sumAll-sumB)/wF
+		if v := wB * wF * (mB - mF) * (mB - mF); v > best {
+			best, thr = v, i
+		}
+	}
+	m := &bitmap{w: w, h: h, b: make([]byte, w*h)}
+	for y := range h {
+		for x := range w {
+			if int(g.Pix[y*g.Stride+x]) <= thr {
+				m.b[y*w+x] = 1
+			}
+		}
+	}
+	return m
+}
+
+// rotate90 returns m turned a quarter clockwise.
+func (m *bitmap) rotate90() *bitmap {
+	r := &bitmap{w: m.h, h: m.w, b: make([]byte, len(m.b))}
+	for y := range m.h {
+		for x := range m.w {
+			r.b[x*r.w+(m.h-1-y)] = m.b[y*m.w+x]
+		}
+	}
+	return r
+}

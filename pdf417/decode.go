@@ -1,0 +1,125 @@
+// Package pdf417 reads PDF417 symbols (ISO/IEC 15438) from photos and
+// scans: the barcode on the back of North American driving licences and
+// identity cards. It is written from the symbology specification: the
+// start and stop patterns locate a symbol at any quarter turn with
+// moderate skew and perspective, the row indicators give its rows,
+// columns and correction level, codewords are voted across scan lines,
+// Reed–Solomon correction over GF(929) repairs errors and erasures, and
+// the text, byte and numeric compaction modes give the message.
+package pdf417
+
+import (
+	"bytes"
+	"image"
+	"math"
+)
+
+// maxSide bounds the working resolution: a licence back photographed
+// with a phone needs no more to resolve its modules.
+const maxSide = 2400
+
+// Decode returns the first symbol read in img.
+func Decode(img image.Image) (*Result, error) {
+	all, err := decode(img, true)
+	if err != nil {
+		return nil, err
+	}
+	return all[0], nil
+}
+
+// DecodeAll returns every distinct symbol read in img.
+func DecodeAll(img image.Image) ([]*Result, error) {
+	return decode(img, false)
+}
+
+func decode(img image.Image, first bool) ([]*Result, error) {
+	b := img.Bounds()
+	if b.Dx() < 10 || b.Dy() < 3 {
+		return nil, ErrNotFound
+	}
+	g := gray(img, maxSide)
+	var found []*Result
+	var lastErr error = ErrNotFound
+	for _, binarize := range []func(*image.Gray) *bitmap{binarizeGlobal, binarizeLocal} {
+		bm := binarize(g)
+		for rot := range 4 {
+			if rot > 0 {
+				bm = bm.rotate90()
+			}
+			res, err := decodeBitmap(bm, first)
+			for _, r := range res {
+				r.Rotation = rot
+				if !contains(found, r) {
+					found = append(found, r)
+				}
+			}
+			if err != nil {
+				lastErr = err
+			}
+			if first && len(found) > 0 {
+				return found, nil
+			}
+		}
+		if len(found) > 0 {
+			return found, nil
+		}
+	}
+	if len(found) == 0 {
+		return nil, lastErr
+	}
+	return found, nil
+}
+
+func contains(rs []*Result, r *Result) bool {
+	for _, x := range rs {
+		if bytes.Equal(x.Text, r.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeBitmap pairs each start-pattern edge with the stop-pattern edges
+// to its right that span the same rows, and reads each pair.
+func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
+	starts := group(findHits(bm, startWidths))
+	if len(starts) == 0 {
+		return nil, ErrNotFound
+	}
+	stops := group(findHits(bm, stopWidths))
+	var out []*Result
+	var lastErr error = ErrNotFound
+	used := map[*edge]bool{}
+	for _, s := range starts[:min(len(starts), 6)] {
+		l := fit(s.hits, func(h hit) float64 { return h.x0 })
+		for _, p := range stops[:min(len(stops), 8)] {
+			if used[p] {
+				continue
+			}
+			r := fit(p.hits, func(h hit) float64 { return h.x1 })
+			ym := (l.yTop + l.yBot) / 2
+			if r.a*ym+r.b <= l.a*ym+l.b+l.m*50 {
+				continue // a stop pattern left of the start, or too close
+			}
+			overlap := math.Min(l.yBot, r.yBot) - math.Max(l.yTop, r.yTop)
+			if overlap < 0.5*math.Min(l.yBot-l.yTop, r.yBot-r.yTop) || r.m > 2*l.m || r.m < l.m/2 {
+				continue
+			}
+			res, err := readSymbol(bm, l, r)
+			if err != nil {
+				lastErr = err
+				continue
+			}
+			used[p] = true
+			out = append(out, res)
+			if first {
+				return out, nil
+			}
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, lastErr
+	}
+	return out, nil
+}

@@ -1,0 +1,220 @@
+package pdf417
+
+import (
+	"errors"
+	"math"
+)
+
+// ErrNotFound is returned when no symbol could be read from an image.
+var ErrNotFound = errors.New("pdf417: no readable symbol found")
+
+// Result is one decoded symbol.
+type Result struct {
+	Text      []byte // the message, as encoded (AAMVA payloads are ASCII)
+	Rows      int
+	Columns   int
+	ECLevel   int // 0–8: 2^(level+1) correction codewords
+	Erasures  int // codewords that could not be read at all
+	Corrected int // codewords changed by error correction
+	Macro     *Macro
+	Rotation  int // quarter turns clockwise applied before the read
+}
+
+type lineRead struct {
+	t     float64
+	reads []cwRead
+}
+
+// metaVotes counts what the row indicators say about the symbol (§5.6):
+// rows, columns and correction level, each carried by a different cluster.
+type metaVotes struct {
+	rowsUpper, rowsLower, cols, ec map[int]int
+}
+
+func argmax(m map[int]int) (int, int) {
+	best, n := -1, 0
+	for k, c := range m {
+		if c > n || (c == n && k < best) {
+			best, n = k, c
+		}
+	}
+	return best, n
+}
+
+// readSymbol reads the symbol whose start pattern's outer edge is left
+// and whose stop pattern's outer edge is right.
+func readSymbol(bm *bitmap, left, right line) (*Result, error) {
+	at := func(l line, t float64) point {
+		y := l.yTop + t*(l.yBot-l.yTop)
+		return point{l.a*y + l.b, y}
+	}
+	mid0, mid1 := at(left, 0.5), at(right, 0.5)
+	length := math.Hypot(mid1.x-mid0.x, mid1.y-mid0.y)
+	cosPhi := math.Abs(mid1.x-mid0.x) / length
+	m := (left.m + right.m) / 2 * cosPhi
+	cols := int(math.Round((length/m - 69) / 17))
+	if cols < 1 || cols > 30 {
+		cols = min(max(cols, 1), 30)
+	}
+	height := math.Max(left.yBot-left.yTop, right.yBot-right.yTop)
+	nLines := int(min(max(height*1.5, 12), 900))
+	tried := map[int]bool{}
+	var lastErr error = ErrNotFound
+	for range 3 {
+		if tried[cols] {
+			break
+		}
+		tried[cols] = true
+		var lines []lineRead
+		var buf []byte
+		for i := range nLines {
+			t := -0.02 + 1.04*float64(i)/float64(nLines-1)
+			var r []cwRead
+			r, buf = readLine(bm, at(left, t), at(right, t), cols, buf)
+			if len(r) > 0 {
+				lines = append(lines, lineRead{t, r})
+			}
+		}
+		res, seenCols, err := assemble(lines, cols)
+		if err == nil {
+			return res, nil
+		}
+		lastErr = err
+		if seenCols <= 0 {
+			break
+		}
+		cols = seenCols
+	}
+	return nil, lastErr
+}
+
+// assemble places every codeword read in its row and column, votes,
+// corrects and decodes. It returns the column count the row indicators
+// claim when it differs from cols, so the caller can read again.
+func assemble(lines []lineRead, cols int) (*Result, int, error) {
+	mv := metaVotes{map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}}
+	type obs struct{ t, row float64 }
+	var leftRows, rightRows []obs
+	for _, l := range lines {
+		for _, r := range l.reads {
+			if r.col != 0 && r.col != cols+1 {
+				continue
+			}
+			v := r.value % 30
+			row := float64(3*(r.value/30) + r.cluster)
+			// The right indicator carries the left one's quantities one
+			// cluster on (§5.6): cluster 0 left = rows, right = columns.
+			kind := r.cluster
+			if r.col == cols+1 {
+				kind = (r.cluster + 2) % 3
+				rightRows = append(rightRows, obs{l.t, row})
+			} else {
+				leftRows = append(leftRows, obs{l.t, row})
+			}
+			switch kind {
+			case 0:
+				mv.rowsUpper[v]++
+			case 1:
+				mv.ec[v/3]++
+				mv.rowsLower[v%3]++
+			case 2:
+				mv.cols[v+1]++
+			}
+		}
+	}
+	ru, _ := argmax(mv.rowsUpper)
+	rl, _ := argmax(mv.rowsLower)
+	ecl, _ := argmax(mv.ec)
+	c, _ := argmax(mv.cols)
+	if c > 0 && c != cols {
+		return nil, c, ErrNotFound
+	}
+	if ru < 0 || rl < 0 || ecl < 0 || ecl > 8 {
+		return nil, 0, ErrNotFound
+	}
+	rows := 3*ru + rl + 1
+	if rows < 3 || rows > 90 {
+		return nil, 0, ErrNotFound
+	}
+	fitRows := func(o []obs) (a, b float64, ok bool) {
+		if len(o) < 2 {
+			return 0, 0, false
+		}
+		for pass := range 2 {
+			var st, sr, stt, str, n float64
+			for _, p := range o {
+				if pass == 1 && math.Abs(p.row-(a*p.t+b)) > 1.5 {
+					continue
+				}
+				st += p.t
+				sr += p.row
+				stt += p.t * p.t
+				str += p.t * p.row
+				n++
+			}
+			d := n*stt - st*st
+			if n < 2 || d == 0 {
+				return 0, 0, false
+			}
+			a = (n*str - st*sr) / d
+			b = (sr - a*st) / n
+		}
+		return a, b, true
+	}
+	la, lb, lok := fitRows(leftRows)
+	ra, rb, rok := fitRows(rightRows)
+	switch {
+	case !lok && !rok:
+		return nil, 0, ErrNotFound
+	case !lok:
+		la, lb = ra, rb
+	case !rok:
+		ra, rb = la, lb
+	}
+	n := rows * cols
+	votes := make([]map[int]int, n)
+	for _, l := range lines {
+		r0, r1 := la*l.t+lb, ra*l.t+rb
+		for _, r := range l.reads {
+			if r.col < 1 || r.col > cols {
+				continue
+			}
+			est := r0 + (r1-r0)*float64(r.col)/float64(cols+1)
+			row := int(math.Round((est-float64(r.cluster))/3))*3 + r.cluster
+			if math.Abs(float64(row)-est) > 1.2 || row < 0 || row >= rows {
+				continue
+			}
+			i := row*cols + r.col - 1
+			if votes[i] == nil {
+				votes[i] = map[int]int{}
+			}
+			votes[i][r.value]++
+		}
+	}
+	cw := make([]int, n)
+	var erasures []int
+	for i, v := range votes {
+		best, count := argmax(v)
+		if count == 0 {
+			erasures = append(erasures, i)
+			continue
+		}
+		cw[i] = best
+	}
+	ec := 1 << (ecl + 1)
+	if ec >= n {
+		return nil, 0, ErrNotFound
+	}
+	fixed, err := correct(cw, ec, erasures)
+	if err != nil {
+		return nil, 0, err
+	}
+	if cw[0] < 1 || cw[0] > n-ec {
+		return nil, 0, ErrFormat
+	}
+	text, macro, err := DecodeCodewords(cw[:cw[0]])
+	if err != nil {
+		return nil, 0, err
+	}
+	return &Result{Text: text, Rows: rows, Columns: cols, ECLevel: ecl, Erasures: len(erasures), Corrected: fixed, Macro: macro}, 0, nil
+}
