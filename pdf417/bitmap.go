@@ -3,12 +3,34 @@ package pdf417
 import (
 	"image"
 	"image/draw"
+	"math"
 )
 
-// bitmap is a binarized image, 1 for dark.
+// bitmap is a binarized image, 1 for dark, with the grey levels and the
+// per-pixel threshold it came from: scan lines sample those between
+// pixels, so modules of two pixels or less keep their sub-pixel edges.
 type bitmap struct {
 	w, h int
 	b    []byte
+	g    []uint8 // luminance
+	t    []uint8 // threshold: dark below
+}
+
+// dark samples the image at (x, y) by bilinear interpolation and tells
+// whether it is below the interpolated threshold.
+func (m *bitmap) dark(x, y float64) byte {
+	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+	if x0 < 0 || y0 < 0 || x0+1 >= m.w || y0+1 >= m.h {
+		return m.at(int(x+0.5), int(y+0.5))
+	}
+	fx, fy := x-float64(x0), y-float64(y0)
+	i := y0*m.w + x0
+	d := func(j int) float64 { return float64(m.g[j]) - float64(m.t[j]) }
+	v := (d(i)*(1-fx)+d(i+1)*fx)*(1-fy) + (d(i+m.w)*(1-fx)+d(i+m.w+1)*fx)*fy
+	if v < 0 {
+		return 1
+	}
+	return 0
 }
 
 func (m *bitmap) at(x, y int) byte {
@@ -68,14 +90,15 @@ func binarizeLocal(g *image.Gray) *bitmap {
 			integral[(y+1)*(w+1)+x+1] = integral[y*(w+1)+x+1] + rs
 		}
 	}
-	m := &bitmap{w: w, h: h, b: make([]byte, w*h)}
+	m := newBitmap(g)
 	for y := range h {
 		y0, y1 := max(0, y-r), min(h, y+r+1)
 		for x := range w {
 			x0, x1 := max(0, x-r), min(w, x+r+1)
 			sum := integral[y1*(w+1)+x1] - integral[y0*(w+1)+x1] - integral[y1*(w+1)+x0] + integral[y0*(w+1)+x0]
 			n := int64((y1 - y0) * (x1 - x0))
-			if int64(g.Pix[y*g.Stride+x])*n*100 < sum*95 {
+			m.t[y*w+x] = uint8(sum * 95 / (n * 100))
+			if m.g[y*w+x] < m.t[y*w+x] {
 				m.b[y*w+x] = 1
 			}
 		}
@@ -115,23 +138,32 @@ func binarizeGlobal(g *image.Gray) *bitmap {
 			best, thr = v, i
 		}
 	}
-	m := &bitmap{w: w, h: h, b: make([]byte, w*h)}
-	for y := range h {
-		for x := range w {
-			if int(g.Pix[y*g.Stride+x]) <= thr {
-				m.b[y*w+x] = 1
-			}
+	m := newBitmap(g)
+	for i, v := range m.g {
+		m.t[i] = uint8(thr + 1)
+		if int(v) <= thr {
+			m.b[i] = 1
 		}
+	}
+	return m
+}
+
+func newBitmap(g *image.Gray) *bitmap {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	m := &bitmap{w: w, h: h, b: make([]byte, w*h), g: make([]uint8, w*h), t: make([]uint8, w*h)}
+	for y := range h {
+		copy(m.g[y*w:(y+1)*w], g.Pix[y*g.Stride:])
 	}
 	return m
 }
 
 // rotate90 returns m turned a quarter clockwise.
 func (m *bitmap) rotate90() *bitmap {
-	r := &bitmap{w: m.h, h: m.w, b: make([]byte, len(m.b))}
+	r := &bitmap{w: m.h, h: m.w, b: make([]byte, len(m.b)), g: make([]uint8, len(m.b)), t: make([]uint8, len(m.b))}
 	for y := range m.h {
 		for x := range m.w {
-			r.b[x*r.w+(m.h-1-y)] = m.b[y*m.w+x]
+			j := x*r.w + (m.h - 1 - y)
+			r.b[j], r.g[j], r.t[j] = m.b[y*m.w+x], m.g[y*m.w+x], m.t[y*m.w+x]
 		}
 	}
 	return r

@@ -97,12 +97,7 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 				continue
 			}
 			r := fit(p.hits, func(h hit) float64 { return h.x1 })
-			ym := (l.yTop + l.yBot) / 2
-			if r.a*ym+r.b <= l.a*ym+l.b+l.m*50 {
-				continue // a stop pattern left of the start, or too close
-			}
-			overlap := math.Min(l.yBot, r.yBot) - math.Max(l.yTop, r.yTop)
-			if overlap < 0.5*math.Min(l.yBot-l.yTop, r.yBot-r.yTop) || r.m > 2*l.m || r.m < l.m/2 {
+			if !facing(l, r) {
 				continue
 			}
 			res, err := readSymbol(bm, l, r)
@@ -122,4 +117,27 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 		return nil, lastErr
 	}
 	return out, nil
+}
+
+// facing tells whether the stop edge r can close the symbol opened by the
+// start edge l: to its right across the rows, spanning mostly the same
+// rows, with a similar module. Rows are measured along the start edge's
+// direction, not the image's vertical, so a rotated symbol pairs too.
+func facing(l, r line) bool {
+	if r.m > 2*l.m || r.m < l.m/2 {
+		return false
+	}
+	n := math.Hypot(l.a, 1)
+	ux, uy := l.a/n, 1/n // down the column
+	vx, vy := uy, -ux    // across the rows, to the right
+	proj := func(x, y float64) (float64, float64) { return x*ux + y*uy, x*vx + y*vy }
+	s0, _ := proj(l.a*l.yTop+l.b, l.yTop)
+	s1, across0 := proj(l.a*l.yBot+l.b, l.yBot)
+	t0, _ := proj(r.a*r.yTop+r.b, r.yTop)
+	t1, across1 := proj(r.a*r.yBot+r.b, r.yBot)
+	if across1-across0 < 50*l.m*0.8 {
+		return false // a stop pattern left of the start, or too close
+	}
+	overlap := math.Min(s1, t1) - math.Max(s0, t0)
+	return overlap >= 0.5*math.Min(s1-s0, t1-t0)
 }

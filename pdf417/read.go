@@ -41,7 +41,7 @@ func readLine(bm *bitmap, p0, p1 point, cols int, buf []byte) ([]cwRead, []byte)
 	for i := range n {
 		s := -2 + float64(i)*ds
 		f := s / mods
-		buf = append(buf, bm.at(int(p0.x+dx*f+0.5), int(p0.y+dy*f+0.5)))
+		buf = append(buf, bm.dark(p0.x+dx*f, p0.y+dy*f))
 	}
 	pos := func(i int) float64 { return -2 + float64(i)*ds }
 	// edges[i] is the sample where a run starts; rising[i] tells whether

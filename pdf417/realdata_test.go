@@ -81,7 +81,7 @@ func outcome(c sharedCase, got []*Result) string {
 	for _, r := range got {
 		match := false
 		for _, w := range c.want {
-			if bytes.Equal(r.Text, w) || (c.prefix && r.Macro != nil && bytes.HasPrefix(w, r.Text)) ||
+			if bytes.Equal(r.Text, w) || r.String() == string(w) || (c.prefix && r.Macro != nil && bytes.HasPrefix(w, r.Text)) ||
 				bytes.Equal(bytes.TrimRight(r.Text, "\n"), bytes.TrimRight(w, "\n")) && len(c.want) > 1 {
 				match = true
 			}

@@ -3,7 +3,12 @@ package pdf417
 import (
 	"errors"
 	"math"
+	"sort"
+	"unicode/utf8"
 )
+
+// debugf, when set by a test, traces the reader's decisions.
+var debugf func(format string, args ...any)
 
 // ErrNotFound is returned when no symbol could be read from an image.
 var ErrNotFound = errors.New("pdf417: no readable symbol found")
@@ -126,6 +131,9 @@ func assemble(lines []lineRead, cols int) (*Result, int, error) {
 	rl, _ := argmax(mv.rowsLower)
 	ecl, _ := argmax(mv.ec)
 	c, _ := argmax(mv.cols)
+	if debugf != nil {
+		debugf("meta votes %v %v %v %v (cols %d)", mv.rowsUpper, mv.rowsLower, mv.ec, mv.cols, cols)
+	}
 	if c > 0 && c != cols {
 		return nil, c, ErrNotFound
 	}
@@ -191,7 +199,15 @@ func assemble(lines []lineRead, cols int) (*Result, int, error) {
 			votes[i][r.value]++
 		}
 	}
+	ec := 1 << (ecl + 1)
+	if ec >= n {
+		return nil, 0, ErrNotFound
+	}
+	// Each cell takes its most voted value; a cell nobody read is an
+	// erasure. When that does not correct, the least certain cells are
+	// declared erasures too: an erasure costs the code half an error.
 	cw := make([]int, n)
+	conf := make([]float64, n)
 	var erasures []int
 	for i, v := range votes {
 		best, count := argmax(v)
@@ -199,16 +215,40 @@ func assemble(lines []lineRead, cols int) (*Result, int, error) {
 			erasures = append(erasures, i)
 			continue
 		}
-		cw[i] = best
+		total := 0
+		for _, c := range v {
+			total += c
+		}
+		cw[i], conf[i] = best, float64(count)/float64(total)+float64(count)/1000
 	}
-	ec := 1 << (ecl + 1)
-	if ec >= n {
-		return nil, 0, ErrNotFound
+	if debugf != nil {
+		debugf("assemble: %d lines, rows %d cols %d ec %d, %d erasures, left fit %.1f+%.1ft right %.1f+%.1ft", len(lines), rows, cols, ecl, len(erasures), lb, la, rb, ra)
 	}
-	fixed, err := correct(cw, ec, erasures)
+	order := make([]int, 0, n)
+	for i := range n {
+		if votes[i] != nil {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return conf[order[a]] < conf[order[b]] })
+	var fixed int
+	var err error = ErrTooManyErrors
+	var try []int
+	for _, extra := range []int{0, ec / 4, ec / 2, 3 * ec / 4} {
+		budget := ec - len(erasures) - 1
+		if extra > budget || (extra > 0 && extra == budget+1) {
+			break
+		}
+		try = append(try[:0], cw...)
+		er := append(append([]int(nil), erasures...), order[:min(extra, len(order))]...)
+		if fixed, err = correct(try, ec, er); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, 0, err
 	}
+	cw = try
 	if cw[0] < 1 || cw[0] > n-ec {
 		return nil, 0, ErrFormat
 	}
@@ -217,4 +257,25 @@ func assemble(lines []lineRead, cols int) (*Result, int, error) {
 		return nil, 0, err
 	}
 	return &Result{Text: text, Rows: rows, Columns: cols, ECLevel: ecl, Erasures: len(erasures), Corrected: fixed, Macro: macro}, 0, nil
+}
+
+// String returns the message as UTF-8, reading its bytes in ISO/IEC
+// 8859-1, the symbology's default character set (§5.4.2); a message that
+// is already valid UTF-8 beyond ASCII is kept as it is.
+func (r *Result) String() string {
+	ascii := true
+	for _, b := range r.Text {
+		if b >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii || utf8.Valid(r.Text) {
+		return string(r.Text)
+	}
+	s := make([]rune, len(r.Text))
+	for i, b := range r.Text {
+		s[i] = rune(b)
+	}
+	return string(s)
 }
