@@ -18,10 +18,14 @@ type bitmap struct {
 
 // dark samples the image at (x, y) by bilinear interpolation and tells
 // whether it is below the interpolated threshold.
+//
+// Scan lines run between run boundaries (pixel i spans x in [i, i+1)) on
+// rows named by their index, so x moves half a pixel to pixel centres.
 func (m *bitmap) dark(x, y float64) byte {
+	x -= 0.5
 	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 	if x0 < 0 || y0 < 0 || x0+1 >= m.w || y0+1 >= m.h {
-		return m.at(int(x+0.5), int(y+0.5))
+		return m.at(int(math.Round(x)), int(math.Round(y)))
 	}
 	fx, fy := x-float64(x0), y-float64(y0)
 	i := y0*m.w + x0
@@ -122,7 +126,7 @@ func binarizeGlobal(g *image.Gray) *bitmap {
 		sumAll += float64(i * c)
 	}
 	var sumB, wB float64
-	best, thr := -1.0, 128
+	best, thr, mid := -1.0, 128, 128.0
 	for i, c := range hist {
 		wB += float64(c)
 		if wB == 0 {
@@ -135,12 +139,14 @@ func binarizeGlobal(g *image.Gray) *bitmap {
 		sumB += float64(i * c)
 		mB, mF := sumB/wB, (sumAll-sumB)/wF
 		if v := wB * wF * (mB - mF) * (mB - mF); v > best {
-			best, thr = v, i
+			// Sampling between pixels needs the level halfway between
+			// the two classes, not the class boundary (0 on a bilevel image).
+			best, thr, mid = v, i, (mB+mF)/2
 		}
 	}
 	m := newBitmap(g)
 	for i, v := range m.g {
-		m.t[i] = uint8(thr + 1)
+		m.t[i] = uint8(mid + 0.5)
 		if int(v) <= thr {
 			m.b[i] = 1
 		}
