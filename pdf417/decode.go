@@ -92,6 +92,7 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 	used := map[*edge]bool{}
 	for _, s := range starts[:min(len(starts), 6)] {
 		l := fit(s.hits, func(h hit) float64 { return h.x0 })
+		paired := false
 		for _, p := range stops[:min(len(stops), 8)] {
 			if used[p] {
 				continue
@@ -100,17 +101,26 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 			if !facing(l, r) {
 				continue
 			}
-			res, err := readSymbol(bm, l, r)
+			res, err := readSymbol(bm, l, &r)
 			if err != nil {
 				lastErr = err
 				continue
 			}
-			used[p] = true
+			used[p], paired = true, true
 			out = append(out, res)
 			if first {
 				return out, nil
 			}
 			break
+		}
+		if !paired {
+			// No stop pattern closed it: perhaps a compact symbol.
+			if res, err := readSymbol(bm, l, nil); err == nil {
+				out = append(out, res)
+				if first {
+					return out, nil
+				}
+			}
 		}
 	}
 	if len(out) == 0 {

@@ -27,8 +27,15 @@ type cwRead struct {
 // codewords, and returns the codewords it can read. Each codeword is found
 // by its leading bar edge near where the previous one ended, so pitch
 // changes along the line (perspective) are followed.
-func readLine(bm *bitmap, p0, p1 point, cols int, buf []byte) ([]cwRead, []byte) {
-	mods := float64(17*(cols+4) + 1)
+//
+// A compact symbol (§5.11, formerly "truncated") has no right row
+// indicator and a one-module stop bar; p1 is then the end of that bar.
+func readLine(bm *bitmap, p0, p1 point, cols int, compact bool, buf []byte) ([]cwRead, []byte) {
+	mods := float64(symbolModules(cols, compact))
+	last := cols + 1
+	if compact {
+		last = cols
+	}
 	dx, dy := p1.x-p0.x, p1.y-p0.y
 	length := math.Hypot(dx, dy)
 	pitch := length / mods // pixels per module
@@ -54,7 +61,7 @@ func readLine(bm *bitmap, p0, p1 point, cols int, buf []byte) ([]cwRead, []byte)
 	}
 	var out []cwRead
 	drift := 0.0
-	for col := 0; col <= cols+1; col++ {
+	for col := 0; col <= last; col++ {
 		want := float64(17*(col+1)) + drift
 		best, bestD := -1, 2.0
 		for j, e := range edges {
@@ -158,4 +165,12 @@ func patternFromSamples(buf []byte, start, span float64) (uint32, bool) {
 		p = p<<1 | uint32(buf[j])
 	}
 	return p, p>>16 == 1 && p&1 == 0
+}
+
+// symbolModules is the width of a row in modules, quiet zones excluded.
+func symbolModules(cols int, compact bool) int {
+	if compact {
+		return 17*(cols+2) + 1
+	}
+	return 17*(cols+4) + 1
 }

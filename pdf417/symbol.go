@@ -48,20 +48,54 @@ func argmax(m map[int]int) (int, int) {
 
 // readSymbol reads the symbol whose start pattern's outer edge is left
 // and whose stop pattern's outer edge is right.
-func readSymbol(bm *bitmap, left, right line) (*Result, error) {
+func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
 	at := func(l line, t float64) point {
 		y := l.yTop + t*(l.yBot-l.yTop)
 		return point{l.a*y + l.b, y}
 	}
-	mid0, mid1 := at(left, 0.5), at(right, 0.5)
-	length := math.Hypot(mid1.x-mid0.x, mid1.y-mid0.y)
-	cosPhi := math.Abs(mid1.x-mid0.x) / length
-	m := (left.m + right.m) / 2 * cosPhi
-	cols := int(math.Round((length/m - 69) / 17))
-	if cols < 1 || cols > 30 {
-		cols = min(max(cols, 1), 30)
+	compact := rightEdge == nil
+	var ends func(t float64, cols int) (point, point)
+	var cols int
+	height := left.yBot - left.yTop
+	if !compact {
+		right := *rightEdge
+		mid0, mid1 := at(left, 0.5), at(right, 0.5)
+		length := math.Hypot(mid1.x-mid0.x, mid1.y-mid0.y)
+		cosPhi := math.Abs(mid1.x-mid0.x) / length
+		m := (left.m + right.m) / 2 * cosPhi
+		cols = min(max(int(math.Round((length/m-69)/17)), 1), 30)
+		height = math.Max(height, right.yBot-right.yTop)
+		ends = func(t float64, _ int) (point, point) { return at(left, t), at(right, t) }
+	} else {
+		// Without a stop pattern the rows run square to the start
+		// pattern's edge, as far as the columns the left row indicator
+		// declares; a first pass reads that indicator only.
+		n := math.Hypot(left.a, 1)
+		vx, vy := 1/n, -left.a/n
+		m := left.m / n
+		ends = func(t float64, cols int) (point, point) {
+			p := at(left, t)
+			w := float64(symbolModules(cols, true)) * m
+			return p, point{p.x + vx*w, p.y + vy*w}
+		}
+		votes := map[int]int{}
+		var buf []byte
+		for i := range 40 {
+			p0, p1 := ends(float64(i)/39, 1)
+			var r []cwRead
+			r, buf = readLine(bm, p0, p1, 1, true, buf)
+			for _, c := range r {
+				if c.col == 0 && c.cluster == 2 {
+					votes[c.value%30+1]++
+				}
+			}
+		}
+		var n2 int
+		cols, n2 = argmax(votes)
+		if n2 < 2 {
+			return nil, ErrNotFound
+		}
 	}
-	height := math.Max(left.yBot-left.yTop, right.yBot-right.yTop)
 	nLines := int(min(max(height*1.5, 12), 900))
 	tried := map[int]bool{}
 	var lastErr error = ErrNotFound
@@ -75,7 +109,8 @@ func readSymbol(bm *bitmap, left, right line) (*Result, error) {
 		for i := range nLines {
 			t := -0.02 + 1.04*float64(i)/float64(nLines-1)
 			var r []cwRead
-			r, buf = readLine(bm, at(left, t), at(right, t), cols, buf)
+			p0, p1 := ends(t, cols)
+			r, buf = readLine(bm, p0, p1, cols, compact, buf)
 			if len(r) > 0 {
 				lines = append(lines, lineRead{t, r})
 			}
