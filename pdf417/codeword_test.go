@@ -65,11 +65,14 @@ func TestCorrect(t *testing.T) {
 			if _, err := correct(append([]int(nil), want...), ec, nil); err != nil {
 				t.Fatalf("level %d: clean symbol refused: %v", level, err)
 			}
-			// Damage up to capacity: e erasures and t errors with 2t+e ≤ ec.
-			erasures := rng.IntN(ec + 1)
-			errs := (ec - erasures) / 2
+			// Damage up to capacity: e erasures and t errors with
+			// 2t+e ≤ ec less the reserve.
+			capacity := ec - reserve(ec)
+			erasures := rng.IntN(capacity + 1)
+			errs := (capacity - erasures) / 2
 			if trial%2 == 0 {
-				erasures, errs = ec-2*(ec/2/2), ec/2/2
+				errs = capacity / 4
+				erasures = capacity - 2*errs
 			}
 			got := append([]int(nil), want...)
 			perm := rng.Perm(n)

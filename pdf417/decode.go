@@ -131,14 +131,17 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 
 // facing tells whether the stop edge r can close the symbol opened by the
 // start edge l: to its right across the rows, spanning mostly the same
-// rows, with a similar module. Rows are measured along the start edge's
+// rows, with a similar module. Rows are measured along the edges' mean
 // direction, not the image's vertical, so a rotated symbol pairs too.
 func facing(l, r line) bool {
 	if r.m > 2*l.m || r.m < l.m/2 {
 		return false
 	}
-	n := math.Hypot(l.a, 1)
-	ux, uy := l.a/n, 1/n // down the column
+	// Under perspective the two edges lean apart; their mean is the
+	// direction across the rows.
+	a := (l.a + r.a) / 2
+	n := math.Hypot(a, 1)
+	ux, uy := a/n, 1/n // down the column
 	vx, vy := uy, -ux    // across the rows, to the right
 	proj := func(x, y float64) (float64, float64) { return x*ux + y*uy, x*vx + y*vy }
 	s0, _ := proj(l.a*l.yTop+l.b, l.yTop)

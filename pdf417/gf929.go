@@ -44,8 +44,8 @@ func polyEval(p []int, x int) int {
 
 // ErrTooManyErrors is returned when the damage exceeds what the symbol's
 // correction codewords can repair: 2·errors + erasures must not exceed
-// the number of correction codewords, and the correction must leave every
-// syndrome zero.
+// the number of correction codewords less a reserve, and the correction
+// must leave every syndrome zero.
 var ErrTooManyErrors = errors.New("pdf417: too many codeword errors to correct")
 
 // correct repairs cw in place, whose last ecCount codewords are the
@@ -108,7 +108,7 @@ func correct(cw []int, ecCount int, erasures []int) (int, error) {
 		lambda = lambda[:len(lambda)-1]
 	}
 	deg := len(lambda) - 1
-	if 2*(deg-e)+e > ecCount || deg == 0 {
+	if 2*(deg-e)+e > ecCount-reserve(ecCount) || deg == 0 {
 		return 0, ErrTooManyErrors
 	}
 	// Chien search over the symbol's positions only: a root outside them
@@ -158,6 +158,21 @@ func correct(cw []int, ecCount int, erasures []int) (int, error) {
 	}
 	copy(cw, out)
 	return changed, nil
+}
+
+// reserve is how many correction codewords are kept for detection only:
+// a decoder that spends all of them on correction turns a symbol damaged
+// beyond repair into a plausible wrong one about once in a few hundred
+// (a miscorrection); keeping one or two makes that a rare event, at the
+// price of one or two unreadable codewords fewer.
+func reserve(ecCount int) int {
+	switch {
+	case ecCount >= 16:
+		return 2
+	case ecCount >= 4:
+		return 1
+	}
+	return 0
 }
 
 func reversed(p []int) []int {

@@ -115,6 +115,13 @@ func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
 				lines = append(lines, lineRead{t, r})
 			}
 		}
+		if debugf != nil {
+			total := 0
+			for _, l := range lines {
+				total += len(l.reads)
+			}
+			debugf("readSymbol: cols %d, %d of %d lines read %d codewords; left %+v right %v", cols, len(lines), nLines, total, left, rightEdge)
+		}
 		res, seenCols, err := assemble(lines, cols)
 		if err == nil {
 			return res, nil
@@ -270,7 +277,7 @@ func assemble(lines []lineRead, cols int) (*Result, int, error) {
 	var err error = ErrTooManyErrors
 	var try []int
 	for _, extra := range []int{0, ec / 4, ec / 2, 3 * ec / 4} {
-		budget := ec - len(erasures) - 1
+		budget := ec - reserve(ec) - len(erasures) - 1
 		if extra > budget || (extra > 0 && extra == budget+1) {
 			break
 		}
