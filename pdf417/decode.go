@@ -142,7 +142,7 @@ func facing(l, r line) bool {
 	a := (l.a + r.a) / 2
 	n := math.Hypot(a, 1)
 	ux, uy := a/n, 1/n // down the column
-	vx, vy := uy, -ux    // across the rows, to the right
+	vx, vy := uy, -ux  // across the rows, to the right
 	proj := func(x, y float64) (float64, float64) { return x*ux + y*uy, x*vx + y*vy }
 	s0, _ := proj(l.a*l.yTop+l.b, l.yTop)
 	s1, across0 := proj(l.a*l.yBot+l.b, l.yBot)
