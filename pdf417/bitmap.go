@@ -29,8 +29,12 @@ func (m *bitmap) dark(x, y float64) byte {
 	}
 	fx, fy := x-float64(x0), y-float64(y0)
 	i := y0*m.w + x0
-	d := func(j int) float64 { return float64(m.g[j]) - float64(m.t[j]) }
-	v := (d(i)*(1-fx)+d(i+1)*fx)*(1-fy) + (d(i+m.w)*(1-fx)+d(i+m.w+1)*fx)*fy
+	j := i + m.w
+	d00 := float64(int(m.g[i]) - int(m.t[i]))
+	d01 := float64(int(m.g[i+1]) - int(m.t[i+1]))
+	d10 := float64(int(m.g[j]) - int(m.t[j]))
+	d11 := float64(int(m.g[j+1]) - int(m.t[j+1]))
+	v := (d00+(d01-d00)*fx)*(1-fy) + (d10+(d11-d10)*fx)*fy
 	if v < 0 {
 		return 1
 	}
@@ -49,15 +53,7 @@ func (m *bitmap) at(x, y int) byte {
 // has far more pixels than its modules need.
 func gray(img image.Image, maxSide int) *image.Gray {
 	b := img.Bounds()
-	g, ok := img.(*image.Gray)
-	if !ok || b.Min != (image.Point{}) {
-		// Transparent pixels are paper: composite over white.
-		g = image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
-		for i := range g.Pix {
-			g.Pix[i] = 255
-		}
-		draw.Draw(g, g.Bounds(), img, b.Min, draw.Over)
-	}
+	g := toGray(img)
 	f := (max(b.Dx(), b.Dy()) + maxSide - 1) / maxSide
 	if f <= 1 {
 		return g
@@ -77,6 +73,52 @@ func gray(img image.Image, maxSide int) *image.Gray {
 		}
 	}
 	return s
+}
+
+// toGray converts to luminance with fast paths for what image decoders
+// return; transparent pixels are paper, composited over white.
+func toGray(img image.Image) *image.Gray {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	lum := func(r, gg, bb, a uint32) uint8 {
+		// 8-bit premultiplied channels over white, BT.601 weights.
+		y := (299*r + 587*gg + 114*bb) / 1000
+		return uint8(y + 255 - a)
+	}
+	switch m := img.(type) {
+	case *image.Gray:
+		for y := range h {
+			copy(g.Pix[y*w:(y+1)*w], m.Pix[(y+b.Min.Y-m.Rect.Min.Y)*m.Stride+(b.Min.X-m.Rect.Min.X):])
+		}
+	case *image.YCbCr:
+		for y := range h {
+			copy(g.Pix[y*w:(y+1)*w], m.Y[(y+b.Min.Y-m.Rect.Min.Y)*m.YStride+(b.Min.X-m.Rect.Min.X):])
+		}
+	case *image.RGBA:
+		for y := range h {
+			row := m.Pix[(y+b.Min.Y-m.Rect.Min.Y)*m.Stride+4*(b.Min.X-m.Rect.Min.X):]
+			for x := range w {
+				p := row[4*x : 4*x+4]
+				g.Pix[y*w+x] = lum(uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3]))
+			}
+		}
+	case *image.NRGBA:
+		for y := range h {
+			row := m.Pix[(y+b.Min.Y-m.Rect.Min.Y)*m.Stride+4*(b.Min.X-m.Rect.Min.X):]
+			for x := range w {
+				p := row[4*x : 4*x+4]
+				a := uint32(p[3])
+				g.Pix[y*w+x] = lum(uint32(p[0])*a/255, uint32(p[1])*a/255, uint32(p[2])*a/255, a)
+			}
+		}
+	default:
+		for i := range g.Pix {
+			g.Pix[i] = 255
+		}
+		draw.Draw(g, g.Bounds(), img, b.Min, draw.Over)
+	}
+	return g
 }
 
 // binarizeLocal marks a pixel dark when it is darker than the mean of its

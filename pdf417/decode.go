@@ -151,6 +151,10 @@ func facing(l, r line) bool {
 	if across1-across0 < 50*l.m*0.8 {
 		return false // a stop pattern left of the start, or too close
 	}
+	// The two edges span about the same rows; a short run of stop-like
+	// bars inside the data is not the symbol's stop pattern. Damage may
+	// hide part of an edge, hence the generous ratio.
+	short, long := math.Min(s1-s0, t1-t0), math.Max(s1-s0, t1-t0)
 	overlap := math.Min(s1, t1) - math.Max(s0, t0)
-	return overlap >= 0.5*math.Min(s1-s0, t1-t0)
+	return overlap >= 0.5*short && short >= 0.3*long
 }

@@ -104,7 +104,7 @@ func TestSharedBarcodes(t *testing.T) {
 	dir, cases := sharedCases(t)
 	type tally struct{ n, ok, wrong int }
 	classes := map[string]*tally{}
-	var times []time.Duration
+	var times, cpus []time.Duration
 	for _, c := range cases {
 		f, err := os.Open(filepath.Join(dir, c.file))
 		if err != nil {
@@ -115,10 +115,10 @@ func TestSharedBarcodes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		got, _ := DecodeAll(img)
-		el := time.Since(start)
-		times = append(times, el)
+		el, cpu := time.Since(start), cpuTime()-cpu0
+		times, cpus = append(times, el), append(cpus, cpu)
 		o := outcome(c, got)
 		tl := classes[c.class]
 		if tl == nil {
@@ -133,7 +133,7 @@ func TestSharedBarcodes(t *testing.T) {
 			tl.wrong++
 			t.Errorf("%s: wrong reading %q", c.file, got[0].Text)
 		}
-		t.Logf("%-48s %-8s %6.1f ms", c.file, o, float64(el.Microseconds())/1000)
+		t.Logf("%-48s %-8s %6.1f ms wall %6.1f ms CPU", c.file, o, float64(el.Microseconds())/1000, float64(cpu.Microseconds())/1000)
 	}
 	names := make([]string, 0, len(classes))
 	for k := range classes {
@@ -145,5 +145,6 @@ func TestSharedBarcodes(t *testing.T) {
 		t.Logf("%-30s %2d/%2d read, %d wrong", k, tl.ok, tl.n, tl.wrong)
 	}
 	slices.Sort(times)
-	t.Logf("time per image: p50 %v, max %v", times[len(times)/2], times[len(times)-1])
+	slices.Sort(cpus)
+	t.Logf("time per image: wall p50 %v max %v; CPU p50 %v max %v", times[len(times)/2], times[len(times)-1], cpus[len(cpus)/2], cpus[len(cpus)-1])
 }

@@ -96,7 +96,9 @@ func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
 			return nil, ErrNotFound
 		}
 	}
-	nLines := int(min(max(height*1.5, 12), 900))
+	// Six scan lines to a row of the minimum height (3 modules), so each
+	// row is read several times and voted.
+	nLines := int(min(max(2*height/left.m, 12), 900))
 	tried := map[int]bool{}
 	var lastErr error = ErrNotFound
 	for range 3 {
