@@ -48,17 +48,12 @@ func (m *bitmap) at(x, y int) byte {
 	return m.b[y*m.w+x]
 }
 
-// gray converts img to 8-bit luminance, downscaling by an integer factor
-// so the longer side stays within maxSide: a phone photo of a card back
-// has far more pixels than its modules need.
-func gray(img image.Image, maxSide int) *image.Gray {
-	b := img.Bounds()
-	g := toGray(img)
-	f := (max(b.Dx(), b.Dy()) + maxSide - 1) / maxSide
+// shrink reduces g by the integer factor f, averaging f×f blocks.
+func shrink(g *image.Gray, f int) *image.Gray {
 	if f <= 1 {
 		return g
 	}
-	w, h := b.Dx()/f, b.Dy()/f
+	w, h := g.Rect.Dx()/f, g.Rect.Dy()/f
 	s := image.NewGray(image.Rect(0, 0, w, h))
 	for y := range h {
 		for x := range w {

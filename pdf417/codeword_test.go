@@ -164,3 +164,20 @@ func TestDecodeCodewordsRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeIndex: the edge-to-similar-edge distances name almost every
+// codeword on their own.
+func TestEdgeIndex(t *testing.T) {
+	if len(edgeIndex) < 3*929*9/10 {
+		t.Fatalf("only %d of %d codewords have unique edge distances", len(edgeIndex), 3*929)
+	}
+	for k := range 3 {
+		for v, p := range patterns[k] {
+			key, _ := edgeKey(moduleWidths(p))
+			if got, ok := edgeIndex[key]; ok && (int(got&1023) != v || int(got>>10) != k) {
+				t.Fatalf("cluster %d codeword %d indexed as %d", 3*k, v, got)
+			}
+		}
+	}
+	t.Logf("%d of %d codewords have unique edge distances", len(edgeIndex), 3*929)
+}

@@ -14,9 +14,14 @@ import (
 	"math"
 )
 
-// maxSide bounds the working resolution: a licence back photographed
-// with a phone needs no more to resolve its modules.
-const maxSide = 2400
+// The working resolution: a first pass shrinks the image so its longer
+// side is at most fastSide, which resolves a licence barcode that fills
+// a fair part of the photo; when that finds nothing, a second pass works
+// at up to fullSide, for a barcode small in a 12-megapixel frame.
+const (
+	fastSide = 2400
+	fullSide = 4100
+)
 
 // Decode returns the first symbol read in img.
 func Decode(img image.Image) (*Result, error) {
@@ -37,7 +42,17 @@ func decode(img image.Image, first bool) ([]*Result, error) {
 	if b.Dx() < 10 || b.Dy() < 3 {
 		return nil, ErrNotFound
 	}
-	g := gray(img, maxSide)
+	full := toGray(img)
+	side := max(b.Dx(), b.Dy())
+	fast, slow := (side+fastSide-1)/fastSide, (side+fullSide-1)/fullSide
+	found, err := decodeGray(shrink(full, fast), first)
+	if len(found) == 0 && slow < fast {
+		found, err = decodeGray(shrink(full, slow), first)
+	}
+	return found, err
+}
+
+func decodeGray(g *image.Gray, first bool) ([]*Result, error) {
 	var found []*Result
 	var lastErr error = ErrNotFound
 	for _, binarize := range []func(*image.Gray) *bitmap{binarizeGlobal, binarizeLocal} {

@@ -58,6 +58,22 @@ var damages = []damage{
 	{"JPEG q20–45", func(r *rand.Rand) (float64, float64, float64) { return 4*r.Float64() - 2, 0, 2.5 + 1.5*r.Float64() }, func(g *image.Gray, r *rand.Rand) image.Image {
 		return jpegRoundTrip(g, 20+r.IntN(26))
 	}},
+	{"small in a 12 MP frame", func(r *rand.Rand) (float64, float64, float64) {
+		return 6*r.Float64() - 3, 0.05 * r.Float64(), 3 + 2*r.Float64()
+	}, func(g *image.Gray, r *rand.Rand) image.Image {
+		// The barcode somewhere in a 4032×3024 photo of a desk.
+		big := image.NewGray(image.Rect(0, 0, 4032, 3024))
+		for i := range big.Pix {
+			big.Pix[i] = 150
+		}
+		ox := r.IntN(max(1, 4032-g.Rect.Dx()))
+		oy := r.IntN(max(1, 3024-g.Rect.Dy()))
+		for y := range min(g.Rect.Dy(), 3024) {
+			copy(big.Pix[(oy+y)*big.Stride+ox:(oy+y)*big.Stride+min(4032, ox+g.Rect.Dx())], g.Pix[y*g.Stride:])
+		}
+		levels(big, 20, 230, 3, r)
+		return jpegRoundTrip(big, 80)
+	}},
 	{"phone: all at once", func(r *rand.Rand) (float64, float64, float64) {
 		return float64(90*r.IntN(4)) + 20*r.Float64() - 10, 0.05 + 0.1*r.Float64(), 3 + r.Float64()
 	}, func(g *image.Gray, r *rand.Rand) image.Image {

@@ -14,6 +14,59 @@ var patternIndex = func() map[uint32]uint16 {
 	return m
 }()
 
+// edgeIndex maps the six edge-to-similar-edge distances of a codeword
+// (bar plus following space, space plus following bar, in modules) to
+// its codeword and cluster, for the codewords those distances name
+// uniquely. Ink spread and blur widen bars and narrow spaces by the same
+// amount, which these sums cancel (ISO/IEC 15438 §10, reference decode).
+var edgeIndex = func() map[uint32]uint16 {
+	m := make(map[uint32]uint16, 3*929)
+	dup := map[uint32]bool{}
+	for k := range 3 {
+		for v, p := range patterns[k] {
+			key, ok := edgeKey(moduleWidths(p))
+			if !ok {
+				continue
+			}
+			if _, seen := m[key]; seen {
+				dup[key] = true
+			}
+			m[key] = uint16(v) | uint16(k)<<10
+		}
+	}
+	for key := range dup {
+		delete(m, key)
+	}
+	return m
+}()
+
+// moduleWidths returns the eight element widths of a pattern.
+func moduleWidths(p uint32) [8]int {
+	var w [8]int
+	e := 0
+	for i := 16; i >= 0; i-- {
+		if i < 16 && (p>>uint(i)&1) != (p>>uint(i+1)&1) {
+			e++
+		}
+		if e < 8 {
+			w[e]++
+		}
+	}
+	return w
+}
+
+func edgeKey(w [8]int) (uint32, bool) {
+	var key uint32
+	for i := range 6 {
+		e := w[i] + w[i+1]
+		if e < 2 || e > 15 {
+			return 0, false
+		}
+		key = key<<4 | uint32(e)
+	}
+	return key, true
+}
+
 type point struct{ x, y float64 }
 
 // cwRead is one codeword read on one scan line: its column (0 the left
@@ -83,21 +136,35 @@ func readLine(bm *bitmap, p0, p1 point, cols int, compact bool, buf []byte) ([]c
 			total += w[i]
 		}
 		start := pos(edges[best])
-		p, ok := patternFromWidths(w, total)
-		if !ok && math.Abs(total-17) < 4 {
-			p, ok = patternFromSamples(buf, (start+2)/ds, 17/ds)
+		// First the edge-to-similar-edge sums, which blur and ink spread
+		// (bars grown, spaces shrunk alike) leave unchanged; then the
+		// element widths; then the modules sampled at their centres.
+		v, found := uint16(0), false
+		if total > 13 && total < 21 {
+			var key uint32
+			for i := range 6 {
+				e := int(math.Round((w[i] + w[i+1]) * 17 / total))
+				key = key<<4 | uint32(min(max(e, 0), 15))
+			}
+			v, found = edgeIndex[key]
 		}
-		if !ok {
-			// The edges did not bound one codeword; sample where it should be.
-			p, ok = patternFromSamples(buf, (want+2)/ds, 17/ds)
+		if !found {
+			p, ok := patternFromWidths(w, total)
+			if !ok && math.Abs(total-17) < 4 {
+				p, ok = patternFromSamples(buf, (start+2)/ds, 17/ds)
+			}
+			if !ok {
+				// The edges did not bound one codeword; sample where it should be.
+				p, ok = patternFromSamples(buf, (want+2)/ds, 17/ds)
+				if ok {
+					start = want
+				}
+			}
 			if ok {
-				start = want
+				v, found = patternIndex[p]
 			}
 		}
-		if !ok {
-			continue
-		}
-		if v, found := patternIndex[p]; found {
+		if found {
 			out = append(out, cwRead{col: col, value: int(v & 1023), cluster: int(v >> 10)})
 			drift = start - float64(17*(col+1))
 		}

@@ -10,6 +10,9 @@ import (
 // debugf, when set by a test, traces the reader's decisions.
 var debugf func(format string, args ...any)
 
+// debugCodewords, when set by a test, sees the voted codewords.
+var debugCodewords func(cw []int, votes []map[int]int)
+
 // ErrNotFound is returned when no symbol could be read from an image.
 var ErrNotFound = errors.New("pdf417: no readable symbol found")
 
@@ -100,11 +103,9 @@ func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
 	// row is read several times and voted.
 	nLines := int(min(max(2*height/left.m, 12), 900))
 	tried := map[int]bool{}
+	realigned := 0
 	var lastErr error = ErrNotFound
-	for range 3 {
-		if tried[cols] {
-			break
-		}
+	for range 5 {
 		tried[cols] = true
 		var lines []lineRead
 		var buf []byte
@@ -124,23 +125,46 @@ func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
 			}
 			debugf("readSymbol: cols %d, %d of %d lines read %d codewords; left %+v right %v", cols, len(lines), nLines, total, left, rightEdge)
 		}
-		res, seenCols, err := assemble(lines, cols)
+		var rf rowFit
+		res, seenCols, err := assemble(lines, cols, &rf)
 		if err == nil {
 			return res, nil
 		}
 		lastErr = err
-		if seenCols <= 0 {
-			break
+		if seenCols > 0 && !tried[seenCols] {
+			cols = seenCols
+			continue
 		}
-		cols = seenCols
+		// The two edges were found over different spans (damage, or
+		// guard bars merged by blur at one end): scan lines then cross
+		// rows. The row indicators say which row each end of a line was
+		// on; move the right ends so both ends are on the same row.
+		if realigned < 2 && rf.lok && rf.rok && rf.ra > 0.5 && (math.Abs(rf.la-rf.ra) > 0.3 || math.Abs(rf.lb-rf.rb) > 0.3) {
+			realigned++
+			base := ends
+			ends = func(t float64, cols int) (point, point) {
+				p0, _ := base(t, cols)
+				_, p1 := base((rf.la*t+rf.lb-rf.rb)/rf.ra, cols)
+				return p0, p1
+			}
+			continue
+		}
+		break
 	}
 	return nil, lastErr
+}
+
+// rowFit is the row each end of a scan line was on, as a linear function
+// of the line's parameter t, fitted on the row indicators read.
+type rowFit struct {
+	la, lb, ra, rb float64
+	lok, rok       bool
 }
 
 // assemble places every codeword read in its row and column, votes,
 // corrects and decodes. It returns the column count the row indicators
 // claim when it differs from cols, so the caller can read again.
-func assemble(lines []lineRead, cols int) (*Result, int, error) {
+func assemble(lines []lineRead, cols int, rf *rowFit) (*Result, int, error) {
 	mv := metaVotes{map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}}
 	type obs struct{ t, row float64 }
 	var leftRows, rightRows []obs
@@ -215,6 +239,7 @@ func assemble(lines []lineRead, cols int) (*Result, int, error) {
 	}
 	la, lb, lok := fitRows(leftRows)
 	ra, rb, rok := fitRows(rightRows)
+	*rf = rowFit{la, lb, ra, rb, lok, rok}
 	switch {
 	case !lok && !rok:
 		return nil, 0, ErrNotFound
@@ -267,6 +292,9 @@ func assemble(lines []lineRead, cols int) (*Result, int, error) {
 	}
 	if debugf != nil {
 		debugf("assemble: %d lines, rows %d cols %d ec %d, %d erasures, left fit %.1f+%.1ft right %.1f+%.1ft", len(lines), rows, cols, ecl, len(erasures), lb, la, rb, ra)
+	}
+	if debugCodewords != nil {
+		debugCodewords(cw, votes)
 	}
 	order := make([]int, 0, n)
 	for i := range n {
