@@ -57,13 +57,15 @@ func decodeGray(g *image.Gray, first bool) ([]*Result, error) {
 	var lastErr error = ErrNotFound
 	for _, binarize := range []func(*image.Gray) *bitmap{binarizeGlobal, binarizeLocal} {
 		bm := binarize(g)
-		for rot := range 4 {
+		// Upright and upside down are read in one bitmap; a quarter turn
+		// covers the other two orientations.
+		for rot := range 2 {
 			if rot > 0 {
 				bm = bm.rotate90()
 			}
 			res, err := decodeBitmap(bm, first)
 			for _, r := range res {
-				r.Rotation = rot
+				r.Rotation = (r.Rotation + rot) % 4
 				if !contains(found, r) {
 					found = append(found, r)
 				}
@@ -95,45 +97,62 @@ func contains(rs []*Result, r *Result) bool {
 }
 
 // decodeBitmap pairs each start-pattern edge with the stop-pattern edges
-// to its right that span the same rows, and reads each pair.
+// beyond it that span the same rows, and reads each pair: first symbols
+// that read left to right, then upside-down ones, whose guard patterns
+// appear mirrored and swapped.
 func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
-	starts := group(findHits(bm, startWidths))
-	if len(starts) == 0 {
-		return nil, ErrNotFound
-	}
-	stops := group(findHits(bm, stopWidths))
 	var out []*Result
 	var lastErr error = ErrNotFound
-	used := map[*edge]bool{}
-	for _, s := range starts[:min(len(starts), 6)] {
-		l := fit(s.hits, func(h hit) float64 { return h.x0 })
-		paired := false
-		for _, p := range stops[:min(len(stops), 8)] {
-			if used[p] {
-				continue
-			}
-			r := fit(p.hits, func(h hit) float64 { return h.x1 })
-			if !facing(l, r) {
-				continue
-			}
-			res, err := readSymbol(bm, l, &r)
-			if err != nil {
-				lastErr = err
-				continue
-			}
-			used[p], paired = true, true
-			out = append(out, res)
-			if first {
-				return out, nil
-			}
-			break
+	for _, dir := range []float64{1, -1} {
+		startP, stopP := startWidths, stopWidths
+		outerStart := func(h hit) float64 { return h.x0 }
+		outerStop := func(h hit) float64 { return h.x1 }
+		if dir < 0 {
+			startP, stopP = reversedWidths(startWidths), reversedWidths(stopWidths)
+			outerStart, outerStop = outerStop, outerStart
 		}
-		if !paired {
-			// No stop pattern closed it: perhaps a compact symbol.
-			if res, err := readSymbol(bm, l, nil); err == nil {
+		starts := group(findHits(bm, startP, dir > 0))
+		if len(starts) == 0 {
+			continue
+		}
+		stops := group(findHits(bm, stopP, true))
+		used := map[*edge]bool{}
+		for _, s := range starts[:min(len(starts), 6)] {
+			l := fit(s.hits, outerStart)
+			paired := false
+			for _, p := range stops[:min(len(stops), 8)] {
+				if used[p] {
+					continue
+				}
+				r := fit(p.hits, outerStop)
+				if !facing(l, r, dir) {
+					continue
+				}
+				res, err := readSymbol(bm, l, &r, dir)
+				if err != nil {
+					lastErr = err
+					continue
+				}
+				used[p], paired = true, true
+				if dir < 0 {
+					res.Rotation = 2
+				}
 				out = append(out, res)
 				if first {
 					return out, nil
+				}
+				break
+			}
+			if !paired {
+				// No stop pattern closed it: perhaps a compact symbol.
+				if res, err := readSymbol(bm, l, nil, dir); err == nil {
+					if dir < 0 {
+						res.Rotation = 2
+					}
+					out = append(out, res)
+					if first {
+						return out, nil
+					}
 				}
 			}
 		}
@@ -144,11 +163,19 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 	return out, nil
 }
 
+func reversedWidths(p []int) []int {
+	r := make([]int, len(p))
+	for i, w := range p {
+		r[len(p)-1-i] = w
+	}
+	return r
+}
+
 // facing tells whether the stop edge r can close the symbol opened by the
-// start edge l: to its right across the rows, spanning mostly the same
-// rows, with a similar module. Rows are measured along the edges' mean
+// start edge l: beyond it across the rows (to the right when dir is
+// +1), spanning mostly the same rows, with a similar module. Rows are measured along the edges' mean
 // direction, not the image's vertical, so a rotated symbol pairs too.
-func facing(l, r line) bool {
+func facing(l, r line, dir float64) bool {
 	if r.m > 2*l.m || r.m < l.m/2 {
 		return false
 	}
@@ -163,7 +190,7 @@ func facing(l, r line) bool {
 	s1, across0 := proj(l.a*l.yBot+l.b, l.yBot)
 	t0, _ := proj(r.a*r.yTop+r.b, r.yTop)
 	t1, across1 := proj(r.a*r.yBot+r.b, r.yBot)
-	if across1-across0 < 50*l.m*0.8 {
+	if dir*(across1-across0) < 50*l.m*0.8 {
 		return false // a stop pattern left of the start, or too close
 	}
 	// The two edges span about the same rows; a short run of stop-like

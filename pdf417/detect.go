@@ -59,8 +59,10 @@ func matches(w []int, p []int) (float64, bool) {
 	return mw, dev < 0.3*float64(total)
 }
 
-// findHits scans every row for the pattern p.
-func findHits(bm *bitmap, p []int) []hit {
+// findHits scans every row for the pattern p, whose first element is a
+// bar when firstDark (the start pattern read backwards begins with its
+// three-module space).
+func findHits(bm *bitmap, p []int, firstDark bool) []hit {
 	var hits []hit
 	var buf []int
 	for y := range bm.h {
@@ -69,7 +71,7 @@ func findHits(bm *bitmap, p []int) []hit {
 		x := 0
 		for i := range buf {
 			dark := (i%2 == 0) == (first == 1)
-			if dark && i+len(p) <= len(buf) {
+			if dark == firstDark && i+len(p) <= len(buf) {
 				if mw, ok := matches(buf[i:i+len(p)], p); ok {
 					end := x
 					for _, r := range buf[i : i+len(p)] {

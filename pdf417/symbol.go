@@ -25,7 +25,7 @@ type Result struct {
 	Erasures  int // codewords that could not be read at all
 	Corrected int // codewords changed by error correction
 	Macro     *Macro
-	Rotation  int // quarter turns clockwise applied before the read
+	Rotation  int // quarter turns clockwise that brought the symbol upright
 }
 
 type lineRead struct {
@@ -51,7 +51,9 @@ func argmax(m map[int]int) (int, int) {
 
 // readSymbol reads the symbol whose start pattern's outer edge is left
 // and whose stop pattern's outer edge is right.
-func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
+// dir is +1 when the symbol reads left to right in the bitmap, -1 when
+// it is upside down (start pattern on the right).
+func readSymbol(bm *bitmap, left line, rightEdge *line, dir float64) (*Result, error) {
 	at := func(l line, t float64) point {
 		y := l.yTop + t*(l.yBot-l.yTop)
 		return point{l.a*y + l.b, y}
@@ -74,7 +76,7 @@ func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
 		// pattern's edge, as far as the columns the left row indicator
 		// declares; a first pass reads that indicator only.
 		n := math.Hypot(left.a, 1)
-		vx, vy := 1/n, -left.a/n
+		vx, vy := dir/n, -dir*left.a/n
 		m := left.m / n
 		ends = func(t float64, cols int) (point, point) {
 			p := at(left, t)
@@ -139,7 +141,7 @@ func readSymbol(bm *bitmap, left line, rightEdge *line) (*Result, error) {
 		// guard bars merged by blur at one end): scan lines then cross
 		// rows. The row indicators say which row each end of a line was
 		// on; move the right ends so both ends are on the same row.
-		if realigned < 2 && rf.lok && rf.rok && rf.ra > 0.5 && (math.Abs(rf.la-rf.ra) > 0.3 || math.Abs(rf.lb-rf.rb) > 0.3) {
+		if realigned < 2 && rf.lok && rf.rok && math.Abs(rf.ra) > 0.5 && (math.Abs(rf.la-rf.ra) > 0.3 || math.Abs(rf.lb-rf.rb) > 0.3) {
 			realigned++
 			base := ends
 			ends = func(t float64, cols int) (point, point) {
