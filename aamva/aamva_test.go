@@ -66,6 +66,8 @@ func TestQuirks(t *testing.T) {
 		{"wrong offset", strings.Replace(good, "DL0041", "DL0039", 1), "subfile offset 39"},
 		{"offset past the end", strings.Replace(good, "DL0041", "DL9999", 1), "subfile offset 9999"},
 		{"wrong length", good[:strings.Index(good, "DL0041")+6] + "0000" + good[strings.Index(good, "DL0041")+10:], "subfile length 0"},
+		{"offset missing", strings.Replace(good, "DL0041", "DL0000", 1), "subfile offset 0"},
+		{"subfile without its type", strings.Replace(good, "DLDAQ", "DAQ", 1), "subfile without its type"},
 		{"no record separator", strings.Replace(good, "@\n\x1e\r", "@\n\r", 1), "no record separator"},
 		{"other record separator", strings.Replace(good, "@\n\x1e\r", "@\n\x1c\r", 1), "record separator 0x1c"},
 		{"AAMVA file type", strings.Replace(good, "ANSI ", "AAMVA", 1), `file type "AAMVA"`},

@@ -157,10 +157,16 @@ func (h *header) findSubfile(data []byte) (string, string, error) {
 					break
 				}
 			}
-			if start < 0 {
+			if start < 0 && e.offset >= h.size && e.offset+3 <= len(s) && isElementID(s[e.offset:e.offset+3]) {
+				// Some jurisdictions start the subfile with its first
+				// element, leaving out the type the directory names.
+				h.quirks = append(h.quirks, "subfile without its type")
+				start = e.offset - 2
+			} else if start < 0 {
 				continue
+			} else {
+				h.quirks = append(h.quirks, "subfile offset "+strconv.Itoa(e.offset)+", found at "+strconv.Itoa(start))
 			}
-			h.quirks = append(h.quirks, "subfile offset "+strconv.Itoa(e.offset)+", found at "+strconv.Itoa(start))
 		}
 		body := s[start+2:]
 		// The subfile ends at its segment terminator. A CR that is
