@@ -65,14 +65,7 @@ func matches(w []int, p []int) (float64, bool) {
 func findHits(bm *bitmap, p []int, firstDark bool) []hit {
 	var hits []hit
 	var buf []int
-	// Every second row of a tall image: a symbol row is at least three
-	// modules of at least a pixel and a half high, so each is still
-	// crossed twice.
-	step := 1
-	if bm.h > 1500 {
-		step = 2
-	}
-	for y := 0; y < bm.h; y += step {
+	for y := range bm.h {
 		var first byte
 		buf, first = bm.runs(y, buf)
 		x := 0
