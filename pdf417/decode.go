@@ -45,40 +45,67 @@ func decode(img image.Image, first bool) ([]*Result, error) {
 	full := toGray(img)
 	side := max(b.Dx(), b.Dy())
 	fast, slow := (side+fastSide-1)/fastSide, (side+fullSide-1)/fullSide
-	found, err := decodeGray(shrink(full, fast), first)
-	if len(found) == 0 && slow < fast {
-		found, err = decodeGray(shrink(full, slow), first)
+	grays := []*image.Gray{shrink(full, fast)}
+	if slow < fast {
+		grays = append(grays, shrink(full, slow))
 	}
-	return found, err
-}
-
-func decodeGray(g *image.Gray, first bool) ([]*Result, error) {
+	binarizers := []func(*image.Gray) *bitmap{binarizeGlobal, binarizeLocal}
+	type key struct{ scale, bin, rot int }
+	bitmaps := map[key]*bitmap{}
+	var get func(k key) *bitmap
+	get = func(k key) *bitmap {
+		if bm, ok := bitmaps[k]; ok {
+			return bm
+		}
+		var bm *bitmap
+		if k.rot == 0 {
+			bm = binarizers[k.bin](grays[k.scale])
+		} else {
+			bm = get(key{k.scale, k.bin, 0}).rotate90()
+		}
+		bitmaps[k] = bm
+		return bm
+	}
 	var found []*Result
 	var lastErr error = ErrNotFound
-	for _, binarize := range []func(*image.Gray) *bitmap{binarizeGlobal, binarizeLocal} {
-		bm := binarize(g)
-		// Upright and upside down are read in one bitmap; a quarter turn
-		// covers the other two orientations.
+	tried := map[key]bool{}
+	var try func(k key) bool
+	try = func(k key) bool {
+		tried[k] = true
+		res, small, err := decodeBitmap(get(k), first)
+		for _, r := range res {
+			r.Rotation = (r.Rotation + k.rot) % 4
+			if !contains(found, r) {
+				found = append(found, r)
+			}
+		}
+		if err != nil {
+			lastErr = err
+		}
+		// Guard patterns of under 2.5 pixels a module on the shrunk
+		// image: read the same orientation at the finer scale at once.
+		if len(found) == 0 && small && k.scale == 0 && len(grays) > 1 {
+			return try(key{1, k.bin, k.rot})
+		}
+		return len(found) > 0
+	}
+	// Upright and upside down are read in one bitmap; a quarter turn
+	// covers the other two orientations.
+	for bin := range binarizers {
 		for rot := range 2 {
-			if rot > 0 {
-				bm = bm.rotate90()
-			}
-			res, err := decodeBitmap(bm, first)
-			for _, r := range res {
-				r.Rotation = (r.Rotation + rot) % 4
-				if !contains(found, r) {
-					found = append(found, r)
-				}
-			}
-			if err != nil {
-				lastErr = err
-			}
-			if first && len(found) > 0 {
+			if try(key{0, bin, rot}) && first {
 				return found, nil
 			}
 		}
 		if len(found) > 0 {
 			return found, nil
+		}
+	}
+	for bin := range binarizers {
+		for rot := range 2 {
+			if k := (key{len(grays) - 1, bin, rot}); !tried[k] && try(k) && first {
+				return found, nil
+			}
 		}
 	}
 	if len(found) == 0 {
@@ -100,9 +127,10 @@ func contains(rs []*Result, r *Result) bool {
 // beyond it that span the same rows, and reads each pair: first symbols
 // that read left to right, then upside-down ones, whose guard patterns
 // appear mirrored and swapped.
-func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
+func decodeBitmap(bm *bitmap, first bool) ([]*Result, bool, error) {
 	var out []*Result
 	var lastErr error = ErrNotFound
+	small := false
 	for _, dir := range []float64{1, -1} {
 		startP, stopP := startWidths, stopWidths
 		outerStart := func(h hit) float64 { return h.x0 }
@@ -119,6 +147,7 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 		used := map[*edge]bool{}
 		for _, s := range starts[:min(len(starts), 6)] {
 			l := fit(s.hits, outerStart)
+			small = small || l.m < 2.5
 			paired := false
 			for _, p := range stops[:min(len(stops), 8)] {
 				if used[p] {
@@ -139,7 +168,7 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 				}
 				out = append(out, res)
 				if first {
-					return out, nil
+					return out, small, nil
 				}
 				break
 			}
@@ -151,16 +180,16 @@ func decodeBitmap(bm *bitmap, first bool) ([]*Result, error) {
 					}
 					out = append(out, res)
 					if first {
-						return out, nil
+						return out, small, nil
 					}
 				}
 			}
 		}
 	}
 	if len(out) == 0 {
-		return nil, lastErr
+		return nil, small, lastErr
 	}
-	return out, nil
+	return out, small, nil
 }
 
 func reversedWidths(p []int) []int {
