@@ -105,14 +105,15 @@ func readSymbol(bm *bitmap, left line, rightEdge *line, dir float64) (*Result, e
 	// row is read several times and voted.
 	nLines := int(min(max(2*height/left.m, 12), 900))
 	tried := map[int]bool{}
-	realigned := 0
+	realigned, extended := 0, false
+	tMin, tMax := -0.02, 1.02
 	var lastErr error = ErrNotFound
-	for range 5 {
+	for range 6 {
 		tried[cols] = true
 		var lines []lineRead
 		var buf []byte
 		for i := range nLines {
-			t := -0.02 + 1.04*float64(i)/float64(nLines-1)
+			t := tMin + (tMax-tMin)*float64(i)/float64(nLines-1)
 			var r []cwRead
 			p0, p1 := ends(t, cols)
 			r, buf = readLine(bm, p0, p1, cols, compact, buf)
@@ -141,6 +142,19 @@ func readSymbol(bm *bitmap, left line, rightEdge *line, dir float64) (*Result, e
 		// guard bars merged by blur at one end): scan lines then cross
 		// rows. The row indicators say which row each end of a line was
 		// on; move the right ends so both ends are on the same row.
+		// The guard patterns were found over fewer rows than the symbol
+		// has (a steep skew hides their ends from a row scan): scan on
+		// to where the row indicators put the first and last rows.
+		if !extended && rf.lok && math.Abs(rf.la) > 0.5 {
+			t0, t1 := (-0.5-rf.lb)/rf.la, (float64(rf.rows)-0.5-rf.lb)/rf.la
+			t0, t1 = math.Max(math.Min(t0, t1), -1), math.Min(math.Max(t0, t1), 2)
+			if t0 < tMin-0.02 || t1 > tMax+0.02 {
+				extended = true
+				tMin, tMax = math.Min(tMin, t0), math.Max(tMax, t1)
+				nLines = int(float64(nLines) * (tMax - tMin) / 1.04)
+				continue
+			}
+		}
 		if realigned < 2 && rf.lok && rf.rok && math.Abs(rf.ra) > 0.5 && (math.Abs(rf.la-rf.ra) > 0.3 || math.Abs(rf.lb-rf.rb) > 0.3) {
 			realigned++
 			base := ends
@@ -161,6 +175,7 @@ func readSymbol(bm *bitmap, left line, rightEdge *line, dir float64) (*Result, e
 type rowFit struct {
 	la, lb, ra, rb float64
 	lok, rok       bool
+	rows           int
 }
 
 // assemble places every codeword read in its row and column, votes,
@@ -241,7 +256,7 @@ func assemble(lines []lineRead, cols int, rf *rowFit) (*Result, int, error) {
 	}
 	la, lb, lok := fitRows(leftRows)
 	ra, rb, rok := fitRows(rightRows)
-	*rf = rowFit{la, lb, ra, rb, lok, rok}
+	*rf = rowFit{la, lb, ra, rb, lok, rok, rows}
 	switch {
 	case !lok && !rok:
 		return nil, 0, ErrNotFound
