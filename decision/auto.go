@@ -217,7 +217,8 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWo
 				// Read nothing rather than guess; the signals say so.
 				l.read = &ocr.Result{Status: ocr.StatusUnreadable, Hint: ocr.HintUnclear, Failing: []string{err.Error()}}
 			}
-			if wantsBarcode(c) {
+			// A back whose MRZ was read (an ID card's) needs no barcode.
+			if wantsBarcode(c) && l.read.Status != ocr.StatusRead {
 				l.barcode = readBarcode(img)
 			}
 			w.look = l
