@@ -1,5 +1,7 @@
 package aamva
 
+import "slices"
+
 // Issuer is a jurisdiction that issues AAMVA DL/ID cards.
 type Issuer struct {
 	Code    string // the jurisdiction's postal abbreviation ("VA", "ON")
@@ -89,4 +91,17 @@ var issuers = map[string]Issuer{
 func LookupIIN(iin string) (Issuer, bool) {
 	is, ok := issuers[iin]
 	return is, ok
+}
+
+// Jurisdictions returns the codes of the jurisdictions of country (ISO
+// 3166-1 alpha-3) whose cards the parser reads, sorted.
+func Jurisdictions(country string) []string {
+	var out []string
+	for _, is := range issuers {
+		if is.Country == country && is.Code != "DS" {
+			out = append(out, is.Code)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
