@@ -20,7 +20,52 @@ import (
 // applicant's, and the licence is rejected as expired.
 func TestLiveLicenceReadFromBarcode(t *testing.T) {
 	e := liveEngineEnv(t)
-	c := e.create(e.A.LiveKey, `{"applicant":{"firstName":"Michael John","lastName":"Sample","dob":"1986-06-06","country":"US"}}`)
+	got := e.submitLicence(t, sampleJSON, sampleBack)
+	pr := got["processingResult"].(map[string]any)
+	codes := map[string]bool{}
+	for _, r := range pr["reasons"].([]any) {
+		codes[r.(map[string]any)["code"].(string)] = true
+	}
+	if got["status"] != "rejected" || !codes[decision.CodeDocumentExpired] || codes[decision.CodeNameMismatch] || codes[decision.CodeDocumentNotRead] {
+		t.Fatalf("expired licence: %v (%v), reasons %v", got["status"], got["decisionReason"], pr["reasons"])
+	}
+	seen := 0
+	for _, s := range pr["signals"].([]any) {
+		m := s.(map[string]any)
+		data, _ := m["data"].(map[string]any)
+		switch m["name"] {
+		case decision.SigDocumentData:
+			seen++
+			bc, _ := data["barcode"].(map[string]any)
+			doc, _ := data["document"].(map[string]any)
+			if data["source"] != "document_image" || data["expiryDate"] != "2024-12-10" || bc["issuer"] != "VA" ||
+				doc["documentNumber"] != "*****5789" || doc["surname"] != "SAMPLE" {
+				t.Errorf("document_data %v", data)
+			}
+		case decision.SigDataConsistency:
+			seen++
+			if m["status"] != "pass" {
+				t.Errorf("data_consistency %v: %v", m["status"], data)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d of the two document signals", seen)
+	}
+}
+
+const (
+	sampleJSON = `{"firstName":"Michael John","lastName":"Sample","dob":"1986-06-06","country":"US"}`
+	sampleBack = "barcodes/synth_aamva_v10_sample_michael_john_degraded.jpg"
+)
+
+// submitLicence creates a live request for applicant (JSON) with a US
+// driving licence whose back is the shared photo backFile (its front, a
+// specimen photo page, shows a face), types made-up details, submits and
+// runs the processing job. It returns the request as the API shows it.
+func (e *decisionEnv) submitLicence(t *testing.T, applicant, backFile string) map[string]any {
+	t.Helper()
+	c := e.create(e.A.LiveKey, `{"applicant":`+applicant+`}`)
 	id, tok := c["id"].(string), token(t, c)
 	front, back, licence := "front", "back", "driving_licence"
 	for _, p := range []struct {
@@ -28,7 +73,7 @@ func TestLiveLicenceReadFromBarcode(t *testing.T) {
 		c    kyc.Capture
 	}{
 		{"images/doc_td3_uto_icao_specimen.jpg", kyc.Capture{Kind: "document", Side: &front, DocumentType: &licence}},
-		{"barcodes/synth_aamva_v10_sample_michael_john_degraded.jpg", kyc.Capture{Kind: "document", Side: &back, DocumentType: &licence}},
+		{backFile, kyc.Capture{Kind: "document", Side: &back, DocumentType: &licence}},
 		{"images/doc_td3_uto_icao_specimen.jpg", kyc.Capture{Kind: "selfie"}},
 	} {
 		f, err := os.Open(realdata.Path(t, p.file))
@@ -63,36 +108,27 @@ func TestLiveLicenceReadFromBarcode(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.runJobs()
-	got := e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+	return e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+}
+
+// TestLiveLicenceDuplicate: a second applicant, under another name,
+// sends the same licence: duplicates finds the first request by the
+// number read from the barcode, and the name does not match.
+func TestLiveLicenceDuplicate(t *testing.T) {
+	e := liveEngineEnv(t)
+	e.submitLicence(t, sampleJSON, sampleBack)
+	got := e.submitLicence(t, `{"firstName":"Bob","lastName":"Smith","dob":"1985-03-03","country":"US"}`, sampleBack)
 	pr := got["processingResult"].(map[string]any)
 	codes := map[string]bool{}
 	for _, r := range pr["reasons"].([]any) {
 		codes[r.(map[string]any)["code"].(string)] = true
 	}
-	if got["status"] != "rejected" || !codes[decision.CodeDocumentExpired] || codes[decision.CodeNameMismatch] || codes[decision.CodeDocumentNotRead] {
-		t.Fatalf("expired licence: %v (%v), reasons %v", got["status"], got["decisionReason"], pr["reasons"])
+	if got["status"] != "rejected" || !codes[decision.CodeDuplicateDocument] || !codes[decision.CodeNameMismatch] {
+		t.Fatalf("second applicant: %v, reasons %v", got["status"], pr["reasons"])
 	}
-	seen := 0
 	for _, s := range pr["signals"].([]any) {
-		m := s.(map[string]any)
-		data, _ := m["data"].(map[string]any)
-		switch m["name"] {
-		case decision.SigDocumentData:
-			seen++
-			bc, _ := data["barcode"].(map[string]any)
-			doc, _ := data["document"].(map[string]any)
-			if data["source"] != "document_image" || data["expiryDate"] != "2024-12-10" || bc["issuer"] != "VA" ||
-				doc["documentNumber"] != "*****5789" || doc["surname"] != "SAMPLE" {
-				t.Errorf("document_data %v", data)
-			}
-		case decision.SigDataConsistency:
-			seen++
-			if m["status"] != "pass" {
-				t.Errorf("data_consistency %v: %v", m["status"], data)
-			}
+		if m := s.(map[string]any); m["name"] == decision.SigDuplicates && m["data"].(map[string]any)["documentNumberSource"] != "document_image" {
+			t.Errorf("duplicates: %v", m["data"])
 		}
-	}
-	if seen != 2 {
-		t.Errorf("%d of the two document signals", seen)
 	}
 }
