@@ -88,10 +88,16 @@ func listOf(v any) []any {
 func norm(s string) string { return kyc.NormalizeDocumentNumber(s) }
 
 // compare lines up the applicant record, what the applicant confirmed in
-// the portal and what the server read from the document (its MRZ), and
-// marks the rows whose values disagree.
+// the portal and what the server read from the document (its MRZ, or a
+// licence's barcode), and marks the rows whose values disagree.
 func compare(a *kyc.Applicant, doc *kyc.DocumentData, pr map[string]any) []compareRow {
-	read := mapOf(signalData(pr, "document_data")["mrz"])
+	data := signalData(pr, "document_data")
+	read := mapOf(data["mrz"])
+	if read == nil {
+		// A driving licence or identity card read from its PDF417
+		// barcode: the same fields, under "document".
+		read = mapOf(data["document"])
+	}
 	conf := func(f func(*kyc.DocumentData) string) string {
 		if doc == nil {
 			return ""

@@ -108,7 +108,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 		case "document":
 			docs, docLooks = append(docs, c), append(docLooks, work[i].look)
 			if work[i].look != nil {
-				reads = append(reads, DocumentRead{CaptureID: c.ID, Result: work[i].look.read})
+				reads = append(reads, DocumentRead{CaptureID: c.ID, Result: work[i].look.read, Barcode: work[i].look.barcode})
 			}
 		case "selfie":
 			if selfie == nil {
@@ -213,6 +213,10 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWo
 				// The embedded model failed to load: a broken build.
 				// Read nothing rather than guess; the signals say so.
 				l.read = &ocr.Result{Status: ocr.StatusUnreadable, Hint: ocr.HintUnclear, Failing: []string{err.Error()}}
+			}
+			// A back whose MRZ was read (an ID card's) needs no barcode.
+			if wantsBarcode(c) && l.read.Status != ocr.StatusRead {
+				l.barcode = readBarcode(img)
 			}
 			w.look = l
 		})

@@ -35,6 +35,9 @@ type MRZData struct {
 type DocumentRead struct {
 	CaptureID string
 	Result    *ocr.Result
+	// Barcode is the PDF417 barcode read from the capture, for the
+	// captures that may carry one (wantsBarcode); nil otherwise.
+	Barcode *BarcodeRead
 }
 
 // mrzDocuments are the document types that carry an MRZ (ICAO 9303);
@@ -77,6 +80,9 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 		if r.Result != nil {
 			m["status"], m["hint"] = r.Result.Status, r.Result.Hint
 		}
+		if r.Barcode != nil {
+			m["barcode"] = r.Barcode.Status
+		}
 		summary = append(summary, m)
 	}
 	s.Data["reads"] = summary
@@ -92,7 +98,21 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 	expiry, expiryBasis := "", ""
 	var parsed *MRZData
 	best := bestRead(reads)
+	var code *DocumentRead
+	if best == nil {
+		code = bestBarcode(reads)
+	}
 	switch {
+	case code != nil:
+		// A driving licence or identity card read from its PDF417
+		// barcode: the AAMVA header and field formats validated.
+		s.Data["source"] = "document_image"
+		s.Data["captureId"] = code.CaptureID
+		parsed = barcodeData(code.Barcode.Card)
+		shown := *parsed
+		shown.DocumentNumber = maskNumber(parsed.DocumentNumber)
+		s.Data["barcode"], s.Data["document"] = barcodeSummary(code), shown
+		expiry, dob = parsed.ExpiryDate, parsed.BirthDate
 	case best != nil && best.Result.Document == nil:
 		s.Data["source"] = "document_image"
 		s.Data["captureId"] = best.CaptureID
@@ -132,7 +152,7 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 		}
 	default:
 		s.Data["source"] = "typed"
-		why := "no document image shows a machine-readable zone"
+		why := "no document image shows a machine-readable zone or a licence barcode"
 		var hints []string
 		for _, r := range reads {
 			if r.Result != nil && r.Result.Status == ocr.StatusUnreadable {
@@ -142,8 +162,13 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 		if len(hints) > 0 {
 			why = "the machine-readable zone could not be read with confidence (" + strings.Join(hints, ", ") + ")"
 		}
-		if typed != nil && !mrzDocuments[typed.DocumentType] {
-			why = "a " + strings.ReplaceAll(typed.DocumentType, "_", " ") + " has no machine-readable zone"
+		for _, r := range reads {
+			if r.Barcode != nil && r.Barcode.Status == "invalid" {
+				why = "the barcode on the document was read but is not a valid AAMVA DL/ID payload"
+			}
+		}
+		if typed != nil && !mrzDocuments[typed.DocumentType] && why == "no document image shows a machine-readable zone or a licence barcode" {
+			why = "no licence barcode could be read and a " + strings.ReplaceAll(typed.DocumentType, "_", " ") + " has no machine-readable zone"
 		}
 		s.add(Warn, 0.3, CodeDocumentNotRead, "Document data not read from the document: "+why+". The details the applicant typed are recorded, not verified.")
 		if typed != nil {
@@ -162,7 +187,9 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 		s.Data["age"] = age
 		underAge(&s, age, minAge, dobBasis)
 	}
-	if len(s.Findings) == 0 {
+	if len(s.Findings) == 0 && code != nil {
+		s.Detail = "The document's barcode (AAMVA DL/ID) was read from its image; its header and fields validate and it is valid."
+	} else if len(s.Findings) == 0 {
 		s.Detail = "The document's machine-readable zone was read from its image; it is valid and its check digits verify."
 	} else {
 		s.Detail = s.Findings[0].Message

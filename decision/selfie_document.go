@@ -31,9 +31,10 @@ const (
 // tell whether the selfie is a document: its MRZ read and its difference
 // hash.
 type imageLook struct {
-	read   *ocr.Result
-	hash   uint64
-	pixels int
+	read    *ocr.Result
+	barcode *BarcodeRead // for captures that may carry a licence barcode
+	hash    uint64
+	pixels  int
 }
 
 // dHash is the 64-bit difference hash of img: the sign of the brightness

@@ -172,6 +172,18 @@ func kycDocumentRead(d *doc, rep *KYCReport) {
 		}
 		t.kv("Check digits", valid, false)
 	}
+	if m, ok := data["document"].(map[string]any); ok {
+		// A driving licence or identity card read from its PDF417 barcode.
+		bc, _ := data["barcode"].(map[string]any)
+		t.kv("Surname", text(m["surname"]), false)
+		t.kv("Given names", text(m["givenNames"]), false)
+		t.kv("Date of birth", text(m["birthDate"]), false)
+		t.kv("Document number", text(m["documentNumber"]), true)
+		t.kv("Issued by", text(bc["issuerName"])+" ("+text(bc["issuer"])+")", false)
+		t.kv("Expiry date", orNone(text(m["expiryDate"])), false)
+		t.kv("Barcode", "PDF417, "+text(bc["standard"])+" version "+text(bc["version"])+"; header and fields validate; "+
+			text(bc["codewordsCorrected"])+" codewords corrected", false)
+	}
 	t.end()
 	cmp := signalData(rep, "data_consistency")
 	list, _ := cmp["comparisons"].([]any)

@@ -181,6 +181,8 @@ var emittedEnums = map[string][]enumSite{
 		{path: "KycRequest pendingReview actorType", except: []string{"applicant", "system", "reviewer", "operator"}},
 	},
 	"WorkflowType": {{path: "KycRequestCreate workflowType"}, {path: "KycRequest workflowType"}},
+	// report.json says which rule printed it.
+	"PersonalData": {{path: "KycReport personalData"}},
 	// Written out as UsageCounts' property names, checked below.
 	"UsageMetric": nil,
 	// Not written by the API: tiers, the transition table's actions and

@@ -55,6 +55,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/callback-secret/rotate", s.handleCallbackSecretRotate)
 
 	s.handle("GET /v1/usage", s.handleUsage)
+	s.handle("GET /v1/document-types", s.handleDocumentTypes)
 
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.

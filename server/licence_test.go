@@ -1,0 +1,134 @@
+package server_test
+
+import (
+	"os"
+	"testing"
+
+	"kycd/capture"
+	"kycd/decision"
+	"kycd/internal/realdata"
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// TestLiveLicenceReadFromBarcode: a live request with a US driving
+// licence. The back's photo is the shared photo-like rendering of the
+// AAMVA standard's fictional Virginia licence (Michael John Sample, born
+// 1986-06-06, expired 2024-12-10); the applicant types a made-up expiry.
+// The engine reads the barcode when it decides: the document data come
+// from the image, the name and date of birth are compared with the
+// applicant's, and the licence is rejected as expired.
+func TestLiveLicenceReadFromBarcode(t *testing.T) {
+	e := liveEngineEnv(t)
+	got := e.submitLicence(t, sampleJSON, sampleBack)
+	pr := got["processingResult"].(map[string]any)
+	codes := map[string]bool{}
+	for _, r := range pr["reasons"].([]any) {
+		codes[r.(map[string]any)["code"].(string)] = true
+	}
+	if got["status"] != "rejected" || !codes[decision.CodeDocumentExpired] || codes[decision.CodeNameMismatch] || codes[decision.CodeDocumentNotRead] {
+		t.Fatalf("expired licence: %v (%v), reasons %v", got["status"], got["decisionReason"], pr["reasons"])
+	}
+	seen := 0
+	for _, s := range pr["signals"].([]any) {
+		m := s.(map[string]any)
+		data, _ := m["data"].(map[string]any)
+		switch m["name"] {
+		case decision.SigDocumentData:
+			seen++
+			bc, _ := data["barcode"].(map[string]any)
+			doc, _ := data["document"].(map[string]any)
+			if data["source"] != "document_image" || data["expiryDate"] != "2024-12-10" || bc["issuer"] != "VA" ||
+				doc["documentNumber"] != "*****5789" || doc["surname"] != "SAMPLE" {
+				t.Errorf("document_data %v", data)
+			}
+		case decision.SigDataConsistency:
+			seen++
+			if m["status"] != "pass" {
+				t.Errorf("data_consistency %v: %v", m["status"], data)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d of the two document signals", seen)
+	}
+}
+
+const (
+	sampleJSON = `{"firstName":"Michael John","lastName":"Sample","dob":"1986-06-06","country":"US"}`
+	sampleBack = "barcodes/synth_aamva_v10_sample_michael_john_degraded.jpg"
+)
+
+// submitLicence creates a live request for applicant (JSON) with a US
+// driving licence whose back is the shared photo backFile (its front, a
+// specimen photo page, shows a face), types made-up details, submits and
+// runs the processing job. It returns the request as the API shows it.
+func (e *decisionEnv) submitLicence(t *testing.T, applicant, backFile string) map[string]any {
+	t.Helper()
+	c := e.create(e.A.LiveKey, `{"applicant":`+applicant+`}`)
+	id, tok := c["id"].(string), token(t, c)
+	front, back, licence := "front", "back", "driving_licence"
+	for _, p := range []struct {
+		file string
+		c    kyc.Capture
+	}{
+		{"images/doc_td3_uto_icao_specimen.jpg", kyc.Capture{Kind: "document", Side: &front, DocumentType: &licence}},
+		{backFile, kyc.Capture{Kind: "document", Side: &back, DocumentType: &licence}},
+		{"images/doc_td3_uto_icao_specimen.jpg", kyc.Capture{Kind: "selfie"}},
+	} {
+		f, err := os.Open(realdata.Path(t, p.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := capture.Process(f, capture.Limits{})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := p.c
+		c.ContentType, c.Width, c.Height, c.SHA256, c.SourceSHA256 = img.ContentType, img.Width, img.Height, img.SHA256, img.SourceSHA256
+		c.Method, c.UserAgent, c.IP, c.Meta = kyc.MethodUpload, "test", "192.0.2.7", map[string]any{"clientMethod": "camera"}
+		if c.Kind == "selfie" {
+			e.passedSession(t, tok, &c, img.Data)
+			continue
+		}
+		if err := e.store.InTx(t.Context(), func(tx *store.Tx) error { _, err := e.svc.AddCapture(tx, tok, &c, img.Data); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typed := &kyc.DocumentData{DocumentType: "driving_licence", IssuingCountry: "US", DocumentNumber: "T64235789", ExpiryDate: "2031-04-15"}
+	err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		if _, err := e.svc.SetDocumentData(tx, tok, typed); err != nil {
+			return err
+		}
+		_, err := e.svc.Submit(tx, tok)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.runJobs()
+	return e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").json(t)
+}
+
+// TestLiveLicenceDuplicate: a second applicant, under another name,
+// sends the same licence: duplicates finds the first request by the
+// number read from the barcode, and the name does not match.
+func TestLiveLicenceDuplicate(t *testing.T) {
+	e := liveEngineEnv(t)
+	e.submitLicence(t, sampleJSON, sampleBack)
+	got := e.submitLicence(t, `{"firstName":"Bob","lastName":"Smith","dob":"1985-03-03","country":"US"}`, sampleBack)
+	pr := got["processingResult"].(map[string]any)
+	codes := map[string]bool{}
+	for _, r := range pr["reasons"].([]any) {
+		codes[r.(map[string]any)["code"].(string)] = true
+	}
+	if got["status"] != "rejected" || !codes[decision.CodeDuplicateDocument] || !codes[decision.CodeNameMismatch] {
+		t.Fatalf("second applicant: %v, reasons %v", got["status"], pr["reasons"])
+	}
+	for _, s := range pr["signals"].([]any) {
+		if m := s.(map[string]any); m["name"] == decision.SigDuplicates && m["data"].(map[string]any)["documentNumberSource"] != "document_image" {
+			t.Errorf("duplicates: %v", m["data"])
+		}
+	}
+}
