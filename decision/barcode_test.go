@@ -65,7 +65,7 @@ func TestLicenceDecisions(t *testing.T) {
 			doc, parsed := DocumentDataSignal(typed, reads, c.a, p.MinimumAge, c.now)
 			signals := append([]Signal{doc, DataConsistency(c.a, typed, parsed, p),
 				AMLScreening([]kyc.ListResult{{CheckType: "sanctions", Status: kyc.ListClear}, {CheckType: "pep", Status: kyc.ListClear}}, p.SanctionsRejectScore),
-				Duplicates(nil), CountryRisk(p, countriesOf(c.a, typed, parsed))}, recorded...)
+				Duplicates(nil, ""), CountryRisk(p, countriesOf(c.a, typed, parsed))}, recorded...)
 			res := apply(p, signals)
 			reasons := res.Processing["reasons"].([]Reason)
 			t.Logf("%s → %s (%s)", c.name, res.Outcome, res.Reason)
