@@ -34,6 +34,7 @@ type imageLook struct {
 	read   *ocr.Result
 	hash   uint64
 	pixels int
+	bounds image.Rectangle
 }
 
 // dHash is the 64-bit difference hash of img: the sign of the brightness

@@ -6,11 +6,13 @@ import (
 )
 
 // Capture methods, as the server derives them: a selfie that came out of
-// a passed liveness session is a camera_challenge; everything else is an
-// upload, whatever the applicant's page said (that claim is kept as
-// evidence in the capture's metadata, clientMethod).
+// a passed liveness session is a camera_challenge; a document image posted
+// into a document camera session the server opened is a camera_session;
+// everything else is an upload, whatever the applicant's page said (that
+// claim is kept as evidence in the capture's metadata, clientMethod).
 const (
 	MethodCameraChallenge = "camera_challenge"
+	MethodCameraSession   = "camera_session"
 	MethodUpload          = "upload"
 )
 
