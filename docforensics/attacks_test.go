@@ -99,16 +99,32 @@ func TestAttackSuiteDocuments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("draws and measures a hundred forged documents")
 	}
-	type tally struct{ n, rendered, recaptured, layout, layoutRun int }
+	type tally struct {
+		n, rendered, recaptured int
+		// ranges of the measures, for the README
+		nf, uni, peak, tex [2]float64
+	}
 	by := map[string]*tally{}
+	span := func(r *[2]float64, v float64, first bool) {
+		if first || v < r[0] {
+			r[0] = v
+		}
+		if first || v > r[1] {
+			r[1] = v
+		}
+	}
 	for _, a := range forgeries(t) {
 		rf, rm := Rendering(a.img)
-		cf, _ := Recapture(a.img, rm.NoiseFloor)
+		cf, cm := Recapture(a.img, rm.NoiseFloor)
 		k := a.class
 		if by[k] == nil {
 			by[k] = &tally{}
 		}
 		s := by[k]
+		span(&s.nf, rm.NoiseFloor, s.n == 0)
+		span(&s.uni, rm.UniformShare, s.n == 0)
+		span(&s.peak, cm.PeakRatio, s.n == 0)
+		span(&s.tex, cm.FlatTexture, s.n == 0)
 		s.n++
 		if len(rf) > 0 {
 			s.rendered++
@@ -129,7 +145,8 @@ func TestAttackSuiteDocuments(t *testing.T) {
 	}
 	for _, k := range []string{"drawn", "drawn_photolike", "screen", "halftone"} {
 		s := by[k]
-		t.Logf("%-16s %3d images: DOCUMENT_LOOKS_RENDERED %d (%.0f%%), DOCUMENT_RECAPTURED %d (%.0f%%)", k, s.n, s.rendered, pct(s.rendered, s.n), s.recaptured, pct(s.recaptured, s.n))
+		t.Logf("%-16s %3d images: DOCUMENT_LOOKS_RENDERED %d (%.0f%%), DOCUMENT_RECAPTURED %d (%.0f%%); noise floor %.2f-%.2f, uniform %.3f-%.3f, peak %.0f-%.0f, texture %.1f-%.1f",
+			k, s.n, s.rendered, pct(s.rendered, s.n), s.recaptured, pct(s.recaptured, s.n), s.nf[0], s.nf[1], s.uni[0], s.uni[1], s.peak[0], s.peak[1], s.tex[0], s.tex[1])
 	}
 }
 

@@ -23,6 +23,23 @@ const (
 	LivenessFailed = "failed" // frames received and a check failed
 )
 
+// DocumentSession is a document camera session: opened by the portal
+// before it takes a document photo with the camera; a photo posted with
+// its nonce before DeadlineAt is a camera_session capture.
+type DocumentSession struct {
+	ID, RequestID        string
+	OpenedAt, DeadlineAt time.Time
+	UserAgent, IP        string
+}
+
+// DocumentSessionTTL is how long a document camera session stays open:
+// time to frame the page and take both sides, too short to prepare a
+// file in an editor after the session opened.
+const DocumentSessionTTL = 3 * time.Minute
+
+// MaxDocumentSessions bounds the document camera sessions of a request.
+const MaxDocumentSessions = 20
+
 // MaxLivenessSessions is how many sessions one request may open: enough
 // for retries after honest failures, too few to fish for a challenge a
 // prepared recording happens to fit.
