@@ -280,11 +280,11 @@ type Capture struct {
 	// DocumentSessionID is the document camera session a camera_session
 	// document image was posted into (the server checked its nonce).
 	DocumentSessionID *string
-	UserAgent    string
-	IP           string
-	Meta         map[string]any // what the original file said (software, EXIF, GPS), before stripping
-	CapturedAt   time.Time
-	Data         []byte // only when loaded for download
+	UserAgent         string
+	IP                string
+	Meta              map[string]any // what the original file said (software, EXIF, GPS), before stripping
+	CapturedAt        time.Time
+	Data              []byte // only when loaded for download
 }
 
 // DocumentData is what the applicant confirms about their document in the

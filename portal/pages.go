@@ -189,7 +189,7 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 		CapturesURL: withLang(r.URL.Path+"/captures", c.L), DocumentURL: withLang(r.URL.Path+"/document", c.L),
 		SubmitURL: withLang(r.URL.Path+"/submit", c.L), PageURL: withLang(r.URL.Path, c.L),
 		LivenessURL: withLang(r.URL.Path+"/liveness", c.L), DocumentSessionURL: withLang(r.URL.Path+"/document-session", c.L),
-		Workflow:    req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
+		Workflow: req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
 		ExpiresAt:     c.L.DateTime(req.PortalExpiresAt),
 		DocumentTypes: documentTypes, Countries: p.countries.of(c.L), Messages: scriptMessages(c.L),
 	}

@@ -12,7 +12,7 @@ func TestKYCPDFAuthenticitySignals(t *testing.T) {
 	rep := typicalKYC(t)
 	rep.Signals = append(rep.Signals,
 		map[string]any{"name": "document_rendering", "captureId": rep.Captures[0].ID, "status": "fail", "score": 0.0,
-			"detail": "The flat regions of the document image carry no sensor noise (residual 0.00 grey levels, a photograph shows at least 0.25): it looks drawn, not photographed.",
+			"detail":   "The flat regions of the document image carry no sensor noise (residual 0.00 grey levels, a photograph shows at least 0.25): it looks drawn, not photographed.",
 			"findings": []any{map[string]any{"code": "DOCUMENT_LOOKS_RENDERED", "message": "no sensor noise"}},
 			"data":     map[string]any{"measures": map[string]any{"noiseFloor": 0.0}}},
 		map[string]any{"name": "document_specimen", "captureId": "", "status": "fail", "score": 0.0,
