@@ -73,7 +73,7 @@ var docHeightMM = map[mrz.Format]float64{mrz.TD1: 53.98, mrz.TD2: 74, mrz.MRVB: 
 func Layout(in LayoutInput) ([]Finding, LayoutMeasures) {
 	var m LayoutMeasures
 	h, ok := docHeightMM[in.Format]
-	if !ok || in.PitchPx <= 0 || in.MRZ.Empty() {
+	if !ok || !(in.PitchPx >= 1) || math.IsInf(in.PitchPx, 0) || math.IsNaN(in.Rotation) || math.IsInf(in.Rotation, 0) || in.MRZ.Empty() {
 		return nil, m
 	}
 	turn := int(math.Round(in.Rotation/90)) * 90
