@@ -68,6 +68,20 @@ func lumaOf(img image.Image) *grayPlane {
 				g.pix[y*g.w+x] = float32(m.Y[m.YOffset(b.Min.X+x, b.Min.Y+y)])
 			}
 		}
+	case *image.RGBA: // PNG uploads, and the tests' drawings
+		for y := range g.h {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			for x := range g.w {
+				g.pix[y*g.w+x] = float32(0.299*float64(row[4*x]) + 0.587*float64(row[4*x+1]) + 0.114*float64(row[4*x+2]))
+			}
+		}
+	case *image.NRGBA: // opaque once stored: the values are the colours
+		for y := range g.h {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			for x := range g.w {
+				g.pix[y*g.w+x] = float32(0.299*float64(row[4*x]) + 0.587*float64(row[4*x+1]) + 0.114*float64(row[4*x+2]))
+			}
+		}
 	case *image.Gray:
 		for y := range g.h {
 			for x := range g.w {
