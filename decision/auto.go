@@ -19,7 +19,7 @@ import (
 
 // EngineVersion is recorded with every automated decision; change it when
 // a signal or the decision rule changes what it computes.
-const EngineVersion = "kycd-engine-1"
+const EngineVersion = "kycd-engine-2"
 
 // ScreenFunc screens the applicant against the AML lists (the AML
 // service's screener with the organization's threshold).

@@ -86,7 +86,7 @@ var AllCodes = []string{
 // shows it as JSON.
 func DefaultPolicy() *Policy {
 	return &Policy{
-		Version: "default-2026-11", MinimumAge: 18, ApproveConfidence: 0.7, ReviewRiskScore: 40,
+		Version: "default-2026-11b", MinimumAge: 18, ApproveConfidence: 0.7, ReviewRiskScore: 40,
 		SanctionsRejectScore: 0.97, MaxRequestsPerIP: 5, MatchCountry: true, HighRiskCountries: append([]string(nil), fatfCountries...),
 		Actions: map[string]Action{
 			CodeDocumentExpired: ActReject, CodeUnderAge: ActReject, CodeMRZChecksumFailed: ActReject,
