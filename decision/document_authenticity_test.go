@@ -71,3 +71,23 @@ func TestDefaultPolicyAuthenticity(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthenticityNotRun: a reader that had nothing to compare says so
+// (not_run), never pass.
+func TestAuthenticityNotRun(t *testing.T) {
+	front := "front"
+	docs := []kyc.Capture{{ID: "c1", Kind: "document", Side: &front}}
+	unread := &imageLook{read: &ocr.Result{Status: ocr.StatusNotFound}}
+	for name, s := range map[string]Signal{
+		"layout, no zone read":       DocumentLayout(docs, []*imageLook{unread}, nil, "c1"),
+		"layout, no look":            DocumentLayout(docs, []*imageLook{nil}, nil, "c1"),
+		"portrait, no faces":         PortraitNotSelfie(nil, nil, nil, nil),
+		"portrait, no selfie face":   PortraitNotSelfie(nil, &imageFace{}, nil, &imageFace{}),
+		"specimen, nothing read":     DocumentSpecimen([]DocumentRead{{CaptureID: "c1", Result: &ocr.Result{Status: ocr.StatusUnreadable}}}),
+		"capture, no document image": DocumentCapture(nil),
+	} {
+		if s.Status != NotRun || s.Detail == "" {
+			t.Errorf("%s: %s (%q), want not_run with why", name, s.Status, s.Detail)
+		}
+	}
+}
