@@ -31,6 +31,15 @@ func TestBrowserDesk(t *testing.T) {
 	if err := s.st.InTx(t.Context(), func(tx *store.Tx) error { return tx.SetFourEyes(s.org.ID, true) }); err != nil {
 		t.Fatal(err)
 	}
+	// The desk is shown a real document read from its photo: the German
+	// passport specimen. The default policy rejects published specimens
+	// (DOCUMENT_SPECIMEN); this organization sends them to review, so that
+	// the case reaches the queue with the finding shown.
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) error {
+		return tx.SetDecisionPolicy(s.org.ID, []byte(`{"version": "desk-1", "actions": {"DOCUMENT_SPECIMEN": "review"}}`))
+	}); err != nil {
+		t.Fatal(err)
+	}
 	viktor := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Viktor", LastName: "Petrenko", DOB: "1961-04-12", Country: "DE",
 		DocNumber: "T22000129", Email: "viktor@example.com"})
 	// A real passport specimen (Erika Mustermann, born 1964-08-12, valid
@@ -114,6 +123,13 @@ func TestBrowserDesk(t *testing.T) {
 	if body := b.bodyAt(base, "/console/live/cases/"+erika.ID); !strings.Contains(body, "Given names differs") || strings.Contains(body, "Date of birth differs") ||
 		!strings.Contains(body, "MUSTERMANN") {
 		t.Errorf("the case does not highlight the document's differences:\n%s", body)
+	}
+	// The document-authenticity signals, with their findings and the
+	// measurement in the message, are on the case.
+	if body := b.bodyAt(base, "/console/live/cases/"+erika.ID); !strings.Contains(body, "document specimen") ||
+		!strings.Contains(body, "DOCUMENT_SPECIMEN: The holder ERIKA MUSTERMANN is a published specimen") ||
+		!strings.Contains(body, "document rendering") || !strings.Contains(body, "DOCUMENT_UPLOADED") {
+		t.Errorf("the case does not show the authenticity signals:\n%s", body)
 	}
 	b.signOut(base)
 

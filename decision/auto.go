@@ -147,6 +147,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	} else {
 		signals = append(signals, notRun(SigSelfieDocument, "Image signals are not configured."))
 	}
+	signals = append(signals, e.documentSignals(docs, docLooks, reads, work, docIdx, selfieIdx, in.Captures)...)
 	res := apply(pol, signals)
 	res.Screenings, res.Faces, res.DocumentNumberRead = results, faces, readNumber
 	if r.Environment == kyc.Sandbox {
@@ -162,7 +163,7 @@ type imageWork struct {
 	signals []Signal
 	face    *imageFace  // the document front's or the selfie's, for face_match
 	look    *imageLook  // documents and selfies: the MRZ read, the hash
-	img     image.Image // the selfie, for the passive liveness models
+	img     image.Image // the selfie (passive liveness) and the document front (portrait reuse)
 }
 
 // faceCaptures returns the indexes of the captures face_match compares:
@@ -185,7 +186,12 @@ func faceCaptures(caps []kyc.Capture) (doc, selfie int) {
 // its face at the same time.
 func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWork {
 	if e.ImageSignals == nil {
-		return imageWork{signals: []Signal{notRunImage(SigImageQuality, c, "Image signals are not configured.")}}
+		sigs := []Signal{notRunImage(SigImageQuality, c, "Image signals are not configured.")}
+		if c.Kind == "document" {
+			sigs = append(sigs, notRunImage(SigDocumentRendering, c, "Image signals are not configured."),
+				notRunImage(SigDocumentRecapture, c, "Image signals are not configured."))
+		}
+		return imageWork{signals: sigs}
 	}
 	img, _, err := image.Decode(bytes.NewReader(c.Data))
 	if err != nil {
@@ -194,7 +200,7 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWo
 		return imageWork{signals: []Signal{notRunImage(SigImageQuality, c, "The stored image could not be decoded: "+err.Error())}}
 	}
 	var w imageWork
-	if selfie {
+	if selfie || doc {
 		w.img = img
 	}
 	var wg sync.WaitGroup
@@ -206,7 +212,7 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWo
 	}
 	if c.Kind == "document" || c.Kind == "selfie" {
 		wg.Go(func() {
-			l := &imageLook{hash: dHash(img), pixels: img.Bounds().Dx() * img.Bounds().Dy()}
+			l := &imageLook{hash: dHash(img), pixels: img.Bounds().Dx() * img.Bounds().Dy(), bounds: img.Bounds()}
 			if r, err := ocr.Read(img, now); err == nil {
 				l.read = r
 			} else {
@@ -222,6 +228,9 @@ func (e *Auto) imageWork(c kyc.Capture, doc, selfie bool, now time.Time) imageWo
 		})
 	}
 	w.signals = e.ImageSignals(c, img)
+	if c.Kind == "document" {
+		w.signals = append(w.signals, documentPixels(c, img)...)
+	}
 	wg.Wait()
 	return w
 }

@@ -25,7 +25,10 @@ import (
 // The document is the holder's specimen identity card. No selfie of her
 // exists: the "same person" selfie is a photo of her specimen passport, which face_match passes but
 // selfie_not_document flags, so the request is not approved (the issue's
-// case: someone else's papers photographed as the selfie).
+// case: someone else's papers photographed as the selfie). Since the
+// document-authenticity signals, both are rejected first of all as a
+// published specimen (DOCUMENT_SPECIMEN); the passport page's portrait
+// is the very photograph of the card's, which portrait_not_selfie sees.
 func TestAutoFaceMatch(t *testing.T) {
 	st := storetest.Open(t)
 	org := storetest.MustOrg(t, st, "acme", nil)
@@ -67,8 +70,8 @@ func TestAutoFaceMatch(t *testing.T) {
 		first        string // first reason
 	}{
 		// The specimen's passport page shows the same person.
-		{"same person, but a document as the selfie", "doc_td3_uto_icao_specimen.jpg", decision.Review, decision.Pass, decision.CodeSelfieIsDocument},
-		{"someone else", "face_eileencollins_01.png", decision.Review, decision.Fail, decision.CodeFaceMismatch},
+		{"same person, but a document as the selfie", "doc_td3_uto_icao_specimen.jpg", decision.Reject, decision.Pass, decision.CodeSpecimen},
+		{"someone else", "face_eileencollins_01.png", decision.Reject, decision.Fail, decision.CodeSpecimen},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := engine.Decide(t.Context(), input(c.selfie))

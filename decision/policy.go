@@ -79,13 +79,14 @@ var AllCodes = []string{
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
 	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument, CodeSelfieNotLive, CodeSpoofScore,
+	CodeDocumentUploaded, CodeLooksRendered, CodeRecaptured, CodeLayoutMismatch, CodePortraitReused, CodeSpecimen,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
 // shows it as JSON.
 func DefaultPolicy() *Policy {
 	return &Policy{
-		Version: "default-2026-11", MinimumAge: 18, ApproveConfidence: 0.7, ReviewRiskScore: 40,
+		Version: "default-2026-11b", MinimumAge: 18, ApproveConfidence: 0.7, ReviewRiskScore: 40,
 		SanctionsRejectScore: 0.97, MaxRequestsPerIP: 5, MatchCountry: true, HighRiskCountries: append([]string(nil), fatfCountries...),
 		Actions: map[string]Action{
 			CodeDocumentExpired: ActReject, CodeUnderAge: ActReject, CodeMRZChecksumFailed: ActReject,
@@ -100,6 +101,12 @@ func DefaultPolicy() *Policy {
 			CodeDuplicateDocument: ActReview, CodeDuplicateImage: ActReview, CodeDuplicateApplicant: ActReview,
 			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
 			CodeSelfieNotLive: ActReview, CodeSpoofScore: ActReview,
+			// Authenticity: a document the server did not see captured
+			// now, or whose pixels or layout say drawn or recaptured, goes
+			// to a person; a published specimen, or a portrait that is the
+			// selfie's own photograph, is a forgery.
+			CodeDocumentUploaded: ActReview, CodeLooksRendered: ActReview, CodeRecaptured: ActReview, CodeLayoutMismatch: ActReview,
+			CodeSpecimen: ActReject, CodePortraitReused: ActReject,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
 			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn, CodeDataPartiallyCompared: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,

@@ -35,6 +35,7 @@ type imageLook struct {
 	barcode *BarcodeRead // for captures that may carry a licence barcode
 	hash    uint64
 	pixels  int
+	bounds  image.Rectangle
 }
 
 // dHash is the 64-bit difference hash of img: the sign of the brightness

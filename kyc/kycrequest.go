@@ -275,13 +275,16 @@ type Capture struct {
 	Height       int
 	SHA256       string
 	SourceSHA256 string
-	Method       string  // MethodCameraChallenge or MethodUpload, as the server derives it
+	Method       string  // MethodCameraChallenge, MethodCameraSession or MethodUpload, as the server derives it
 	SessionID    *string // the liveness session a camera_challenge selfie came from
-	UserAgent    string
-	IP           string
-	Meta         map[string]any // what the original file said (software, EXIF, GPS), before stripping
-	CapturedAt   time.Time
-	Data         []byte // only when loaded for download
+	// DocumentSessionID is the document camera session a camera_session
+	// document image was posted into (the server checked its nonce).
+	DocumentSessionID *string
+	UserAgent         string
+	IP                string
+	Meta              map[string]any // what the original file said (software, EXIF, GPS), before stripping
+	CapturedAt        time.Time
+	Data              []byte // only when loaded for download
 }
 
 // DocumentData is what the applicant confirms about their document in the
@@ -390,6 +393,9 @@ func (c *Capture) Metadata() map[string]any {
 	m := map[string]any{"userAgent": c.UserAgent, "ip": c.IP}
 	for k, v := range c.Meta {
 		m[k] = v
+	}
+	if c.DocumentSessionID != nil {
+		m["documentSessionId"] = *c.DocumentSessionID // the server's record, not the page's word
 	}
 	return m
 }

@@ -6,11 +6,13 @@ import (
 )
 
 // Capture methods, as the server derives them: a selfie that came out of
-// a passed liveness session is a camera_challenge; everything else is an
-// upload, whatever the applicant's page said (that claim is kept as
-// evidence in the capture's metadata, clientMethod).
+// a passed liveness session is a camera_challenge; a document image posted
+// into a document camera session the server opened is a camera_session;
+// everything else is an upload, whatever the applicant's page said (that
+// claim is kept as evidence in the capture's metadata, clientMethod).
 const (
 	MethodCameraChallenge = "camera_challenge"
+	MethodCameraSession   = "camera_session"
 	MethodUpload          = "upload"
 )
 
@@ -20,6 +22,23 @@ const (
 	LivenessPassed = "passed" // frames received and every check passed
 	LivenessFailed = "failed" // frames received and a check failed
 )
+
+// DocumentSession is a document camera session: opened by the portal
+// before it takes a document photo with the camera; a photo posted with
+// its nonce before DeadlineAt is a camera_session capture.
+type DocumentSession struct {
+	ID, RequestID        string
+	OpenedAt, DeadlineAt time.Time
+	UserAgent, IP        string
+}
+
+// DocumentSessionTTL is how long a document camera session stays open:
+// time to frame the page and take both sides, too short to prepare a
+// file in an editor after the session opened.
+const DocumentSessionTTL = 3 * time.Minute
+
+// MaxDocumentSessions bounds the document camera sessions of a request.
+const MaxDocumentSessions = 20
 
 // MaxLivenessSessions is how many sessions one request may open: enough
 // for retries after honest failures, too few to fish for a challenge a

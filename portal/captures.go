@@ -108,11 +108,11 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 		c.Meta["mrzStatus"], c.Meta["mrzHint"] = view.Status, view.Hint
 	}
 	err = p.store.InTx(r.Context(), func(tx *store.Tx) error {
-		_, err := p.svc.AddCapture(tx, token, c, img.Data)
+		_, err := p.svc.AddCaptureInSession(tx, token, c, img.Data, form.fields["sessionId"], form.fields["nonce"])
 		return err
 	})
 	if err != nil {
-		return err
+		return livenessError(err) // an ended camera session is 409
 	}
 	p.writeJSON(w, r, http.StatusCreated, captureResponse{ID: c.ID, Kind: c.Kind, Side: c.Side, Width: c.Width, Height: c.Height, MRZ: view})
 	return nil
@@ -178,7 +178,10 @@ func readPart(part io.Reader, bodySize int64) ([]byte, error) {
 }
 
 // captureFields are the text fields of an upload.
-var captureFields = map[string]bool{"kind": true, "side": true, "documentType": true, "country": true, "method": true}
+// sessionId and nonce name the document camera session a photo was taken
+// in (see handleDocumentSessionOpen).
+var captureFields = map[string]bool{"kind": true, "side": true, "documentType": true, "country": true, "method": true,
+	"sessionId": true, "nonce": true}
 
 // validateCapture checks the text fields and that an image came, naming
 // every problem at once, and returns the capture they describe.
@@ -217,7 +220,9 @@ func validateCapture(f *captureForm) (*kyc.Capture, error) {
 		bad("method", "must be camera or upload")
 	}
 	// The page's word is evidence, not the capture method: only a passed
-	// liveness session (handleLivenessFrames) makes a camera capture.
+	// liveness session (handleLivenessFrames) or a document camera session
+	// whose nonce the server checks (AddCaptureInSession) makes a camera
+	// capture.
 	c.Meta = map[string]any{"clientMethod": c.Method}
 	c.Method = kyc.MethodUpload
 	if len(f.image) == 0 {

@@ -142,6 +142,7 @@ type appPage struct {
 	chrome
 	CapturesURL, SubmitURL, PageURL string
 	DocumentURL, LivenessURL        string
+	DocumentSessionURL              string
 	Workflow                        kyc.WorkflowType
 	RedirectURL                     string
 	FirstName                       string
@@ -187,8 +188,8 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 	data := appPage{chrome: c,
 		CapturesURL: withLang(r.URL.Path+"/captures", c.L), DocumentURL: withLang(r.URL.Path+"/document", c.L),
 		SubmitURL: withLang(r.URL.Path+"/submit", c.L), PageURL: withLang(r.URL.Path, c.L),
-		LivenessURL: withLang(r.URL.Path+"/liveness", c.L),
-		Workflow:    req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
+		LivenessURL: withLang(r.URL.Path+"/liveness", c.L), DocumentSessionURL: withLang(r.URL.Path+"/document-session", c.L),
+		Workflow: req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
 		ExpiresAt:     c.L.DateTime(req.PortalExpiresAt),
 		DocumentTypes: documentTypes, Countries: p.countries.of(c.L), Messages: scriptMessages(c.L),
 	}

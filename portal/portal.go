@@ -113,6 +113,7 @@ func (p *portal) routes() {
 	p.mux.Handle("POST /portal/{token}/document", csrf.Handler(p.api(p.handleDocumentSet)))
 	p.mux.Handle("POST /portal/{token}/submit", csrf.Handler(p.api(p.handleSubmit)))
 	p.mux.Handle("POST /portal/{token}/liveness", csrf.Handler(p.api(p.handleLivenessOpen)))
+	p.mux.Handle("POST /portal/{token}/document-session", csrf.Handler(p.api(p.handleDocumentSessionOpen)))
 	p.mux.Handle("POST /portal/{token}/liveness/{id}", csrf.Handler(p.api(p.handleLivenessFrames)))
 	// Everything else under /portal/ answers as the portal does, not with
 	// the mux's plain-text 404.

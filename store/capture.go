@@ -11,12 +11,14 @@ import (
 )
 
 const captureColumns = `id, request_id, kind, side, document_type, country, content_type, size, width, height, sha256,
-	source_sha256, method, user_agent, ip, meta, captured_at, session_id`
+	source_sha256, method, user_agent, ip, meta, captured_at, session_id, document_session_id`
 
 // methodColumn is how kyc_captures.method stores a capture method: its
 // CHECK predates liveness sessions (see migration 0014_liveness_sessions), so 'camera' there
 // is what the API calls camera_challenge, and a trigger refuses it without
-// a session.
+// a session. A camera_session document is stored as 'upload' with its
+// document_session_id (migration 0029): the column says what the server
+// checked, and no table rebuild was needed to widen the CHECK.
 func methodColumn(m string) string {
 	if m == kyc.MethodCameraChallenge {
 		return "camera"
@@ -49,9 +51,12 @@ func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("save capture: %w", err)
 	}
-	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if (c.Method == kyc.MethodCameraSession) != (c.DocumentSessionID != nil) {
+		return fmt.Errorf("save capture: a camera_session capture needs its document session, and only it")
+	}
+	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.RequestID, c.Kind, c.Side, c.DocumentType, c.Country, c.ContentType, c.Size, c.Width, c.Height, c.SHA256,
-		c.SourceSHA256, methodColumn(c.Method), c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), c.SessionID, sealed, keyID)
+		c.SourceSHA256, methodColumn(c.Method), c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), c.SessionID, c.DocumentSessionID, sealed, keyID)
 	if err != nil {
 		return fmt.Errorf("insert capture: %w", err)
 	}
@@ -102,11 +107,11 @@ func (s *Store) FindCaptureData(ctx context.Context, id string) (*kyc.Capture, e
 // decrypting the image with keys.
 func scanCapture(row scanner, withData bool, keys *keyring) (*kyc.Capture, error) {
 	var c kyc.Capture
-	var side, docType, country, session sql.NullString
+	var side, docType, country, session, docSession sql.NullString
 	var meta, captured, method string
 	var keyID sql.NullInt64
 	dest := []any{&c.ID, &c.RequestID, &c.Kind, &side, &docType, &country, &c.ContentType, &c.Size, &c.Width, &c.Height,
-		&c.SHA256, &c.SourceSHA256, &method, &c.UserAgent, &c.IP, &meta, &captured, &session}
+		&c.SHA256, &c.SourceSHA256, &method, &c.UserAgent, &c.IP, &meta, &captured, &session, &docSession}
 	if withData {
 		dest = append(dest, &c.Data, &keyID)
 	}
@@ -125,6 +130,9 @@ func scanCapture(row scanner, withData bool, keys *keyring) (*kyc.Capture, error
 	}
 	c.Side, c.DocumentType, c.Country, c.SessionID = ptrString(side), ptrString(docType), ptrString(country), ptrString(session)
 	c.Method = methodFromColumn(method)
+	if c.DocumentSessionID = ptrString(docSession); c.DocumentSessionID != nil {
+		c.Method = kyc.MethodCameraSession
+	}
 	if err := json.Unmarshal([]byte(meta), &c.Meta); err != nil {
 		return nil, fmt.Errorf("decode capture meta: %w", err)
 	}

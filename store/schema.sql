@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 24
+-- PRAGMA user_version = 25
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -174,6 +174,16 @@ CREATE TABLE data_keys (
   active     INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)) -- the key new data is sealed with
 ) STRICT;
 
+CREATE TABLE document_sessions (
+  id           TEXT PRIMARY KEY,                 -- dcs_<ulid>
+  request_id   TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  nonce_sha256 TEXT NOT NULL UNIQUE,             -- the page holds the nonce; only its hash is kept
+  opened_at    TEXT NOT NULL,
+  deadline_at  TEXT NOT NULL,
+  user_agent   TEXT NOT NULL,
+  ip           TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE email_outbox (
   id              INTEGER PRIMARY KEY,
   organization_id TEXT REFERENCES organizations (id) ON DELETE CASCADE,
@@ -252,7 +262,7 @@ CREATE TABLE kyc_captures (
   meta          TEXT NOT NULL DEFAULT '{}',
   data          BLOB NOT NULL,
   captured_at   TEXT NOT NULL
-, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id)) STRICT;
+, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id), document_session_id TEXT REFERENCES document_sessions (id)) STRICT;
 
 CREATE TABLE kyc_events (
   id          TEXT PRIMARY KEY,                -- kte_<ulid>
@@ -511,6 +521,8 @@ CREATE INDEX console_sessions_expires_idx ON console_sessions (expires_at);
 CREATE INDEX console_sessions_user_idx ON console_sessions (user_id);
 
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys (active) WHERE active = 1;
+
+CREATE INDEX document_sessions_request_idx ON document_sessions (request_id, id);
 
 CREATE INDEX events_org_env_id_idx ON events (organization_id, environment, id);
 

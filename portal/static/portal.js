@@ -48,6 +48,7 @@
     documentUrl: app.dataset.documentUrl,
     submitUrl: app.dataset.submitUrl,
     livenessUrl: app.dataset.livenessUrl,
+    documentSessionUrl: app.dataset.documentSessionUrl,
     pageUrl: app.dataset.pageUrl,
     selfie: app.dataset.workflow === 'standard',
     redirectUrl: app.dataset.redirectUrl || ''
@@ -68,6 +69,7 @@
     stream: null,
     preferUpload: false, // the applicant chose files, or the camera cannot be used
     pending: null, // the last upload, kept for "Try again" after a network error
+    docSession: null, // the open document camera session {id, nonce, until}
     read: null, // {captureId, mrz}: the zone the server read from a document photo
     unreadable: 0, // photos of the zone's side the server could not read
     checking: false // the selfie's camera check is running
@@ -335,9 +337,28 @@
       return;
     }
     camera.frame($('video'), $('canvas')).then(function (blob) {
-      upload({ blob: blob, method: 'camera', name: slot + '.jpg' });
+      // A document photo taken with the camera goes into a document
+      // camera session the server opened: only then is it a camera
+      // capture (the server checks the nonce and the deadline).
+      documentSession().then(function (sess) {
+        upload({ blob: blob, method: 'camera', name: slot + '.jpg', session: sess });
+      }, function () {
+        upload({ blob: blob, method: 'camera', name: slot + '.jpg' });
+      });
     }, function (err) {
       captureError(t(err.message));
+    });
+  }
+
+  // documentSession returns the open document camera session, opening a
+  // new one when there is none or it ends within 20 seconds.
+  function documentSession() {
+    var s = state.docSession;
+    if (s && s.until - Date.now() > 20000) return Promise.resolve(s);
+    return send(cfg.documentSessionUrl, null).then(function (res) {
+      if (!res.ok || !res.body) throw new Error(res.message);
+      state.docSession = { id: res.body.id, nonce: res.body.nonce, until: Date.now() + res.body.seconds * 1000 };
+      return state.docSession;
     });
   }
 
@@ -382,6 +403,10 @@
       form.append('country', state.country);
     }
     form.append('method', u.method);
+    if (u.session) {
+      form.append('sessionId', u.session.id);
+      form.append('nonce', u.session.nonce);
+    }
     form.append('image', u.blob, u.name);
     state.pending = u;
     captureError('');
@@ -401,6 +426,7 @@
         return;
       }
       if (leaveIfGone(res)) return;
+      if (u.session) state.docSession = null; // ended or refused: the retake opens a new one
       status('');
       captureError(res.message);
     }, function () {
