@@ -17,7 +17,7 @@ const captureColumns = `id, request_id, kind, side, document_type, country, cont
 // CHECK predates liveness sessions (see migration 0014_liveness_sessions), so 'camera' there
 // is what the API calls camera_challenge, and a trigger refuses it without
 // a session. A camera_session document is stored as 'upload' with its
-// document_session_id (migration 0029): the column says what the server
+// document_session_id (migration 0025): the column says what the server
 // checked, and no table rebuild was needed to widen the CHECK.
 func methodColumn(m string) string {
 	if m == kyc.MethodCameraChallenge {
