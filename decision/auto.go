@@ -7,6 +7,7 @@ import (
 	"image"
 	_ "image/jpeg" // stored captures are JPEG or PNG
 	_ "image/png"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -150,7 +151,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	} else {
 		signals = append(signals, notRun(SigSelfieDocument, "Image signals are not configured."))
 	}
-	res := apply(pol, signals)
+	res := apply(pol, r.Environment, signals)
 	res.Screenings, res.Faces, res.DocumentNumberRead = results, faces, readNumber
 	if r.Environment == kyc.Sandbox {
 		if err := sandboxOutcome(&res, a, r); err != nil {
@@ -304,9 +305,12 @@ type Reason struct {
 // any review finding reviews; else the warn weights add up to the risk
 // score (0–100) and reaching ReviewRiskScore reviews; approval also needs
 // confidence ≥ ApproveConfidence, where confidence = (1 − risk/100) × the
-// share of signals that ran.
-func apply(p *Policy, signals []Signal) Result {
+// share of signals that ran. In live, approval also needs the floor
+// (floor.go) whatever the policy says: what falls short of it is a review
+// reason of its own.
+func apply(p *Policy, env kyc.Environment, signals []Signal) Result {
 	var reasons []Reason
+	var ignored []string
 	risk := 0.0
 	ran, total := 0, 0
 	for _, s := range signals {
@@ -320,6 +324,9 @@ func apply(p *Policy, signals []Signal) Result {
 				act = ActReject
 			}
 			if act == ActIgnore {
+				if !slices.Contains(ignored, f.Code) {
+					ignored = append(ignored, f.Code)
+				}
 				continue
 			}
 			r := Reason{Code: f.Code, Message: f.Message, Signal: s.Name, Action: act}
@@ -328,6 +335,15 @@ func apply(p *Policy, signals []Signal) Result {
 				risk += r.Weight
 			}
 			reasons = append(reasons, r)
+		}
+	}
+	if env == kyc.Live {
+		for _, f := range floorShortfalls(signals) {
+			if !slices.ContainsFunc(reasons, func(r Reason) bool {
+				return r.Code == f.Code && r.Signal == f.Signal && (r.Action == ActReject || r.Action == ActReview)
+			}) {
+				reasons = append(reasons, f)
+			}
 		}
 	}
 	risk = min(risk, 100)
@@ -354,7 +370,7 @@ func apply(p *Policy, signals []Signal) Result {
 	case confidence < p.ApproveConfidence:
 		out.Outcome, out.Reason = Review, fmt.Sprintf("Confidence %.2f is below the %.2f an approval needs (%d of %d signals ran).", confidence, p.ApproveConfidence, ran, total)
 	default:
-		out.Outcome, out.Reason = Approve, "All checks passed."
+		out.Outcome, out.Reason = Approve, approvalReason(p, signals, ignored)
 	}
 	if reasons == nil {
 		reasons = []Reason{}

@@ -49,11 +49,11 @@ func TestSelfieLiveness(t *testing.T) {
 	}
 	// The default policy reviews an uploaded selfie; a passed session
 	// leaves nothing to review.
-	res := apply(DefaultPolicy(), []Signal{SelfieLiveness(&kyc.Capture{ID: "cap_1", Method: kyc.MethodUpload}, nil)})
+	res := apply(DefaultPolicy(), kyc.Sandbox, []Signal{SelfieLiveness(&kyc.Capture{ID: "cap_1", Method: kyc.MethodUpload}, nil)})
 	if res.Outcome != Review || res.Processing["reasons"].([]Reason)[0].Code != CodeSelfieNotLive {
 		t.Errorf("uploaded selfie: %s %v", res.Outcome, res.Processing["reasons"])
 	}
-	res = apply(DefaultPolicy(), []Signal{SelfieLiveness(&kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &id},
+	res = apply(DefaultPolicy(), kyc.Sandbox, []Signal{SelfieLiveness(&kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &id},
 		[]kyc.LivenessSession{passed})})
 	if res.Outcome != Approve {
 		t.Errorf("camera_challenge selfie: %s %v", res.Outcome, res.Processing["reasons"])

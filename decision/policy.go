@@ -79,6 +79,7 @@ var AllCodes = []string{
 	CodeDuplicateDocument, CodeDuplicateImage, CodeDuplicateApplicant, CodeUploadedNotCaptured,
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
 	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument, CodeSelfieNotLive, CodeSpoofScore,
+	CodeLivenessDiscontinuous, CodeFaceMatchUncertain,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
@@ -100,6 +101,7 @@ func DefaultPolicy() *Policy {
 			CodeDuplicateDocument: ActReview, CodeDuplicateImage: ActReview, CodeDuplicateApplicant: ActReview,
 			CodeEditingSoftware: ActReview, CodeFaceMismatch: ActReview, CodeDuplicateFace: ActReview,
 			CodeSelfieNotLive: ActReview, CodeSpoofScore: ActReview,
+			CodeLivenessDiscontinuous: ActReview, CodeFaceMatchUncertain: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
 			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn, CodeDataPartiallyCompared: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,
