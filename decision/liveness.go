@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"slices"
+	"strings"
 
 	"kycd/face"
 	"kycd/kyc"
@@ -47,6 +49,7 @@ func SelfieLiveness(selfie *kyc.Capture, sessions []kyc.LivenessSession) Signal 
 	s.Data["captureMethod"] = selfie.Method
 	list := make([]map[string]any, 0, len(sessions))
 	var from *kyc.LivenessSession
+	var discontinuous []string // sessions whose frames were not one capture
 	for i, ss := range sessions {
 		item := map[string]any{"id": ss.ID, "status": ss.Status, "challenge": ss.Challenge, "frames": len(ss.Frames)}
 		var v struct {
@@ -64,6 +67,9 @@ func SelfieLiveness(selfie *kyc.Capture, sessions []kyc.LivenessSession) Signal 
 				}
 			}
 			item["failed"] = failed
+			if slices.Contains(failed, CodeLivenessDiscontinuous) {
+				discontinuous = append(discontinuous, ss.ID)
+			}
 		}
 		list = append(list, item)
 		if selfie.SessionID != nil && ss.ID == *selfie.SessionID {
@@ -71,11 +77,21 @@ func SelfieLiveness(selfie *kyc.Capture, sessions []kyc.LivenessSession) Signal 
 		}
 	}
 	s.Data["sessions"] = list
+	// Frames that were not one continuous capture (recorded footage
+	// posted a frame at a time, a mirrored frame, a splice) are an
+	// attempt to be reviewed, even when a later session passed.
+	if len(discontinuous) > 0 {
+		s.add(Fail, 0, CodeLivenessDiscontinuous, fmt.Sprintf(
+			"The frames of camera session(s) %s were not one continuous capture (see the session's continuity check).", strings.Join(discontinuous, ", ")))
+	}
 	if selfie.Method == kyc.MethodCameraChallenge && from != nil && from.Status == kyc.LivenessPassed {
 		s.Data["sessionId"] = from.ID
 		s.Score = 1
 		s.Detail = fmt.Sprintf("The selfie comes from camera session %s, in which the applicant's head followed the challenge (%d frames).",
 			from.ID, len(from.Frames))
+		if len(s.Findings) > 0 {
+			s.Detail = s.Findings[0].Message
+		}
 		return s
 	}
 	msg := "The selfie was uploaded, not taken in a camera session that proved a live person."
@@ -83,7 +99,7 @@ func SelfieLiveness(selfie *kyc.Capture, sessions []kyc.LivenessSession) Signal 
 		msg = fmt.Sprintf("The selfie was uploaded, not taken in a camera session that proved a live person (%d camera session(s) failed or were not finished).", n)
 	}
 	s.add(Fail, 0, CodeSelfieNotLive, msg)
-	s.Detail = msg
+	s.Detail = s.Findings[0].Message
 	return s
 }
 

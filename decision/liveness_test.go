@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"image"
 	"os"
+	"strings"
 	"testing"
 
 	"kycd/internal/realdata"
@@ -91,5 +92,36 @@ func TestPassiveLiveness(t *testing.T) {
 	}
 	if s := PassiveLiveness(nil, nil, nil); s.Status != NotRun {
 		t.Errorf("no selfie: %s", s.Status)
+	}
+}
+
+// TestSelfieLivenessDiscontinuous: a session whose frames were not one
+// continuous capture is named in its own finding, even when a later
+// session passed (a replay attempt on the request is for a reviewer).
+func TestSelfieLivenessDiscontinuous(t *testing.T) {
+	id := "lvs_2"
+	bad := kyc.LivenessSession{ID: "lvs_1", Status: kyc.LivenessFailed,
+		Verdict: json.RawMessage(`{"passed":false,"checks":[{"name":"continuity","passed":false,"code":"LIVENESS_DISCONTINUOUS"}]}`)}
+	good := kyc.LivenessSession{ID: id, Status: kyc.LivenessPassed, Verdict: json.RawMessage(`{"passed":true,"checks":[]}`)}
+	for _, c := range []struct {
+		name     string
+		selfie   kyc.Capture
+		sessions []kyc.LivenessSession
+		codes    []string
+	}{
+		{"replay, then an upload", kyc.Capture{ID: "cap_1", Method: kyc.MethodUpload}, []kyc.LivenessSession{bad},
+			[]string{CodeLivenessDiscontinuous, CodeSelfieNotLive}},
+		{"replay, then a pass", kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &id}, []kyc.LivenessSession{bad, good},
+			[]string{CodeLivenessDiscontinuous}},
+		{"a pass", kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &id}, []kyc.LivenessSession{good}, nil},
+	} {
+		s := SelfieLiveness(&c.selfie, c.sessions)
+		var codes []string
+		for _, f := range s.Findings {
+			codes = append(codes, f.Code)
+		}
+		if strings.Join(codes, " ") != strings.Join(c.codes, " ") || (len(codes) > 0) != (s.Status == Fail) {
+			t.Errorf("%s: %s %v, want %v", c.name, s.Status, codes, c.codes)
+		}
 	}
 }

@@ -180,6 +180,7 @@ func Verify(ch Challenge, obs []Observation, t Timing) Verdict {
 		checkMovement(ch, obs, v.Selfie, &v.Steps),
 		checkDistinct(obs),
 		checkTiming(ch, t),
+		checkContinuity(ch, obs),
 	)
 	v.Passed = len(v.Failed()) == 0
 	return v
