@@ -61,18 +61,14 @@ func TestSelfieLiveness(t *testing.T) {
 	}
 }
 
-// TestPassiveLiveness runs the passive models through the signal on two
-// shared frames: a live person's, and the phone-screen replay's, whose
-// antispoof score (0.20 on the crop face_match finds) is below PassiveRealThreshold.
+// TestPassiveLiveness: the passive models run on the selfie's face and
+// their scores are recorded, but the signal is not_run with no finding,
+// live face or phone-screen replay alike: measured on labelled attacks
+// they do not separate them (face.TestPassiveAttackDetection), so they
+// are no evidence.
 func TestPassiveLiveness(t *testing.T) {
-	for _, tt := range []struct {
-		file string
-		want Status
-	}{
-		{"live_p2_01_frontal.jpg", Pass},
-		{"live_spoof1_03_frontal.jpg", Warn},
-	} {
-		data, err := os.ReadFile(realdata.Path(t, "images/liveness/"+tt.file))
+	for _, file := range []string{"live_p2_01_frontal.jpg", "live_spoof1_03_frontal.jpg"} {
+		data, err := os.ReadFile(realdata.Path(t, "images/liveness/"+file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,12 +78,10 @@ func TestPassiveLiveness(t *testing.T) {
 		}
 		f := findFace(img, false)
 		s := PassiveLiveness(&kyc.Capture{ID: "cap_1"}, img, &f)
-		t.Logf("%s: %s real %v live %v", tt.file, s.Status, s.Data["antispoofReal"], s.Data["livenessLive"])
-		if s.Status != tt.want {
-			t.Errorf("%s: %s (%s), want %s", tt.file, s.Status, s.Detail, tt.want)
-		}
-		if s.Status == Warn && (s.Findings[0].Code != CodeSpoofScore || DefaultPolicy().action(CodeSpoofScore) != ActReview) {
-			t.Errorf("%s: findings %v", tt.file, s.Findings)
+		t.Logf("%s: %s real %v live %v", file, s.Status, s.Data["antispoofReal"], s.Data["livenessLive"])
+		if s.Status != NotRun || len(s.Findings) != 0 || s.Data["antispoofReal"] == nil || s.Data["excluded"] != true ||
+			!strings.Contains(s.Detail, "Not used as evidence") {
+			t.Errorf("%s: %s %v %q %v", file, s.Status, s.Findings, s.Detail, s.Data)
 		}
 	}
 	if s := PassiveLiveness(nil, nil, nil); s.Status != NotRun {
