@@ -85,10 +85,16 @@ func thumbnail(img image.Image, box *image.Rectangle) *Thumb {
 			var sum float64
 			n := 0
 			// Every other pixel: the cell's mean, at a quarter of the cost.
+			// A decoded JPEG's luma plane is read directly (img.At
+			// converts every pixel to RGB).
 			for y := y0; y < y1; y += 2 {
 				for x := x0; x < x1; x += 2 {
-					r, g, bl, _ := img.At(x, y).RGBA()
-					sum += (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(bl)) / 257
+					if yc, ok := img.(*image.YCbCr); ok {
+						sum += float64(yc.Y[yc.YOffset(x, y)])
+					} else {
+						r, g, bl, _ := img.At(x, y).RGBA()
+						sum += (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(bl)) / 257
+					}
 					n++
 				}
 			}
@@ -186,6 +192,12 @@ func checkContinuity(ch Challenge, obs []Observation) Check {
 			break
 		}
 	}
+	flips := make([]*Thumb, len(obs))
+	for i, o := range obs {
+		if o.Thumb != nil {
+			flips[i] = o.Thumb.flipped()
+		}
+	}
 	for j := 1; j < len(obs); j++ {
 		tj := obs[j].Thumb
 		if tj == nil {
@@ -197,7 +209,7 @@ func checkContinuity(ch Challenge, obs []Observation) Check {
 				continue
 			}
 			direct, sa, sb, _, ok1 := compareBackgrounds(ti, tj)
-			mirrored, _, _, _, ok2 := compareBackgrounds(ti.flipped(), tj)
+			mirrored, _, _, _, ok2 := compareBackgrounds(flips[i], tj)
 			if ok1 && ok2 && sa >= BackgroundMinStd && sb >= BackgroundMinStd && mirrored >= MirrorMinCorr && mirrored-direct >= MirrorMargin {
 				problems = append(problems, fmt.Sprintf("frame %d is frame %d mirrored (background correlation %.2f mirrored, %.2f as it is)", j+1, i+1, mirrored, direct))
 				break

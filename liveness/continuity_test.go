@@ -180,3 +180,28 @@ func TestBackgroundOfDifferentPlaces(t *testing.T) {
 		t.Errorf("99th percentile %.2f above BackgroundMinCorr", p99)
 	}
 }
+
+// BenchmarkContinuity: the continuity check's own cost for a 640×480
+// frame (the thumbnail) and for an eight-frame session's comparisons.
+func BenchmarkContinuity(b *testing.B) {
+	img := image.NewYCbCr(image.Rect(0, 0, 640, 480), image.YCbCrSubsampleRatio420) // as a decoded JPEG
+	for i := range img.Y {
+		img.Y[i] = uint8(i * 7)
+	}
+	box := image.Rect(250, 150, 390, 310)
+	b.Run("thumbnail", func(b *testing.B) {
+		for b.Loop() {
+			thumbnail(img, &box)
+		}
+	})
+	obs := make([]Observation, 8)
+	for i := range obs {
+		obs[i] = Observation{Step: i / 2, Width: 640, Height: 480, Thumb: thumbnail(img, &box)}
+	}
+	ch := Challenge{Moves: []Move{TurnLeft, LookUp, TurnRight}}
+	b.Run("session", func(b *testing.B) {
+		for b.Loop() {
+			checkContinuity(ch, obs)
+		}
+	})
+}
