@@ -314,8 +314,12 @@ func apply(p *Policy, env kyc.Environment, signals []Signal) Result {
 	risk := 0.0
 	ran, total := 0, 0
 	for _, s := range signals {
-		total++
-		if s.Status != NotRun {
+		// A signal excluded from the evidence (passive_liveness) is
+		// recorded for information and counts neither way.
+		if !excluded(s) {
+			total++
+		}
+		if s.Status != NotRun && !excluded(s) {
 			ran++
 		}
 		for _, f := range s.Findings {

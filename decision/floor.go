@@ -173,7 +173,7 @@ func approvalReason(p *Policy, signals []Signal, ignored []string) string {
 	var parts []string
 	var notRun []string
 	for _, s := range signals {
-		if s.Status == NotRun {
+		if s.Status == NotRun && !excluded(s) {
 			notRun = append(notRun, fmt.Sprintf("%s (%s)", s.Name, strings.TrimSuffix(s.Detail, ".")))
 		}
 	}
@@ -224,3 +224,7 @@ func stringList(v any) []string {
 	}
 	return nil
 }
+
+// excluded reports whether a signal is recorded for information only and
+// is no evidence (passive_liveness: measured not to separate attacks).
+func excluded(s Signal) bool { return s.Data["excluded"] == true }

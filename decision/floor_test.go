@@ -113,6 +113,13 @@ func TestLiveFloor(t *testing.T) {
 	if res := apply(DefaultPolicy(), kyc.Live, passing()); res.Outcome != Approve || res.Reason != "All checks passed." {
 		t.Errorf("all held: %s %q", res.Outcome, res.Reason)
 	}
+	// A signal excluded from the evidence is neither a check that did
+	// not run nor counted in the confidence.
+	info := notRun(SigPassiveLiveness, "Not used as evidence.")
+	info.Data["excluded"] = true
+	if res := apply(DefaultPolicy(), kyc.Live, append(passing(), info)); res.Outcome != Approve || res.Reason != "All checks passed." || res.Confidence != 1 {
+		t.Errorf("with an excluded signal: %s %q %v", res.Outcome, res.Reason, res.Confidence)
+	}
 }
 
 // TestApprovalReasonNamesWhatDidNotCount: "All checks passed." only when
