@@ -17,7 +17,20 @@ import (
 //
 // A check joins the floor by declaration: a file that adds a signal
 // calls requireForLiveApproval in an init function with the signal's
-// rule (see floorRules below for the built-in ones).
+// rule (see the built-in ones below). For example, a document forensics
+// signal whose every finding must keep a live request from approval:
+//
+//	func init() {
+//		requireForLiveApproval(FloorRule{Signal: SigDocumentForensics,
+//			Needs: "a document photographed, not drawn or recaptured",
+//			Codes: []string{CodeDocumentLooksRendered, CodeDocumentRecaptured}, MustPass: true})
+//	}
+//
+// and a rule on how the document was captured uses Check on the signal's
+// data. From then on a live request without that signal, or with it
+// not_run or failing, is not approved (CHECK_NOT_RUN or the finding's
+// code, as a review reason), and a policy that warns about or ignores one
+// of its codes is refused by the console and the CLI.
 
 // FloorRule is one thing a live approval needs from one signal.
 type FloorRule struct {
