@@ -2,18 +2,13 @@ package cmd_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
-	"mime/multipart"
-	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +17,10 @@ import (
 // replayAttack builds the frames a script sends for a challenge: for each
 // step (0 is looking straight, then the moves) the frames of that step.
 type replayAttack struct {
-	name   string
-	frames func(t *testing.T, moves []string) [][]image.Image
+	name string
+	// frames answers one step's movement, revealed by the server only
+	// once the previous step's frames arrived.
+	frames func(t *testing.T, step int, move string) []image.Image
 	// want are the liveness check codes one of which must have refused it.
 	want []string
 	// detail, when set, must be in the failed checks' details (the
@@ -60,33 +57,30 @@ func TestLivenessReplayAttacksThroughServe(t *testing.T) {
 
 	still := liveImage(t, "live_p2_01_frontal")
 	attacks := []replayAttack{
-		{"the footage as it is, one frame a step", func(t *testing.T, moves []string) [][]image.Image {
-			out := [][]image.Image{{liveImage(t, "live_p1_03_frontal")}}
-			for _, m := range moves {
-				out = append(out, []image.Image{poseFrame(t, m)})
+		{"the footage as it is, one frame a step", func(t *testing.T, step int, move string) []image.Image {
+			if step == 0 {
+				return []image.Image{liveImage(t, "live_p1_03_frontal")}
 			}
-			return out
+			return []image.Image{poseFrame(t, move)}
 		}, []string{"LIVENESS_DISCONTINUOUS"}, "the page records"},
-		{"the other turn mirrored", func(t *testing.T, moves []string) [][]image.Image {
-			out := [][]image.Image{twice(liveImage(t, "live_p1_03_frontal"), 1)}
-			for i, m := range moves {
-				f := poseFrame(t, m)
-				switch m {
-				case "turn_left":
-					f = mirrored(liveImage(t, "live_p1_01_right"))
-				case "turn_right":
-					f = mirrored(liveImage(t, "live_p1_05_left"))
-				}
-				out = append(out, twice(f, uint64(i+2)))
+		{"the other turn mirrored", func(t *testing.T, step int, move string) []image.Image {
+			f := liveImage(t, "live_p1_03_frontal")
+			switch move {
+			case "look_straight":
+			case "turn_left":
+				f = mirrored(liveImage(t, "live_p1_01_right"))
+			case "turn_right":
+				f = mirrored(liveImage(t, "live_p1_05_left"))
+			default:
+				f = poseFrame(t, move)
 			}
-			return out
+			return twice(f, uint64(step+1))
 		}, []string{"LIVENESS_DISCONTINUOUS"}, "mirrored"},
-		{"a still photo warped to fake the turns", func(t *testing.T, moves []string) [][]image.Image {
-			out := [][]image.Image{{still, withNoise(still, 1)}}
-			for _, m := range moves {
-				out = append(out, []image.Image{warped(still, m, 0.6), warped(still, m, 1)})
+		{"a still photo warped to fake the turns", func(t *testing.T, step int, move string) []image.Image {
+			if step == 0 {
+				return []image.Image{still, withNoise(still, 1)}
 			}
-			return out
+			return []image.Image{warped(still, move, 0.6), warped(still, move, 1)}
 		}, []string{"LIVENESS_MOVEMENT_NOT_SEEN", "LIVENESS_DUPLICATE_FRAMES", "LIVENESS_DIFFERENT_PEOPLE", "LIVENESS_NO_FACE"}, ""},
 	}
 
@@ -104,12 +98,19 @@ func TestLivenessReplayAttacksThroughServe(t *testing.T) {
 			t.Fatalf("open: %d %v", status, open)
 		}
 		var moves []string
-		for _, m := range open["moves"].([]any) {
-			moves = append(moves, m.(string))
-		}
-		steps := a.frames(t, moves)
-		time.Sleep(time.Duration(len(steps)) * 450 * time.Millisecond) // faster than a person is refused on its own
-		code, v := postFrames(t, portal+"/liveness/"+open["id"].(string), open["nonce"].(string), steps)
+		code, v := pacedSession(t, portal, open, func(step int, move string) ([][]byte, bool) {
+			moves = append(moves, move)
+			time.Sleep(450 * time.Millisecond) // faster than a person is refused on its own
+			var out [][]byte
+			for _, f := range a.frames(t, step, move) {
+				var buf bytes.Buffer
+				if err := jpeg.Encode(&buf, f, &jpeg.Options{Quality: 85}); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, buf.Bytes())
+			}
+			return out, true
+		})
 		var codes []string
 		for _, f := range v["failed"].([]any) {
 			codes = append(codes, f.(map[string]any)["code"].(string))
@@ -177,43 +178,6 @@ func TestLivenessReplayAttacksThroughServe(t *testing.T) {
 			t.Errorf("reasons %v lack %s", codes, w)
 		}
 	}
-}
-
-// postFrames posts a session's frames as the page does: the nonce, the
-// step of every frame, the frames as JPEG.
-func postFrames(t *testing.T, url, nonce string, steps [][]image.Image) (int, map[string]any) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	var names []string
-	for s, frames := range steps {
-		for range frames {
-			names = append(names, strconv.Itoa(s))
-		}
-	}
-	w.WriteField("nonce", nonce)
-	w.WriteField("steps", strings.Join(names, ","))
-	n := 0
-	for _, frames := range steps {
-		for _, f := range frames {
-			part, _ := w.CreateFormFile("frame", fmt.Sprintf("frame%d.jpg", n))
-			if err := jpeg.Encode(part, f, &jpeg.Options{Quality: 85}); err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
-	}
-	w.Close()
-	res, err := http.Post(url, w.FormDataContentType(), &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var m map[string]any
-	if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
-		t.Fatalf("frames: %d: %v", res.StatusCode, err)
-	}
-	return res.StatusCode, m
 }
 
 func liveImage(t *testing.T, name string) image.Image {
