@@ -72,9 +72,13 @@ func OpenReceipt(key []byte, s string) (Receipt, error) {
 	if !ok {
 		return Receipt{}, ErrReceipt
 	}
-	b, err1 := base64.RawURLEncoding.DecodeString(body)
-	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil {
+	// Strict: one receipt has one spelling (lenient base64 would take
+	// other trailing bits for the same bytes).
+	b, err1 := base64.RawURLEncoding.Strict().DecodeString(body)
+	mac, err2 := base64.RawURLEncoding.Strict().DecodeString(sig)
+	// The decoder also skips line breaks: only the canonical spelling is
+	// a receipt.
+	if err1 != nil || err2 != nil || base64.RawURLEncoding.EncodeToString(b) != body || base64.RawURLEncoding.EncodeToString(mac) != sig {
 		return Receipt{}, ErrReceipt
 	}
 	m := hmac.New(sha256.New, key)
