@@ -146,6 +146,9 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 			return fmt.Errorf("--policy: %w", err)
 		}
 		p, err := decision.ParsePolicy(b)
+		if err == nil {
+			err = decision.CheckFloor(p)
+		}
 		if err != nil {
 			return fmt.Errorf("--policy %s: %w", c.Policy, err)
 		}

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,28 +23,6 @@ var sessionFrames = []struct {
 }{
 	{"live_p1_03_frontal", map[string]string{"turn_left": "live_p1_05_left", "turn_right": "live_p1_01_right", "look_down": "live_p1_07_down"}},
 	{"live_p2_01_frontal", map[string]string{"look_up": "live_p2_02_up", "move_closer": "live_p2_04_closer", "turn_left": "live_p2_07_left"}},
-}
-
-// framesFor names a straight frame and one frame per movement of one
-// person, or nil when no person's frames show each movement once.
-func framesFor(moves []string) []string {
-	for _, p := range sessionFrames {
-		names := []string{p.straight}
-		used := map[string]bool{}
-		for _, m := range moves {
-			n, ok := p.moves[m]
-			if !ok || used[n] {
-				names = nil
-				break
-			}
-			used[n] = true
-			names = append(names, n)
-		}
-		if names != nil {
-			return names
-		}
-	}
-	return nil
 }
 
 // portalPost posts a multipart form (fields, then files under their
@@ -95,10 +71,11 @@ func apiGet(t *testing.T, addr, key, path string) map[string]any {
 
 // TestLivenessThroughServe: with kycd serve running, a session whose frames
 // are one person's real frames in the order the server's random challenge
-// asked passes: the selfies endpoint shows a camera_challenge selfie and
-// the session's evidence (verdict, every frame downloadable), and so does
-// the JSON report. A script that uploads a selfie claiming method=camera
-// gets an upload.
+// asked, one frame per step (issue 24's replay of public footage), fails
+// as not one continuous capture, with every other check passing; the
+// selfies endpoint shows the session's evidence (verdict, every frame
+// downloadable), and so does the JSON report. A script that uploads a
+// selfie claiming method=camera gets an upload.
 func TestLivenessThroughServe(t *testing.T) {
 	dir := filepath.Dir(realdata.Path(t, "images/liveness/liveness.csv"))
 	db := filepath.Join(t.TempDir(), "kyc.db")
@@ -112,9 +89,13 @@ func TestLivenessThroughServe(t *testing.T) {
 		return r["id"].(string), r["portalUrl"].(string)
 	}
 
+	// p1's frames: the script opens sessions until the server's moves,
+	// revealed one at a time, are ones his footage shows, and abandons a
+	// session at the first it does not.
+	p1 := sessionFrames[0]
 	var id string
-	passed := false
-	for tries := 0; tries < 60 && !passed; tries++ {
+	sent := false
+	for tries := 0; tries < 80 && !sent; tries++ {
 		var portal string
 		id, portal = newRequest()
 		for range 5 {
@@ -122,48 +103,54 @@ func TestLivenessThroughServe(t *testing.T) {
 			if status != 201 {
 				t.Fatalf("open: %d %v", status, open)
 			}
-			var moves []string
-			for _, m := range open["moves"].([]any) {
-				moves = append(moves, m.(string))
+			if _, ok := open["moves"]; ok || open["move"] != "look_straight" {
+				t.Fatalf("the open answer reveals the challenge: %v", open)
 			}
-			names := framesFor(moves)
-			if names == nil {
+			used := map[string]bool{}
+			var names []string
+			status, v := pacedSession(t, portal, open, func(step int, move string) ([][]byte, bool) {
+				name := p1.straight
+				if step > 0 {
+					name = p1.moves[move]
+				}
+				if name == "" || used[name] {
+					return nil, false
+				}
+				used[name] = true
+				names = append(names, name)
+				time.Sleep(450 * time.Millisecond) // a person needs time to follow the step
+				data, err := os.ReadFile(filepath.Join(dir, name+".jpg"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return [][]byte{data}, true
+			})
+			if v == nil {
 				continue
 			}
-			// A person needs time to follow the steps; so does the server.
-			time.Sleep(time.Duration(len(names)) * 450 * time.Millisecond)
-			var steps []string
-			var files [][2]string
-			for i, n := range names {
-				steps = append(steps, strconv.Itoa(i))
-				files = append(files, [2]string{"frame", filepath.Join(dir, n+".jpg")})
+			failed, _ := v["failed"].([]any)
+			if status != 200 || v["passed"] != false || len(failed) != 1 || failed[0].(map[string]any)["code"] != "LIVENESS_DISCONTINUOUS" {
+				t.Fatalf("%v, one frame a step: %d %v", names, status, v)
 			}
-			status, v := portalPost(t, portal+"/liveness/"+open["id"].(string),
-				[][2]string{{"nonce", open["nonce"].(string)}, {"steps", strings.Join(steps, ",")}}, files)
-			if status != 200 || v["passed"] != true {
-				t.Fatalf("challenge %v with %v: %d %v", moves, names, status, v)
-			}
-			t.Logf("challenge %v passed with %v", moves, names)
-			passed = true
+			t.Logf("%v refused: %v", names, failed)
+			sent = true
 			break
 		}
 	}
-	if !passed {
+	if !sent {
 		t.Fatal("no servable challenge drawn")
 	}
 
 	sel := apiGet(t, p.addr, key, "/v1/kyc-requests/"+id+"/selfies")
 	data := sel["data"].([]any)
 	sessions := sel["livenessSessions"].([]any)
-	if len(data) != 1 || len(sessions) == 0 {
+	if len(data) != 0 || len(sessions) == 0 {
 		t.Fatalf("selfies %v", sel)
 	}
-	selfie := data[0].(map[string]any)
 	last := sessions[len(sessions)-1].(map[string]any)
 	verdict := last["verdict"].(map[string]any)
-	if selfie["captureMethod"] != "camera_challenge" || selfie["livenessSessionId"] != last["id"] || last["status"] != "passed" ||
-		verdict["passed"] != true || last["selfieCaptureId"] != selfie["id"] || len(verdict["checks"].([]any)) != 6 {
-		t.Fatalf("selfie %v, session %v", selfie, last)
+	if last["status"] != "failed" || verdict["passed"] != false || last["selfieCaptureId"] != nil || len(verdict["checks"].([]any)) != 7 {
+		t.Fatalf("session %v", last)
 	}
 	frames := last["frames"].([]any)
 	res, err := http.Get(frames[0].(map[string]any)["downloadUrl"].(string))

@@ -34,7 +34,10 @@ func (c *OrgsUpdateCmd) dryRun(e *env) error {
 		if err != nil {
 			return fmt.Errorf("--policy: %w", err)
 		}
-		if proposed, err = decision.ParsePolicy(b); err != nil {
+		if proposed, err = decision.ParsePolicy(b); err == nil {
+			err = decision.CheckFloor(proposed)
+		}
+		if err != nil {
 			return fmt.Errorf("--policy %s: %w", c.Policy, err)
 		}
 	}

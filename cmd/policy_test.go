@@ -80,4 +80,19 @@ func TestOrgsPolicyDryRun(t *testing.T) {
 	if code, _, errOut := run(t, "orgs", "update", org, "--db", db, "--policy", sameVersion); code != 1 || !strings.Contains(errOut, "a changed policy needs a new version") {
 		t.Errorf("same version: %d %q", code, errOut)
 	}
+
+	// The floor: a policy that would approve a live request below it is
+	// refused, with the reason, saved or dry-run (the issue's policy:
+	// every finding ignored, approval at any confidence).
+	var acts []string
+	for _, c := range decision.AllCodes {
+		acts = append(acts, `"`+c+`":"ignore"`)
+	}
+	lax := writeFile(t, "lax.json", `{"version":"lax-1","approveConfidence":0,"actions":{`+strings.Join(acts, ",")+`}}`)
+	for _, extra := range [][]string{nil, {"--dry-run"}} {
+		code, _, errOut := run(t, append([]string{"orgs", "update", org, "--db", db, "--policy", lax}, extra...)...)
+		if code != 1 || !strings.Contains(errOut, "actions.SELFIE_NOT_LIVE: cannot be ignore: in live no request is approved without a passed liveness session") {
+			t.Errorf("lax policy %v: %d %q", extra, code, errOut)
+		}
+	}
 }

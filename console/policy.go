@@ -152,6 +152,11 @@ func (c *console) preview(w http.ResponseWriter, r *http.Request) (*policyPage, 
 			return nil, nil, kyc.Invalid(pe.Problems...)
 		}
 	}
+	// The floor is decision's to say: a policy that would approve a live
+	// request below it is refused, each code with why.
+	if err := decision.CheckFloor(prop); errors.As(err, &pe) {
+		return nil, nil, kyc.Invalid(pe.Problems...)
+	}
 	same := decision.Same(cur, prop)
 	d.Unchanged = same && d.UseDefault == !d.Custom
 	if d.Dry, err = decision.DryRunPolicy(r.Context(), c.store, sessionFrom(r).User.OrganizationID, d.DryEnv, cur, prop); err != nil {

@@ -97,6 +97,14 @@ func TestPolicyEditor(t *testing.T) {
 		t.Errorf("same version: %d %s", pg.status, pg.text())
 	}
 
+	// The floor: ignoring a check live approval needs is refused, with why.
+	pg = b.post("/console/settings/policy/preview", "policy", `{"version":"acme-lax","approveConfidence":0,"actions":{"FACE_MISMATCH":"ignore","SELFIE_NOT_LIVE":"warn"}}`)
+	if txt := html.UnescapeString(pg.text()); pg.status != http.StatusBadRequest ||
+		!strings.Contains(txt, "actions.FACE_MISMATCH (line 1): cannot be ignore: in live no request is approved without the selfie's face matched to the document portrait") ||
+		!strings.Contains(txt, "actions.SELFIE_NOT_LIVE (line 1): cannot be warn") {
+		t.Errorf("below the floor: %d %s", pg.status, txt)
+	}
+
 	// Sanctions matches rejected outright: the two listed people's
 	// outcomes change, nobody else's.
 	draft := `{"version":"acme-2","actions":{"SANCTIONS_MATCH":"reject"}}`

@@ -7,6 +7,7 @@ import (
 	"image"
 	_ "image/jpeg" // stored captures are JPEG or PNG
 	_ "image/png"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -148,7 +149,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 		signals = append(signals, notRun(SigSelfieDocument, "Image signals are not configured."))
 	}
 	signals = append(signals, e.documentSignals(docs, docLooks, reads, work, docIdx, selfieIdx, in.Captures)...)
-	res := apply(pol, signals)
+	res := apply(pol, r.Environment, signals)
 	res.Screenings, res.Faces, res.DocumentNumberRead = results, faces, readNumber
 	if r.Environment == kyc.Sandbox {
 		if err := sandboxOutcome(&res, a, r); err != nil {
@@ -317,14 +318,21 @@ type Reason struct {
 // any review finding reviews; else the warn weights add up to the risk
 // score (0–100) and reaching ReviewRiskScore reviews; approval also needs
 // confidence ≥ ApproveConfidence, where confidence = (1 − risk/100) × the
-// share of signals that ran.
-func apply(p *Policy, signals []Signal) Result {
+// share of signals that ran. In live, approval also needs the floor
+// (floor.go) whatever the policy says: what falls short of it is a review
+// reason of its own.
+func apply(p *Policy, env kyc.Environment, signals []Signal) Result {
 	var reasons []Reason
+	var ignored []string
 	risk := 0.0
 	ran, total := 0, 0
 	for _, s := range signals {
-		total++
-		if s.Status != NotRun {
+		// A signal excluded from the evidence (passive_liveness) is
+		// recorded for information and counts neither way.
+		if !excluded(s) {
+			total++
+		}
+		if s.Status != NotRun && !excluded(s) {
 			ran++
 		}
 		for _, f := range s.Findings {
@@ -333,6 +341,9 @@ func apply(p *Policy, signals []Signal) Result {
 				act = ActReject
 			}
 			if act == ActIgnore {
+				if !slices.Contains(ignored, f.Code) {
+					ignored = append(ignored, f.Code)
+				}
 				continue
 			}
 			// Only what kycd read or observed may reject: a finding
@@ -347,6 +358,15 @@ func apply(p *Policy, signals []Signal) Result {
 				risk += r.Weight
 			}
 			reasons = append(reasons, r)
+		}
+	}
+	if env == kyc.Live {
+		for _, f := range floorShortfalls(signals) {
+			if !slices.ContainsFunc(reasons, func(r Reason) bool {
+				return r.Code == f.Code && r.Signal == f.Signal && (r.Action == ActReject || r.Action == ActReview)
+			}) {
+				reasons = append(reasons, f)
+			}
 		}
 	}
 	risk = min(risk, 100)
@@ -373,7 +393,7 @@ func apply(p *Policy, signals []Signal) Result {
 	case confidence < p.ApproveConfidence:
 		out.Outcome, out.Reason = Review, fmt.Sprintf("Confidence %.2f is below the %.2f an approval needs (%d of %d signals ran).", confidence, p.ApproveConfidence, ran, total)
 	default:
-		out.Outcome, out.Reason = Approve, "All checks passed."
+		out.Outcome, out.Reason = Approve, approvalReason(p, signals, ignored)
 	}
 	if reasons == nil {
 		reasons = []Reason{}

@@ -65,7 +65,7 @@ func TestDefaultPolicyAuthenticity(t *testing.T) {
 		if got := p.action(code); got != want {
 			t.Errorf("%s: %s, want %s", code, got, want)
 		}
-		res := apply(p, []Signal{{Name: "x", Status: Fail, Findings: []Finding{{Code: code, Message: "m"}}}})
+		res := apply(p, kyc.Sandbox, []Signal{{Name: "x", Status: Fail, Findings: []Finding{{Code: code, Message: "m"}}}})
 		if res.Outcome == Approve {
 			t.Errorf("%s approved", code)
 		}

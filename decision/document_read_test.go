@@ -78,7 +78,7 @@ func TestDocumentDecisions(t *testing.T) {
 			signals := append([]Signal{doc, DataConsistency(c.a, typed, parsed, p),
 				AMLScreening([]kyc.ListResult{{CheckType: "sanctions", Status: kyc.ListClear}, {CheckType: "pep", Status: kyc.ListClear}}, p.SanctionsRejectScore),
 				Duplicates(nil, ""), CountryRisk(p, countriesOf(c.a, typed, parsed))}, recorded...)
-			res := apply(p, signals)
+			res := apply(p, kyc.Sandbox, signals)
 			reasons := res.Processing["reasons"].([]Reason)
 			t.Logf("%s: read %s %q → %s (%s)", c.name, r.Status, r.Lines, res.Outcome, res.Reason)
 			if res.Outcome != c.outcome || (c.first == "" && len(reasons) > 0) || (c.first != "" && (len(reasons) == 0 || reasons[0].Code != c.first)) {

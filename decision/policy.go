@@ -80,6 +80,7 @@ var AllCodes = []string{
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
 	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument, CodeSelfieNotLive, CodeSpoofScore,
 	CodeDocumentUploaded, CodeLooksRendered, CodeRecaptured, CodeLayoutMismatch, CodePortraitReused, CodeSpecimen,
+	CodeLivenessDiscontinuous, CodeFaceMatchUncertain,
 }
 
 // DefaultPolicy is used by organizations without their own. The README
@@ -107,6 +108,7 @@ func DefaultPolicy() *Policy {
 			// selfie's own photograph, is a forgery.
 			CodeDocumentUploaded: ActReview, CodeLooksRendered: ActReview, CodeRecaptured: ActReview, CodeLayoutMismatch: ActReview,
 			CodeSpecimen: ActReject, CodePortraitReused: ActReject,
+			CodeLivenessDiscontinuous: ActReview, CodeFaceMatchUncertain: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
 			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn, CodeDataPartiallyCompared: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,

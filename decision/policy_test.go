@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"kycd/kyc"
 )
 
 func TestParsePolicy(t *testing.T) {
@@ -70,7 +72,7 @@ func TestApply(t *testing.T) {
 		{"warnings reach the review level", []Signal{sig("a", Warn, CodeImageBlurry, CodeImageGlare, CodeUploadedNotCaptured, CodeImageDark)}, Review, 45, "Risk score 45 reaches"},
 		{"too little ran", []Signal{sig("a", Pass), notRun("b", "x"), notRun("c", "y")}, Review, 0, "Confidence 0.33 is below"},
 	} {
-		res := apply(p, tt.signals)
+		res := apply(p, kyc.Sandbox, tt.signals)
 		if res.Outcome != tt.want || res.RiskScore != tt.risk || !strings.HasPrefix(res.Reason, tt.reason) {
 			t.Errorf("%s: %s risk %v reason %q", tt.name, res.Outcome, res.RiskScore, res.Reason)
 		}
@@ -79,12 +81,12 @@ func TestApply(t *testing.T) {
 	// code's action is review.
 	s := sig("aml", Fail, CodeSanctionsMatch)
 	s.Data["sanctionsAboveRejectScore"] = true
-	if res := apply(p, []Signal{s}); res.Outcome != Reject {
+	if res := apply(p, kyc.Sandbox, []Signal{s}); res.Outcome != Reject {
 		t.Errorf("strong sanctions match: %s", res.Outcome)
 	}
 	// Ignored codes do not count.
 	p.Actions[CodeImageBlurry] = ActIgnore
-	if res := apply(p, []Signal{sig("a", Warn, CodeImageBlurry)}); res.RiskScore != 0 || res.Outcome != Approve {
+	if res := apply(p, kyc.Sandbox, []Signal{sig("a", Warn, CodeImageBlurry)}); res.RiskScore != 0 || res.Outcome != Approve {
 		t.Errorf("ignored code: %+v", res)
 	}
 }
@@ -93,9 +95,9 @@ func TestApply(t *testing.T) {
 // result, byte for byte.
 func TestApplyDeterministic(t *testing.T) {
 	signals := []Signal{sig("a", Warn, CodeImageBlurry, CodeImageGlare), sig("b", Fail, CodePEPMatch), sig("c", Pass)}
-	first, _ := json.Marshal(apply(DefaultPolicy(), signals))
+	first, _ := json.Marshal(apply(DefaultPolicy(), kyc.Sandbox, signals))
 	for i := 0; i < 20; i++ {
-		again, _ := json.Marshal(apply(DefaultPolicy(), signals))
+		again, _ := json.Marshal(apply(DefaultPolicy(), kyc.Sandbox, signals))
 		if string(again) != string(first) {
 			t.Fatalf("run %d differs:\n%s\n%s", i, first, again)
 		}

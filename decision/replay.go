@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"kycd/kyc"
 )
 
 // ErrNotReplayable: the processing result holds no automated signals to
@@ -90,7 +92,7 @@ func Replay(p *Policy, processing map[string]any) (Result, error) {
 			}
 		}
 	}
-	return apply(p, signals), nil
+	return apply(p, kyc.Live, signals), nil
 }
 
 // recordedDocument is the MRZ document_data recorded (nil when none was

@@ -45,7 +45,13 @@ func (c recordedCase) signalsUnder(t testing.TB, p *Policy, at time.Time) []Sign
 	}
 	return []Signal{doc, DataConsistency(c.a, typed, parsed, p), AMLScreening(results, p.SanctionsRejectScore), Duplicates(nil, ""),
 		CaptureIntegrity(c.caps, c.fromIP, p.MaxRequestsPerIP), CountryRisk(p, countriesOf(c.a, typed, parsed)),
-		{Name: SigFaceMatch, Status: Pass, Score: 0.9, Findings: []Finding{}, Data: map[string]any{}}}
+		// The selfie's signals as a live approval needs them (the floor).
+		{Name: SigFaceMatch, Status: Pass, Score: 0.9, Findings: []Finding{}, Data: map[string]any{}},
+		{Name: SigSelfieLiveness, Status: Pass, Score: 1, Findings: []Finding{}, Data: map[string]any{}},
+		{Name: SigSelfieDocument, Status: Pass, Score: 1, Findings: []Finding{}, Data: map[string]any{}},
+		// The document's authenticity signals, held (the floor).
+		newSignal(SigDocumentCapture), newSignal(SigDocumentRendering), newSignal(SigDocumentRecapture),
+		newSignal(SigDocumentLayout), newSignal(SigDocumentSpecimen), newSignal(SigPortraitReuse)}
 }
 
 // stored is a processing result as the database gives it back: through
@@ -121,11 +127,11 @@ func TestReplay(t *testing.T) {
 		then := DefaultPolicy()
 		then.MinimumAge, then.MatchCountry, then.SanctionsRejectScore, then.MaxRequestsPerIP = 30, !then.MatchCountry, 0.99, 2
 		then.HighRiskCountries = []string{"DE"}
-		rec := stored(t, apply(then, c.signalsUnder(t, then, at)).Processing)
+		rec := stored(t, apply(then, kyc.Live, c.signalsUnder(t, then, at)).Processing)
 		for name, change := range policies {
 			p := DefaultPolicy()
 			change(p)
-			want := decidedOf(t, apply(p, c.signalsUnder(t, p, at)))
+			want := decidedOf(t, apply(p, kyc.Live, c.signalsUnder(t, p, at)))
 			res, err := Replay(p, rec)
 			if err != nil {
 				t.Fatalf("%s / %s: %v", c.name, name, err)
@@ -157,7 +163,7 @@ func TestReplayNothingRecorded(t *testing.T) {
 func BenchmarkReplay(b *testing.B) {
 	at := time.Date(2011, 6, 1, 0, 0, 0, 0, time.UTC)
 	c := recordedCase{a: &kyc.Applicant{FirstName: "Anna Maria", LastName: "Eriksson", DOB: ptr("1974-08-12"), Country: ptr("DE")}, sanctions: 0.9, fromIP: 7}
-	rec := stored(b, apply(DefaultPolicy(), c.signalsUnder(b, DefaultPolicy(), at)).Processing)
+	rec := stored(b, apply(DefaultPolicy(), kyc.Live, c.signalsUnder(b, DefaultPolicy(), at)).Processing)
 	p := DefaultPolicy()
 	p.MinimumAge = 21
 	for b.Loop() {

@@ -63,8 +63,13 @@ func (s *Signal) addUnverified(basis string, status Status, score float64, code,
 func AMLScreening(results []kyc.ListResult, sanctionsReject float64) Signal {
 	s := newSignal(SigAMLScreening)
 	codes := map[string]string{"sanctions": CodeSanctionsMatch, "pep": CodePEPMatch, "adverse_media": CodeAdverseMediaMatch}
+	var notScreened []string
 	for _, r := range results {
 		switch r.Status {
+		case kyc.ListNotScreened:
+			// Switched off by the organization: an approval's reason
+			// names it (approvalReason).
+			notScreened = append(notScreened, r.CheckType)
 		case kyc.ListError:
 			msg := "The " + r.CheckType + " list could not be screened."
 			if r.Error != nil {
@@ -81,6 +86,9 @@ func AMLScreening(results []kyc.ListResult, sanctionsReject float64) Signal {
 		}
 	}
 	s.Data["matchCount"] = countMatches(results)
+	if len(notScreened) > 0 {
+		s.Data["notScreened"] = notScreened
+	}
 	if len(s.Findings) == 0 {
 		s.Detail = "No sanctions, PEP or adverse-media match."
 	} else {

@@ -90,7 +90,7 @@ func TestUnverifiedFindingsReview(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []*Policy{DefaultPolicy(), strict} {
 				strictRun := p == strict
-				res := apply(p, tt.signals(p))
+				res := apply(p, kyc.Sandbox, tt.signals(p))
 				var r *Reason
 				for _, x := range res.Processing["reasons"].([]Reason) {
 					if x.Code == tt.code {
@@ -140,7 +140,7 @@ func TestReplayKeepsUnverifiedAge(t *testing.T) {
 	teen := &kyc.Applicant{FirstName: "Anna", LastName: "Eriksson", DOB: ptr("2008-01-01")} // 18
 	typed := &kyc.DocumentData{DocumentType: "driving_licence", IssuingCountry: "SE", DocumentNumber: "X1", ExpiryDate: "2031-01-01"}
 	s, _ := DocumentDataSignal(typed, nil, teen, 18, at)
-	res := apply(DefaultPolicy(), []Signal{s})
+	res := apply(DefaultPolicy(), kyc.Sandbox, []Signal{s})
 	p := DefaultPolicy()
 	p.MinimumAge, p.Version = 21, "older"
 	again, err := Replay(p, res.Processing)

@@ -25,9 +25,11 @@ import (
 //     32 × 32 face, two softmax outputs of which human reports the first
 //     as "live". Its model file names github.com/leokwu/livenessnet.
 //
-// Neither model's accuracy has been measured on this product's data (no
-// labelled spoof data exists here); kycd records their outputs as a
-// signal of their own and routes to review on them, never rejects.
+// Measured on labelled presentation attacks (TestPassiveAttackDetection:
+// printed photos of pad/, simulated screen replays, a phone replay),
+// neither separates attacks from genuine faces (ROC AUC 0.53 and 0.55);
+// kycd records their outputs for information only and decides nothing on
+// them (decision.PassiveLiveness).
 //
 //go:embed spoofmodels/*.json spoofmodels/*.bin spoofmodels/LICENSE
 var spoofFiles embed.FS

@@ -10,7 +10,7 @@ import (
 
 // FuzzVerify: whatever observations a page's frames produce (any steps,
 // face counts, poses, hashes), Verify neither panics nor passes a session
-// whose checks did not all pass, and always reports the six checks.
+// whose checks did not all pass, and always reports the seven checks.
 func FuzzVerify(f *testing.F) {
 	f.Add([]byte{0, 1, 10, 0, 1, 1, 40, 20, 2, 1, 5, 50}, uint8(3))
 	f.Add([]byte{}, uint8(0))
@@ -31,7 +31,7 @@ func FuzzVerify(f *testing.F) {
 		}
 		opened := time.Unix(1e9, 0)
 		v := Verify(ch, obs, Timing{Opened: opened, Deadline: opened.Add(Deadline), Received: opened.Add(time.Duration(late) * 100 * time.Millisecond)})
-		if len(v.Checks) != 6 || len(v.Frames) != len(obs) {
+		if len(v.Checks) != 7 || len(v.Frames) != len(obs) {
 			t.Fatalf("%d checks, %d frames for %d observations", len(v.Checks), len(v.Frames), len(obs))
 		}
 		failed := v.Failed()

@@ -33,6 +33,9 @@ type Observation struct {
 	// Pixels is the SHA-256 of the decoded pixels: equal for the same
 	// picture whatever its encoding.
 	Pixels [32]byte
+	// Thumb is the frame's grey thumbnail with the face and body masked,
+	// for the continuity check; nil for a frame smaller than it.
+	Thumb *Thumb
 }
 
 // Face detection settings for challenge frames. The page sends frames of
@@ -70,6 +73,7 @@ func Observe(img image.Image, step int) (Observation, error) {
 		return Observation{}, err
 	}
 	if len(faces) == 0 {
+		o.Thumb = thumbnail(img, nil)
 		return o, nil
 	}
 	main := faces[face.Largest(faces)]
@@ -84,6 +88,8 @@ func Observe(img image.Image, step int) (Observation, error) {
 	}
 	o.Face = &main
 	o.Pose = main.Pose()
+	box := image.Rect(int(main.Box.X), int(main.Box.Y), int(main.Box.X+main.Box.W), int(main.Box.Y+main.Box.H))
+	o.Thumb = thumbnail(img, &box)
 	return o, nil
 }
 

@@ -137,6 +137,7 @@ func TestLabels(t *testing.T) {
 	}
 }
 
+// TestRealSessionsPass: the shared footage passes the movement checks.
 func TestRealSessionsPass(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -155,8 +156,12 @@ func TestRealSessionsPass(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := session(t, tt.ch, tt.steps, onTime())
-			if !r.Verdict.Passed {
-				t.Errorf("session failed: %s", failedChecks(r.Verdict))
+			// Every check of the movement, the faces and the timing
+			// passes on real frames; the footage as it is, one frame per
+			// step, is still not one continuous capture at the page's
+			// rate (issue 24's replay), so the session fails on that alone.
+			if failed := r.Verdict.Failed(); len(failed) != 1 || failed[0].Name != CheckContinuity || !strings.Contains(failed[0].Detail, "the page records") {
+				t.Errorf("failed: %s; want only continuity (one frame per step)", failedChecks(r.Verdict))
 			}
 			if r.Verdict.Selfie != 0 {
 				t.Errorf("selfie is frame %d, want the first straight frame", r.Verdict.Selfie+1)
@@ -230,7 +235,10 @@ func TestRealSessionsFail(t *testing.T) {
 				}
 				delete(failed, name)
 			}
-			for _, name := range tt.also {
+			// These sessions post the shared footage one frame per step,
+			// which the continuity check refuses whatever else is wrong
+			// (TestContinuity* test it on its own).
+			for _, name := range append(tt.also, CheckContinuity) {
 				delete(failed, name)
 			}
 			for name := range failed {

@@ -78,6 +78,10 @@ type Timing struct {
 	Received time.Time // the frames arrived
 	// Reused is true when the session's nonce had already been used.
 	Reused bool
+	// Steps are the server's receipts of each step's frames when the
+	// session was paced (CheckReceipts): each step revealed only when the
+	// previous one's frames arrived, and due StepDeadline after.
+	Steps []Receipt
 }
 
 // Check is one check's outcome.
@@ -180,6 +184,7 @@ func Verify(ch Challenge, obs []Observation, t Timing) Verdict {
 		checkMovement(ch, obs, v.Selfie, &v.Steps),
 		checkDistinct(obs),
 		checkTiming(ch, t),
+		checkContinuity(ch, obs),
 	)
 	v.Passed = len(v.Failed()) == 0
 	return v
@@ -456,6 +461,17 @@ func checkTiming(ch Challenge, t Timing) Check {
 	default:
 		c.Passed = true
 		c.Detail = fmt.Sprintf("The frames arrived %.1f s after the session opened (deadline %.0f s), once.", took.Seconds(), t.Deadline.Sub(t.Opened).Seconds())
+	}
+	for _, r := range t.Steps {
+		if d := r.Received.Sub(r.Revealed); c.Passed && (d > StepDeadline || d < 0) {
+			c.Passed, c.Code = false, CodeTooLate
+			c.Detail = fmt.Sprintf("Step %d's frames arrived %.1f s after the server revealed it; each step is due within %.0f s.",
+				r.Step, d.Seconds(), StepDeadline.Seconds())
+		}
+	}
+	if c.Passed && len(t.Steps) > 0 {
+		c.Detail += fmt.Sprintf(" Each of the %d steps was revealed by the server only after the previous one's frames arrived, and answered within %.0f s.",
+			len(t.Steps), StepDeadline.Seconds())
 	}
 	return c
 }

@@ -60,7 +60,8 @@ func TestVerify(t *testing.T) {
 			return append(o, x, y)
 		}, nil, []string{CodeIncomplete}},
 		{"steps out of order", ch, func(o []Observation) []Observation { o[2], o[4] = o[4], o[2]; return o }, nil, []string{CodeIncomplete}},
-		{"step beyond the challenge", ch, func(o []Observation) []Observation { o[7].Step = 4; return o }, nil, []string{CodeIncomplete, CodeMovementMissed}},
+		{"step beyond the challenge", ch, func(o []Observation) []Observation { o[7].Step = 4; return o }, nil,
+			[]string{CodeIncomplete, CodeMovementMissed, CodeDiscontinuous}},
 		{"no face", ch, func(o []Observation) []Observation { o[4].Faces, o[4].Face = 0, nil; return o }, nil, []string{CodeNoFace}},
 		{"no face where the move was", ch, func(o []Observation) []Observation { o[3].Faces, o[3].Face = 0, nil; return o }, nil,
 			[]string{CodeNoFace, CodeMovementMissed}},
@@ -114,8 +115,8 @@ func TestVerify(t *testing.T) {
 			if v.Passed != (len(tt.want) == 0) || strings.Join(codes, " ") != strings.Join(tt.want, " ") {
 				t.Fatalf("passed %v, failed codes %v, want %v; checks %+v", v.Passed, codes, tt.want, v.Checks)
 			}
-			if len(v.Checks) != 6 {
-				t.Errorf("%d checks, want all 6", len(v.Checks))
+			if len(v.Checks) != 7 {
+				t.Errorf("%d checks, want all 7", len(v.Checks))
 			}
 			for _, c := range v.Checks {
 				if c.Detail == "" || c.Passed == (c.Code != "") {
@@ -131,7 +132,9 @@ func TestVerifyEvidence(t *testing.T) {
 	o := []Observation{
 		obsAt(0, 0, 1, 8, 0, 0.7, 1),
 		obsAt(0, 0, 0, -3, 1, 0.7, 2), // the most frontal: the selfie
+		obsAt(1, 0, 1, -10, 0, 0.7, 0xff00),
 		obsAt(1, 0, 2, -30, 0, 0.7, 0xffff),
+		obsAt(2, 0, 1, -2, 5, 0.7, 0xff0003),
 		obsAt(2, 0, 3, -2, 20, 0.7, 0xffff0000),
 	}
 	opened := time.Unix(1e9, 0)
@@ -141,21 +144,21 @@ func TestVerifyEvidence(t *testing.T) {
 	}
 	want := []StepResult{
 		{Step: 0, Move: LookStraight, Frames: 2, BestFrame: 1, Measured: 3, Required: StraightYaw, Unit: "degrees", Passed: true},
-		{Step: 1, Move: TurnRight, Frames: 1, BestFrame: 2, Measured: 27, Required: TurnDegrees, Unit: "degrees", Passed: true},
-		{Step: 2, Move: LookUp, Frames: 1, BestFrame: 3, Measured: 19, Required: LookDegrees, Unit: "degrees", Passed: true},
+		{Step: 1, Move: TurnRight, Frames: 2, BestFrame: 3, Measured: 27, Required: TurnDegrees, Unit: "degrees", Passed: true},
+		{Step: 2, Move: LookUp, Frames: 2, BestFrame: 5, Measured: 19, Required: LookDegrees, Unit: "degrees", Passed: true},
 	}
 	for i, w := range want {
 		if v.Steps[i] != w {
 			t.Errorf("step %d: %+v, want %+v", i, v.Steps[i], w)
 		}
 	}
-	if f := v.Frames[3]; f.Distance != 0.3 || f.Pitch != 20 || f.RegionHash != "00000000ffff0000" || f.Step != 2 {
-		t.Errorf("frame 4 evidence %+v", f)
+	if f := v.Frames[5]; f.Distance != 0.3 || f.Pitch != 20 || f.RegionHash != "00000000ffff0000" || f.Step != 2 {
+		t.Errorf("frame 6 evidence %+v", f)
 	}
 	if f := v.Frames[1]; f.Distance != 0 {
 		t.Errorf("selfie frame's distance to itself %v", f.Distance)
 	}
-	if !strings.Contains(v.Checks[2].Detail, "frame 4") {
+	if !strings.Contains(v.Checks[2].Detail, "frame 6") {
 		t.Errorf("same_person detail %q names the farthest frame", v.Checks[2].Detail)
 	}
 }

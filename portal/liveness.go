@@ -31,12 +31,18 @@ const (
 
 var frameLimits = capture.Limits{MaxBytes: maxFrameBytes, MaxPixels: maxFramePixels}
 
-// livenessOpenResponse is the 201 answer that opens a session: what the
-// page shows, and the nonce it sends back with the frames.
+// livenessOpenResponse is the 201 answer that opens a session: the first
+// step only (the server reveals each next movement once the previous
+// step's frames arrived), how many steps there are, and the nonce the
+// page sends back with the frames.
 type livenessOpenResponse struct {
-	ID    string   `json:"id"`
-	Nonce string   `json:"nonce"`
-	Moves []string `json:"moves"`
+	ID    string `json:"id"`
+	Nonce string `json:"nonce"`
+	Steps int    `json:"steps"`
+	Move  string `json:"move"`
+	// StepSeconds is how long after a step is revealed its frames must
+	// have arrived.
+	StepSeconds int `json:"stepSeconds"`
 	// Deadline is when the frames must have arrived; Seconds is the same
 	// as a duration, for a page whose clock is off.
 	Deadline         string `json:"deadline"`
@@ -67,7 +73,8 @@ func (p *portal) handleLivenessOpen(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return livenessError(err)
 	}
-	p.writeJSON(w, r, http.StatusCreated, livenessOpenResponse{ID: sess.ID, Nonce: nonce, Moves: sess.Challenge,
+	p.writeJSON(w, r, http.StatusCreated, livenessOpenResponse{ID: sess.ID, Nonce: nonce, Steps: len(sess.Challenge) + 1,
+		Move: string(liveness.LookStraight), StepSeconds: int(liveness.StepDeadline / time.Second),
 		Deadline: kyc.FormatTime(sess.DeadlineAt), Seconds: int(liveness.Deadline / time.Second),
 		MaxFramesPerStep: liveness.MaxFramesPerStep, SessionsLeft: left})
 	return nil
@@ -130,6 +137,16 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	if len(form.steps) != len(form.frames) {
 		return invalidForm(kyc.FieldError{Field: "steps", Message: "must name the step of every frame"})
 	}
+	// The session was paced: every step's frames went to the server as it
+	// was revealed, and are the ones sent now.
+	byStep := map[int][][]byte{}
+	for i, s := range form.steps {
+		byStep[s] = append(byStep[s], form.frames[i])
+	}
+	paced, err := liveness.CheckReceipts(p.stepKey, sess.ID, sess.OpenedAt, ch.Steps(), form.receipts, byStep)
+	if err != nil {
+		return invalidForm(kyc.FieldError{Field: "receipts", Message: "must be the receipts of every step of this session, for these frames: " + err.Error()})
+	}
 
 	// Check and re-encode every frame as any upload (type, size, no
 	// metadata; through the decoding gate), then decode it for the models.
@@ -156,7 +173,7 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	case <-r.Context().Done():
 		return r.Context().Err()
 	}
-	res, err := liveness.Analyze(ch, frames, liveness.Timing{Opened: sess.OpenedAt, Deadline: sess.DeadlineAt, Received: received})
+	res, err := liveness.Analyze(ch, frames, liveness.Timing{Opened: sess.OpenedAt, Deadline: sess.DeadlineAt, Received: received, Steps: paced})
 	<-p.analyses
 	if err != nil {
 		return err
@@ -236,6 +253,10 @@ type framesForm struct {
 	nonce  string
 	steps  []int
 	frames [][]byte
+	// receipt is the previous step's receipt (a step upload); receipts
+	// every step's (the final upload).
+	receipt  string
+	receipts []string
 }
 
 // readFramesForm reads the multipart body part by part, each frame once,
@@ -272,19 +293,32 @@ func readFramesForm(r *http.Request) (*framesForm, error) {
 					Details: []kyc.FieldError{{Field: "frame", Message: "is larger than 2 MB"}}}}
 			}
 			f.frames = append(f.frames, b)
-		case "nonce", "steps":
-			v, err := io.ReadAll(io.LimitReader(part, 256))
+		case "nonce", "steps", "receipt", "receipts":
+			// A receipt is about 300 characters; a session has at most
+			// MaxMoves+1 of them.
+			limit := 255
+			if name == "receipt" || name == "receipts" {
+				limit = 4095
+			}
+			v, err := io.ReadAll(io.LimitReader(part, int64(limit+1)))
 			if err != nil {
 				return nil, bodyError(err)
 			}
-			if seen[name] || len(v) > 255 {
+			if seen[name] || len(v) > limit {
 				details = append(details, kyc.FieldError{Field: name, Message: "must be sent once, as a short text"})
 			}
 			seen[name] = true
-			if name == "nonce" {
+			switch name {
+			case "nonce":
 				f.nonce = string(v)
-			} else if f.steps, err = parseSteps(string(v)); err != nil {
-				details = append(details, kyc.FieldError{Field: "steps", Message: "must be step numbers separated by commas"})
+			case "receipt":
+				f.receipt = string(v)
+			case "receipts":
+				f.receipts = strings.Split(string(v), ",")
+			default:
+				if f.steps, err = parseSteps(string(v)); err != nil {
+					details = append(details, kyc.FieldError{Field: "steps", Message: "must be step numbers separated by commas"})
+				}
 			}
 		default:
 			details = append(details, kyc.FieldError{Field: name, Message: "is not a field of this form"})

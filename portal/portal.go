@@ -9,6 +9,7 @@
 package portal
 
 import (
+	"crypto/rand"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -42,6 +43,10 @@ type Options struct {
 	UploadsPerMinute int
 	// Now is the clock of the upload limit; default time.Now.
 	Now func() time.Time
+	// StepKey signs the receipts of a paced camera session's steps
+	// (liveness.Receipt); default a random key, which holds while one
+	// process serves a session. A fleet gives every node the same key.
+	StepKey []byte
 }
 
 // DefaultUploadsPerMinute is the default of Options.UploadsPerMinute.
@@ -62,7 +67,9 @@ type portal struct {
 	countries countryLists
 	// analyses bounds the liveness sessions analysed at once.
 	analyses chan struct{}
-	mux      *http.ServeMux
+	// stepKey signs the receipts of paced camera sessions.
+	stepKey []byte
+	mux     *http.ServeMux
 }
 
 // New returns the portal handler, to be mounted at /portal/: it expects
@@ -80,6 +87,12 @@ func New(o Options) http.Handler {
 	}
 	if p.limits.MaxBytes <= 0 {
 		p.limits.MaxBytes = capture.DefaultMaxBytes
+	}
+	if p.stepKey = o.StepKey; len(p.stepKey) == 0 {
+		p.stepKey = make([]byte, 32)
+		if _, err := rand.Read(p.stepKey); err != nil {
+			panic("portal: no randomness for the step key: " + err.Error())
+		}
 	}
 	if p.gate = o.Gate; p.gate == nil {
 		p.gate = capture.NewGate(capture.GateOptions{})
@@ -115,6 +128,7 @@ func (p *portal) routes() {
 	p.mux.Handle("POST /portal/{token}/liveness", csrf.Handler(p.api(p.handleLivenessOpen)))
 	p.mux.Handle("POST /portal/{token}/document-session", csrf.Handler(p.api(p.handleDocumentSessionOpen)))
 	p.mux.Handle("POST /portal/{token}/liveness/{id}", csrf.Handler(p.api(p.handleLivenessFrames)))
+	p.mux.Handle("POST /portal/{token}/liveness/{id}/step", csrf.Handler(p.api(p.handleLivenessStep)))
 	// Everything else under /portal/ answers as the portal does, not with
 	// the mux's plain-text 404.
 	p.mux.Handle("/portal/", http.HandlerFunc(p.handleUnknown))

@@ -147,3 +147,12 @@ func extension(ct string) string {
 	}
 	return ".jpg"
 }
+
+// derivedKey is a key of its own for purpose, derived from the URL
+// signing key (the installation's signing secret), so that one signature
+// can never stand for another.
+func (s *Server) derivedKey(purpose string) []byte {
+	m := hmac.New(sha256.New, s.urlKey)
+	m.Write([]byte("kycd " + purpose))
+	return m.Sum(nil)
+}

@@ -60,7 +60,7 @@ func (s *Server) routes() {
 	// The applicant portal: HTML pages and their uploads, authenticated by
 	// the link's token, not an API key.
 	s.mux.Handle("/portal/", portal.New(portal.Options{Service: s.kyc, Store: s.store, Logger: s.log, ClientIP: s.clientIPs.ClientIP,
-		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute}))
+		Gate: s.uploadGate, UploadsPerMinute: s.uploadsPerMinute, StepKey: s.derivedKey("liveness step receipts")}))
 	// The back office: HTML pages behind a session cookie (console/routes.go
 	// has its route table, each route with the permission it needs).
 	backOffice := console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,

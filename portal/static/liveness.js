@@ -1,7 +1,8 @@
 // The selfie's camera check: the server draws a challenge (look straight,
 // then two or three head movements) and a deadline; this script shows
-// each instruction over the live camera view, takes a few small frames
-// per step and sends them with the session's nonce. The server looks at
+// each instruction over the live camera view, takes two small frames per
+// step and sends them to the server, which only then reveals the next
+// movement; at the end it sends them all with the server's receipts. The server looks at
 // the frames and decides; nothing here decides anything. portal.js drives
 // it; it knows nothing about steps or uploads besides its own.
 window.portalLiveness = (function () {
@@ -11,7 +12,6 @@ window.portalLiveness = (function () {
   // delays (ms). A person needs about half a second to read and start
   // moving, and the movement is held by the second frame.
   var FRAME_AT = [1100, 1700];
-  var STEP_MS = 2000;
   // Frames are small: the longer side at most 640 px, JPEG quality 0.85.
   var MAX_SIDE = 640;
   var QUALITY = 0.85;
@@ -56,37 +56,52 @@ window.portalLiveness = (function () {
     });
   }
 
-  // run performs one session. open opens it (resolving with the server's
-  // answer: id, nonce, moves), send posts the frames (resolving with the
-  // server's verdict). show(move, text, arrow, n, total) puts an
-  // instruction on screen; t is the page's message lookup. It resolves
-  // with {verdict, frames} or rejects.
+  // run performs one session, paced by the server: open opens it
+  // (resolving with the server's answer: id, nonce, steps and the first
+  // move); after each step's frames, step(id, form) posts them and
+  // resolves with the server's receipt and the next move, which is only
+  // then known; at the end send(id, form) posts every frame with every
+  // receipt and resolves with the verdict. show(move, text, arrow, n,
+  // total) puts an instruction on screen; t is the page's message lookup.
+  // It resolves with {verdict, frames} or rejects.
   function run(o) {
     var session;
     var frames = []; // {blob, step}
-    return o.open().then(function (s) {
-      session = s;
-      var steps = ['look_straight'].concat(s.moves);
-      var chain = Promise.resolve();
-      steps.forEach(function (move, i) {
-        chain = chain.then(function () {
-          o.show(move, o.t('js.liveness.move.' + move), ARROWS[move] || '', i + 1, steps.length);
-          var started = Date.now();
-          var shots = FRAME_AT.map(function (at) {
-            return wait(at).then(function () { return grab(o.video, o.canvas); }).then(function (blob) {
-              frames.push({ blob: blob, step: i, at: Date.now() - started });
-            });
-          });
-          return Promise.all(shots.concat([wait(STEP_MS)]));
+    var receipts = [];
+    function doStep(i, move) {
+      o.show(move, o.t('js.liveness.move.' + move), ARROWS[move] || '', i + 1, session.steps);
+      var started = Date.now();
+      var mine = [];
+      var shots = FRAME_AT.map(function (at) {
+        return wait(at).then(function () { return grab(o.video, o.canvas); }).then(function (blob) {
+          var f = { blob: blob, step: i, at: Date.now() - started };
+          frames.push(f);
+          mine.push(f);
         });
       });
-      return chain;
+      return Promise.all(shots).then(function () {
+        mine.sort(function (a, b) { return a.at - b.at; });
+        var form = new FormData();
+        form.append('nonce', session.nonce);
+        form.append('steps', mine.map(function () { return i; }).join(','));
+        if (i > 0) form.append('receipt', receipts[i - 1]);
+        mine.forEach(function (f, k) { form.append('frame', f.blob, 'step' + i + '-' + k + '.jpg'); });
+        return o.step(session.id, form);
+      }).then(function (answer) {
+        receipts.push(answer.receipt);
+        if (answer.move) return doStep(i + 1, answer.move);
+      });
+    }
+    return o.open().then(function (s) {
+      session = s;
+      return doStep(0, s.move);
     }).then(function () {
       o.show('', '', '', 0, 0);
       frames.sort(function (a, b) { return a.step - b.step || a.at - b.at; });
       var form = new FormData();
       form.append('nonce', session.nonce);
       form.append('steps', frames.map(function (f) { return f.step; }).join(','));
+      form.append('receipts', receipts.join(','));
       frames.forEach(function (f, i) { form.append('frame', f.blob, 'frame' + i + '.jpg'); });
       return o.send(session.id, form);
     }).then(function (verdict) {

@@ -565,6 +565,12 @@
       e.res = res;
       return Promise.reject(e);
     };
+    // livenessUrl may end in ?lang=…: the session's id (and /step) go
+    // before it.
+    var sessionURL = function (id, tail) {
+      var parts = cfg.livenessUrl.split('?');
+      return parts[0] + '/' + encodeURIComponent(id) + tail + (parts.length > 1 ? '?' + parts.slice(1).join('?') : '');
+    };
     liveness.run({
       t: t,
       video: $('video'),
@@ -573,12 +579,12 @@
       open: function () {
         return send(cfg.livenessUrl, null).then(function (res) { return res.ok ? res.body : failed(res); });
       },
+      step: function (id, form) {
+        return send(sessionURL(id, '/step'), form).then(function (res) { return res.ok ? res.body : failed(res); });
+      },
       send: function (id, form) {
         status(t('js.liveness.checking'));
-        // livenessUrl may end in ?lang=…: the session's id goes before it.
-        var parts = cfg.livenessUrl.split('?');
-        var url = parts[0] + '/' + encodeURIComponent(id) + (parts.length > 1 ? '?' + parts.slice(1).join('?') : '');
-        return send(url, form).then(function (res) { return res.ok ? res.body : failed(res); });
+        return send(sessionURL(id, ''), form).then(function (res) { return res.ok ? res.body : failed(res); });
       }
     }).then(function (result) {
       state.checking = false;
