@@ -172,6 +172,9 @@ func reportGenerated(rs []genResult, t float64, verbose bool) {
 	fmt.Println()
 	if verbose {
 		for _, r := range rs {
+			if genHalf(r.customer.name, r.customer.dob) != genTuning {
+				continue // only the tuning half is looked at one by one
+			}
 			if r.exact {
 				fmt.Printf("   TRUE MATCH %s %s ~ %s\n", r.customer.name, r.customer.dob, r.noteMatch)
 			} else if r.noCountry >= t-1e-9 || r.withCountry >= t-1e-9 {

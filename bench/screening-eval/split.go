@@ -14,8 +14,19 @@ import (
 const (
 	tuning  = "tuning"
 	heldOut = "held-out"
-	genSet  = "generated"
+	// The generated customers are split the same way, by name and date
+	// of birth, into their own two halves.
+	genTuning  = "gen-tuning"
+	genHeldOut = "gen-held-out"
 )
+
+// genHalf is the generated customers' half.
+func genHalf(name, dob string) string {
+	if half(name+"|"+dob) == tuning {
+		return genTuning
+	}
+	return genHeldOut
+}
 
 // splitSalt is part of the hash so the split is not any other hash of the
 // same keys; it is fixed, never tuned.

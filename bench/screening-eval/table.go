@@ -26,7 +26,7 @@ type figure struct {
 	vals             map[string]string
 }
 
-var columns = []string{tuning, heldOut, genSet}
+var columns = []string{tuning, heldOut, genTuning, genHeldOut}
 
 // alertFigure: the share of customers whose best score reaches the
 // threshold.
@@ -94,19 +94,24 @@ func goalTable(t float64, negNoCountry, negCountry, positives, pertUN, pertOFAC,
 	}
 	if gen != nil {
 		var noC, withC []scored
-		exact := 0
+		exact, n := map[string]int{}, map[string]int{}
 		for _, r := range gen {
+			h := genHalf(r.customer.name, r.customer.dob)
+			n[h]++
 			if r.exact {
-				exact++
+				exact[h]++
 				continue
 			}
-			noC = append(noC, scored{score: r.noCountry, half: genSet})
-			withC = append(withC, scored{score: r.withCountry, half: genSet})
+			noC = append(noC, scored{score: r.noCountry, half: h})
+			withC = append(withC, scored{score: r.withCountry, half: h})
 		}
-		figs[0].vals[genSet] = alertFigure(noC, t, byHalf, nil)[genSet]
-		figs[1].vals[genSet] = alertFigure(withC, t, byHalf, nil)[genSet]
-		figs = append(figs, figure{key: "generated_true_matches", label: "generated: exact name + DOB of a listed person (true matches, not counted as alerts)", goal: "(counted)",
-			vals: map[string]string{genSet: fmt.Sprintf("%d of %d", exact, len(gen))}})
+		tm := figure{key: "generated_true_matches", label: "generated: exact name + DOB of a listed person (true matches, not counted as alerts)", goal: "(counted)", vals: map[string]string{}}
+		for _, h := range []string{genTuning, genHeldOut} {
+			figs[0].vals[h] = alertFigure(noC, t, byHalf, nil)[h]
+			figs[1].vals[h] = alertFigure(withC, t, byHalf, nil)[h]
+			tm.vals[h] = fmt.Sprintf("%d of %d", exact[h], n[h])
+		}
+		figs = append(figs, tm)
 	}
 	return figs
 }
@@ -131,7 +136,7 @@ func printTable(t float64, figs []figure) {
 			if before == "" {
 				before = "—"
 			}
-			fmt.Printf("      %-10s %-32s → %s\n", c, before, now)
+			fmt.Printf("      %-12s %-32s → %s\n", c, before, now)
 		}
 	}
 	fmt.Println()
