@@ -420,10 +420,10 @@ func report(s set, threshold float64, verbose bool) {
 				if it.ambiguous != "" {
 					extra = "; one name only: " + it.ambiguous
 				}
-				fmt.Printf("   MISS %.3f %s (%s%s)\n", it.score, it.label, it.note, extra)
+				fmt.Printf("   MISS [%s] %.3f %s (%s%s)\n", it.half, it.score, it.label, it.note, extra)
 			}
 			if !it.pos && it.score >= threshold {
-				fmt.Printf("   FALSE %.3f %s ~ %s\n", it.score, it.label, it.note)
+				fmt.Printf("   FALSE [%s] %.3f %s ~ %s\n", it.half, it.score, it.label, it.note)
 			}
 		}
 	}
