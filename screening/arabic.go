@@ -31,11 +31,20 @@ var arabicCommon = map[string]string{
 	"محمد": "muhammad", "أحمد": "ahmad", "احمد": "ahmad", "إحمد": "ahmad",
 }
 
+// arabicCompoundEnds are the Arabic-script endings of the compounds of
+// compoundEnds: al-Din (Arabic and Persian ya) and Allah.
+var arabicCompoundEnds = []struct {
+	end  string
+	tail []string
+}{
+	{"الدين", []string{"al", "din"}}, {"الدین", []string{"al", "din"}}, {"الله", []string{"allah"}},
+}
+
 // fixedLatin are the Latin forms arabicParts gives whole words and
-// prefixes (bin, abu, abd, al, allah, abdallah): their romanisation is
+// prefixes (bin, abu, abd, al, allah, abdallah, din): their romanisation is
 // known, so they are Latin parts, spelled, not consonant skeletons.
 var fixedLatin = func() map[string]bool {
-	m := map[string]bool{"abdallah": true}
+	m := map[string]bool{"abdallah": true, "din": true}
 	for _, v := range arabicWords {
 		m[v] = true
 	}
@@ -68,6 +77,14 @@ func arabicParts(word string) []string {
 			return []string{"abdallah"}
 		}
 		return append([]string{"abd"}, arabicParts(rest)...)
+	}
+	// A compound written as one word (نورالدین, سعيدالله), as Latin lists
+	// write Nooruddin and Saidullah: split the way compoundEnds splits
+	// the Latin ones, so stem meets stem.
+	for _, c := range arabicCompoundEnds {
+		if stem, ok := strings.CutSuffix(word, c.end); ok && len([]rune(stem)) >= 2 {
+			return append(arabicParts(stem), c.tail...)
+		}
 	}
 	// The article: الكاشف is al-Kashif.
 	if len(rs) >= 4 && string(rs[:2]) == "ال" {

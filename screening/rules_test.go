@@ -226,10 +226,9 @@ func TestScreeningGoals(t *testing.T) {
 	}
 	// Issue 25 made a skeleton alone weak evidence across scripts (two
 	// such parts and no date of birth or country stay under the
-	// threshold): 0.933 → 0.899, the issue's goal 0.90 on the held-out
-	// half (bench/screening-eval); the floor sits just under.
-	if r := float64(hit) / float64(len(qs)); r < 0.89 || len(qs) < 300 {
-		t.Errorf("Arabic → Latin: %d of %d found (%.3f), want ≥ 0.89", hit, len(qs), r)
+	// threshold): 0.933 → 0.902; the floor is that issue's goal, 0.90.
+	if r := float64(hit) / float64(len(qs)); r < 0.90 || len(qs) < 300 {
+		t.Errorf("Arabic → Latin: %d of %d found (%.3f), want ≥ 0.90", hit, len(qs), r)
 	} else {
 		t.Logf("Arabic → Latin: %d of %d found (%.3f)", hit, len(qs), r)
 	}

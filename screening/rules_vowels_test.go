@@ -105,3 +105,21 @@ func TestArabicTatweelAndFixedForms(t *testing.T) {
 		}
 	}
 }
+
+// A compound written as one word in Arabic script is split as its Latin
+// spelling is (Quzamuddin and قزامالدین are Quzam al-Din; Bazirullah and
+// بازيرالله are Bazir Allah).
+func TestArabicJoinedCompounds(t *testing.T) {
+	for _, c := range [][2]string{{"قزامالدین", "Quzamuddin"}, {"بازيرالله", "Bazirullah"}} {
+		var got []string
+		for _, tk := range normalize(c[0]) {
+			got = append(got, tk.text)
+		}
+		if len(got) < 2 || got[len(got)-1] != map[bool]string{true: "din", false: "allah"}[len(got) == 3] {
+			t.Errorf("%s: %v, want the stem and al din or allah", c[0], got)
+		}
+		if s := CompareNames(c[0], c[1]); s < DefaultThreshold {
+			t.Errorf("%s ~ %s: %.3f, want ≥ %.2f", c[0], c[1], s, DefaultThreshold)
+		}
+	}
+}
