@@ -224,6 +224,9 @@ func finishTokens(out []token, name string) []token {
 			out = append(out, makeToken(part, false))
 		}
 	}
+	if hasLegalForm(out) {
+		out = mergeLegalForms(out)
+	}
 	return mergeAbdAllah(out)
 }
 
