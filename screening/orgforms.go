@@ -34,6 +34,44 @@ var legalPhrases = []struct {
 	{[]string{"aktsionernoe", "obshchestvo"}, "jsc"},
 }
 
+// longLegalWords are the legal-form words of six letters or more: written
+// with one typo (Aktiengeselschaft, COMPAN) they are still that form.
+var longLegalWords = func() []string {
+	var out []string
+	seen := map[string]bool{}
+	for w := range legalForms {
+		if len(w) >= 6 {
+			out = append(out, w)
+		}
+	}
+	for _, p := range legalPhrases {
+		for _, w := range p.words {
+			if len(w) >= 6 && !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}()
+
+// legalWord returns the legal-form word w is, exactly or with one typo in
+// a word of six letters or more, or "".
+func legalWord(w string) string {
+	if legalForms[w] != "" {
+		return w
+	}
+	if len(w) < 5 {
+		return ""
+	}
+	for _, l := range longLegalWords {
+		if oneEdit(w, l) {
+			return l
+		}
+	}
+	return ""
+}
+
 // mergeLegalForms replaces legal-form phrases and words with their
 // symbols, marked as particles.
 func mergeLegalForms(ts []token) []token {
@@ -47,7 +85,7 @@ func mergeLegalForms(ts []token) []token {
 			}
 		}
 		if form == "" {
-			form = legalForms[ts[i].text]
+			form = legalForms[legalWord(ts[i].text)]
 		}
 		if form == "" {
 			out = append(out, ts[i])
@@ -64,7 +102,7 @@ func mergeLegalForms(ts []token) []token {
 
 func phraseAt(ts []token, words []string) bool {
 	for k, w := range words {
-		if ts[k].text != w && ts[k].fold != fold(w) {
+		if ts[k].text != w && ts[k].fold != fold(w) && legalWord(ts[k].text) != w {
 			return false
 		}
 	}
@@ -75,7 +113,7 @@ func phraseAt(ts []token, words []string) bool {
 // without one (nearly all people) are not copied.
 func hasLegalForm(ts []token) bool {
 	for i := range ts {
-		if legalForms[ts[i].text] != "" {
+		if legalWord(ts[i].text) != "" {
 			return true
 		}
 		for _, p := range legalPhrases {

@@ -19,6 +19,9 @@ func TestLegalForms(t *testing.T) {
 		{"OAO Brovalt", "Brovalt PJSC"},
 		{"Brovalt Limited", "Brovalt Ltd"},
 		{"ООО Бровалт", "Brovalt LLC"},
+		// A long legal-form word with one typo is that form.
+		{"Brovalt Aktiengeselschaft", "Brovalt AG"},
+		{"Brovalt Kemix Joint Stock Compan", "Brovalt Kemix JSC"},
 	} {
 		if s := org(c[0], c[1]); s < DefaultThreshold {
 			t.Errorf("%s ~ %s: %.3f, want ≥ %.2f", c[0], c[1], s, DefaultThreshold)
@@ -29,7 +32,9 @@ func TestLegalForms(t *testing.T) {
 		t.Errorf("Brovalt Joint Stock Company ~ Quennix JSC: %.3f, want under %.2f", s, DefaultThreshold)
 	}
 	// A person's name is left alone.
-	if ts := normalize("Coralie Limon"); len(ts) != 2 || ts[0].particle || ts[1].particle {
-		t.Errorf("Coralie Limon: %+v", ts)
+	for _, n := range []string{"Coralie Limon", "Limitra Compay"} {
+		if ts := normalize(n); len(ts) != 2 || ts[0].particle {
+			t.Errorf("%s: %+v", n, ts)
+		}
 	}
 }
