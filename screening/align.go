@@ -233,6 +233,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			first, last = min(first, c), max(last, c)
 		}
 	}
+	f := Features{Tokens: tokens, commonOnly: ix.commonOnly(ctoks, cUsed)}
 	bounds := full && first < last && first == ix.edge(ctoks, 0, 1) && last == ix.edge(ctoks, len(ctoks)-1, -1)
 	var cw, cs float64
 	for c, v := range ctoks {
@@ -249,7 +250,6 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		cw += w
 		cs += w * credit(cUsed[c])
 	}
-	f := Features{Tokens: tokens}
 	if qw > 0 {
 		f.QueryCoverage = qs / qw
 	}
@@ -272,6 +272,11 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		f.WeakEvidence = true
 		f.NameScore *= weakEvidenceFactor
 	}
+	// Two weak alignments and nothing spelled may be another person
+	// whose names share skeletons (שירי שלם and Zeir Salem): Search
+	// keeps such a record under the threshold unless the date of birth
+	// or the country supports it (see supportWeak).
+	f.weakOnly = strong == 0 && weak >= 2
 	f.QueryCoverage, f.NameCoverage, f.NameScore = round3(f.QueryCoverage), round3(f.NameCoverage), round3(f.NameScore)
 	return f
 }
@@ -284,13 +289,11 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 // a part twice its length.
 func weakAlignment(q, c *token, joined bool) bool {
 	switch {
-	case q.abjad != c.abjad && !q.abjad:
-		// A Latin query's vowels were thrown away to compare.
-		return true
 	case q.abjad != c.abjad:
-		// An abjad query has only its consonants: enough when there
-		// are three or more.
-		return min(len(q.skel), len(c.skel)) < 3
+		// Across an abjad and Latin, a skeleton alone is weak (Muhammad
+		// and Mahmoud are both m-h-m-d); the long vowels the abjad part
+		// writes, found in the Latin one, make it a spelled match.
+		return joined || !spelledAcross(q, c)
 	case joined:
 		// Two short parts written together fit many long ones (Li Wei
 		// ~ Ivey, Zhang Wei ~ Fangwei).
@@ -298,6 +301,43 @@ func weakAlignment(q, c *token, joined bool) bool {
 	}
 	short, long := min(len(q.text), len(c.text)), max(len(q.text), len(c.text))
 	return short == 1 || short <= 4 && long >= 2*short
+}
+
+// commonShare is the share of a list's names a part must appear in to be
+// common by the list's own count; minCommonNames the number of names a list
+// needs for its count to say so (in a list of ten names every part is
+// common).
+const (
+	commonShare    = 0.003
+	minCommonNames = 1000
+)
+
+// common reports whether listed part v is a name many people share: the
+// canonical form of a name with many spellings (Muhammad, Husain: see
+// variants), or a part in at least commonShare of a large list's names.
+func (ix *Index) common(v int32) bool {
+	if ix.vocab[v].canon {
+		return true
+	}
+	n := len(ix.names)
+	return n >= minCommonNames && float64(len(ix.postings[v])) >= commonShare*float64(n)
+}
+
+// commonOnly: the listed parts the query found (particles and titles
+// aside) are all common ones.
+func (ix *Index) commonOnly(ctoks []int32, cUsed []float64) bool {
+	found := false
+	for c, v := range ctoks {
+		t := &ix.vocab[v]
+		if cUsed[c] == 0 || t.particle || t.title {
+			continue
+		}
+		if !ix.common(v) {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // weakEvidenceFactor scales the name score of a record matched through one

@@ -20,6 +20,37 @@ var arabicWords = map[string]string{
 	"عبد": "abd", "ال": "al", "الله": "allah",
 }
 
+// arabicCommon are the Arabic-script spellings of very common names that
+// write none of their vowels, read as their usual romanisation: محمد is
+// Muhammad, never Mahmoud (محمود, which writes its ū), though both are
+// m-h-m-d; احمد is Ahmad, not Hamid. Only names whose romanisations are
+// all variants of one canonical form are here (عمر is Omar, Umar and the
+// Maghrebi Amor: its skeleton says more than one spelling would). A part read this way is spelled, not a skeleton (see
+// weakAlignment); the romanisation is the canonical form of variants.
+var arabicCommon = map[string]string{
+	"محمد": "muhammad", "أحمد": "ahmad", "احمد": "ahmad", "إحمد": "ahmad",
+}
+
+// arabicCompoundEnds are the Arabic-script endings of the compounds of
+// compoundEnds: al-Din (Arabic and Persian ya) and Allah.
+var arabicCompoundEnds = []struct {
+	end  string
+	tail []string
+}{
+	{"الدين", []string{"al", "din"}}, {"الدین", []string{"al", "din"}}, {"الله", []string{"allah"}},
+}
+
+// fixedLatin are the Latin forms arabicParts gives whole words and
+// prefixes (bin, abu, abd, al, allah, abdallah, din): their romanisation is
+// known, so they are Latin parts, spelled, not consonant skeletons.
+var fixedLatin = func() map[string]bool {
+	m := map[string]bool{"abdallah": true, "din": true}
+	for _, v := range arabicWords {
+		m[v] = true
+	}
+	return m
+}()
+
 // arabicTitles are honorifics written in Arabic script (Sayyid, Hajji,
 // Sheikh, Mullah, Mawlawi, Qari, Hafiz), dropped like their Latin
 // spellings (see honorifics).
@@ -47,6 +78,14 @@ func arabicParts(word string) []string {
 		}
 		return append([]string{"abd"}, arabicParts(rest)...)
 	}
+	// A compound written as one word (نورالدین, سعيدالله), as Latin lists
+	// write Nooruddin and Saidullah: split the way compoundEnds splits
+	// the Latin ones, so stem meets stem.
+	for _, c := range arabicCompoundEnds {
+		if stem, ok := strings.CutSuffix(word, c.end); ok && len([]rune(stem)) >= 2 {
+			return append(arabicParts(stem), c.tail...)
+		}
+	}
 	// The article: الكاشف is al-Kashif.
 	if len(rs) >= 4 && string(rs[:2]) == "ال" {
 		return []string{"al", unidecodeWord(string(rs[2:]))}
@@ -63,7 +102,26 @@ func isArabicWord(w string) bool {
 	return w != ""
 }
 
-// unidecodeWord transliterates and keeps letters and digits only.
+// unidecodeWord transliterates and keeps letters and digits only. An alif
+// after the first letter is a long ā, which unidecode drops: it is written
+// a, so the vowel the name carries is kept (سالم is salm, Salem's ā; see
+// vowelAgreement). A first alif only carries the word's first vowel,
+// whichever it is, and is dropped as before. Alif maqsura (ى), also
+// dropped by unidecode, is the ā of Arabic names (موسى Musa) and the final
+// ya of Persian and Urdu texts (حقانى Haqqani): it is written E, which
+// vowelAgreement reads as either.
 func unidecodeWord(w string) string {
+	if strings.ContainsAny(w, "\u0627\u0649") {
+		rs := []rune(w)
+		for i := 1; i < len(rs); i++ {
+			switch rs[i] {
+			case '\u0627':
+				rs[i] = 'a'
+			case '\u0649':
+				rs[i] = 'E'
+			}
+		}
+		w = string(rs)
+	}
 	return strings.Join(splitASCII(transliterate(w)), "")
 }

@@ -63,3 +63,25 @@ func BenchmarkBuildIndex(b *testing.B) {
 	}
 	cpu.stop()
 }
+
+// BenchmarkSearchAbjad is one screening of a customer written in Arabic,
+// Persian or Hebrew script against OFAC + UN + PEP: the queries that run
+// the long-vowel comparison against every Latin candidate.
+func BenchmarkSearchAbjad(b *testing.B) {
+	un, ofac, pep := realIndexes(b)
+	qs := []Query{
+		{Name: "بزون كرتل", DOB: "1971-03-09"},
+		{Name: "محمد داكور", DOB: "1980-01-01"},
+		{Name: "کامیار نوروزی", DOB: "1990-05-05"},
+		{Name: "דניאל לוי", DOB: "1985-07-07"},
+	}
+	b.ResetTimer()
+	cpu := startCPU(b)
+	for i := 0; b.Loop(); i++ {
+		q := qs[i%len(qs)]
+		for _, ix := range []*Index{un, ofac, pep} {
+			ix.Search(q, DefaultThreshold, MaxMatches)
+		}
+	}
+	cpu.stop()
+}

@@ -39,9 +39,14 @@ type Features struct {
 	// (Latin with a Cyrillic look-alike), which honest names rarely do;
 	// the look-alikes were folded before matching.
 	MixedScript bool `json:"mixedScript"`
-	// WeakEvidence: the name matched through a single weak alignment and
-	// nothing stronger; its name score was scaled by 0.75.
+	// WeakEvidence: the name matched through weak alignments only (a
+	// single one, or several that neither the date of birth nor the
+	// country supports); its name score was scaled by 0.75.
 	WeakEvidence bool `json:"weakEvidence"`
+	// weakOnly: two or more weak alignments and nothing spelled.
+	weakOnly bool
+	// commonOnly: the name matched through common parts only.
+	commonOnly bool
 }
 
 // TokenPair says which list name part a query name part was matched to.
@@ -157,7 +162,14 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 		f := ix.scoreName(qt, units, in)
 		f.MixedScript = mixed
 		f.DOB, f.DOBFactor = compareDOB(q.DOB, ent.DOBs)
+		if len(ent.DOBs) == 0 && len(q.DOB) >= 4 && (f.commonOnly || f.QueryCoverage < 1 || f.NameCoverage < 1) {
+			// Missing data is not agreement: a common name, or a name
+			// matched in part, and a record without a date of birth to
+			// tell its bearers apart.
+			f.DOBFactor = missingDOBCommon
+		}
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
+		supportWeak(&f)
 		score := f.NameScore * f.DOBFactor * f.CountryFactor
 		if weakName(ent.Names[in.name].Type) {
 			score *= 0.95
@@ -184,6 +196,23 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 		out = out[:limit]
 	}
 	return out
+}
+
+// missingDOBCommon is the date-of-birth factor of a name matched through
+// common parts only, or matched in part, when the customer gave a date of
+// birth and the listed record has none.
+const missingDOBCommon = 0.9
+
+// supportWeak scales the name score of a record matched through weak
+// alignments only unless the date of birth (exact or the same year) or the
+// country agrees: names that share consonant skeletons are many, and
+// without other evidence they are not the same person.
+func supportWeak(f *Features) {
+	if !f.weakOnly || f.DOB == "exact" || f.DOB == "year" || f.Country == "match" {
+		return
+	}
+	f.WeakEvidence = true
+	f.NameScore = round3(f.NameScore * weakEvidenceFactor)
 }
 
 func weakName(t NameType) bool { return t == Weak }

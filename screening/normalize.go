@@ -185,12 +185,17 @@ func appendWord(out []token, raw string) []token {
 		words = splitWords(norm.NFKC.String(folded))
 	}
 	for _, word := range words {
+		// Tatweel (ـ, of the Common script) only stretches an Arabic
+		// word on the page: شعبـان is شعبان.
+		word = strings.ReplaceAll(word, "\u0640", "")
 		abjad := isAbjad(word)
 		n := len(out)
-		if parts := arabicParts(word); parts != nil {
+		if latin, ok := arabicCommon[word]; ok {
+			out = appendToken(out, latin, false)
+		} else if parts := arabicParts(word); parts != nil {
 			for _, part := range parts {
 				if part != "" {
-					out = appendToken(out, part, abjad)
+					out = appendToken(out, part, abjad && !fixedLatin[part])
 				}
 			}
 		} else {
@@ -218,6 +223,9 @@ func finishTokens(out []token, name string) []token {
 		for _, part := range splitASCII(transliterate(norm.NFKC.String(name))) {
 			out = append(out, makeToken(part, false))
 		}
+	}
+	if hasLegalForm(out) {
+		out = mergeLegalForms(out)
 	}
 	return mergeAbdAllah(out)
 }
@@ -253,7 +261,9 @@ func appendToken(out []token, part string, abjad bool) []token {
 			}
 		}
 	}
-	if v, ok := foldVariants[fold(part)]; ok {
+	// (Not for an abjad part: its folded consonants and long vowels meet
+	// Latin spellings by chance, ساجدة sajd folds as Said does.)
+	if v, ok := foldVariants[fold(part)]; ok && !abjad {
 		part = v // Абдаллах → abdallakh → abdallah, one name, not abd + allakh
 	}
 	// Joined Arabic compounds split the way lists usually write them, so
@@ -332,7 +342,7 @@ func splitCompound(part string) (string, []string, bool) {
 func makeToken(text string, abjad bool) token {
 	if v, ok := variants[text]; ok {
 		text = v
-	} else if v, ok := foldVariants[fold(text)]; ok {
+	} else if v, ok := foldVariants[fold(text)]; ok && !abjad {
 		// A spelling that folds to a known variant's fold (Cyrillic
 		// Мохамед → mokhamed → mohamed) is that variant.
 		text = v

@@ -131,7 +131,8 @@ func TestArabicToLatin(t *testing.T) {
 	for _, tk := range normalize("عبدالحليم بن القادر") {
 		got = append(got, tk.text)
 	}
-	if strings.Join(got, " ") != "abd al hlym bin al qdr" {
+	// القادر writes the ā of al-Qadir (its alif after the first letter).
+	if strings.Join(got, " ") != "abd al hlym bin al qadr" {
 		t.Errorf("normalize(عبدالحليم بن القادر) = %v", got)
 	}
 }
@@ -223,8 +224,11 @@ func TestScreeningGoals(t *testing.T) {
 			}
 		}
 	}
-	if r := float64(hit) / float64(len(qs)); r < 0.92 || len(qs) < 300 {
-		t.Errorf("Arabic → Latin: %d of %d found (%.3f), want ≥ 0.92", hit, len(qs), r)
+	// Issue 25 made a skeleton alone weak evidence across scripts (two
+	// such parts and no date of birth or country stay under the
+	// threshold): 0.933 → 0.902; the floor is that issue's goal, 0.90.
+	if r := float64(hit) / float64(len(qs)); r < 0.90 || len(qs) < 300 {
+		t.Errorf("Arabic → Latin: %d of %d found (%.3f), want ≥ 0.90", hit, len(qs), r)
 	} else {
 		t.Logf("Arabic → Latin: %d of %d found (%.3f)", hit, len(qs), r)
 	}

@@ -88,6 +88,12 @@ func tokenSim(q, c *token) float64 {
 		if q.skel0 != "" || c.skel0 != "" {
 			s = max(s, skeletonSim(q.plain(), c.plain(), !q.abjad))
 		}
+		// The long vowels an abjad part writes tell names of one
+		// skeleton apart (محمود is not Muhammad): a contradiction
+		// leaves the pair under a near match.
+		if s > 0 && vowelsContradict(q, c) {
+			s *= vowelConflictFactor
+		}
 		return s
 	}
 	s := jaroWinkler(q.fold, c.fold)
@@ -129,6 +135,11 @@ func tokenSim(q, c *token) float64 {
 	}
 	return s
 }
+
+// vowelConflictFactor scales the skeleton similarity of an abjad part and
+// a Latin part whose written long vowels contradict each other: 0.95 ×
+// 0.85 is under weakPart, a part that does not count as found.
+const vowelConflictFactor = 0.85
 
 // variantEdit returns, when one of q and c is a canonical form and the
 // other is one typo from one of its variant spellings, the length of the

@@ -50,7 +50,7 @@ func perturbed(ents []screening.Entity, ix *screening.Index, list string, n int,
 				best = m.Score
 			}
 		}
-		s.items = append(s.items, scored{label: e.Names[0].Full + " → " + q, pos: true, score: best, note: kind, ambiguous: nameperturb.Ambiguous(q)})
+		s.items = append(s.items, scored{label: e.Names[0].Full + " → " + q, pos: true, score: best, note: kind, ambiguous: nameperturb.Ambiguous(q), half: half(e.ID)})
 	}
 	return s
 }
@@ -68,7 +68,7 @@ func negativesNoCountry(people []person, all []*screening.Index) set {
 				}
 			}
 		}
-		s.items = append(s.items, scored{label: p.name, pos: false, score: best, note: note})
+		s.items = append(s.items, scored{label: p.name, pos: false, score: best, note: note, half: half(p.name + "|" + p.dob)})
 	}
 	return s
 }
@@ -110,7 +110,7 @@ func arabicToLatin(un []screening.Entity) set {
 				best, note = m.Score, m.MatchedName.Full
 			}
 		}
-		s.items = append(s.items, scored{label: q.name, pos: true, score: best, note: note})
+		s.items = append(s.items, scored{label: q.name, pos: true, score: best, note: note, half: half(q.id)})
 	}
 	return s
 }
@@ -203,4 +203,23 @@ func reportGoals(threshold float64, pert []set, neg set, pairs set, arabic set) 
 	fmt.Printf("   %s: F1 %.3f (goal ≥ 0.85)\n", pairs.name, f)
 	_, r, _, tp, _, fn := prf(arabic.items, threshold-1e-9)
 	fmt.Printf("   %s: recall %.3f (%d of %d; goal ≥ 0.90)\n\n", arabic.name, r, tp, tp+fn)
+}
+
+// exactNames searches each listed person's primary name exactly as listed
+// (no DOB, no country): the person must be found. Split by entity ID.
+func exactNames(ents []screening.Entity, ix *screening.Index, list string) set {
+	s := set{name: "exact primary names of " + list + " people, no DOB or country", policy: "expected entity"}
+	for _, e := range ents {
+		if e.Schema != screening.Person || len(e.Names) == 0 {
+			continue
+		}
+		best := 0.0
+		for _, m := range ix.Search(screening.Query{Name: e.Names[0].Full}, 0.5, screening.MaxMatches) {
+			if m.Entity.ID == e.ID && m.Score > best {
+				best = m.Score
+			}
+		}
+		s.items = append(s.items, scored{label: e.Names[0].Full, pos: true, score: best, half: half(e.ID)})
+	}
+	return s
 }

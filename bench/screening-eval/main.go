@@ -31,6 +31,11 @@ func main() {
 	threshold := flag.Float64("threshold", screening.DefaultThreshold, "threshold to report")
 	verbose := flag.Bool("v", false, "print misses and false positives")
 	seeds := flag.String("seeds", "", "comma-separated extra seeds: perturbed sets built the same way from other draws (held-out checks)")
+	genFile := flag.String("generated", generatedPath(), "generated customers CSV written by tools/namegen (skipped when absent outside CI)")
+	genLimit := flag.Int("generated-limit", 0, "screen only the first N generated customers (0: all)")
+	workers := flag.Int("workers", 0, "goroutines screening the generated customers (0: GOMAXPROCS)")
+	before := flag.String("write-before", "", "write the goal table's figures to this file as the BEFORE baseline (give -commit)")
+	commit := flag.String("commit", "", "the commit the -write-before figures were measured on")
 	flag.Parse()
 	var extra []uint64
 	for _, f := range strings.Split(*seeds, ",") {
@@ -42,7 +47,8 @@ func main() {
 			extra = append(extra, n)
 		}
 	}
-	if err := run(*data, *threshold, *verbose, extra); err != nil {
+	opts := options{genFile: *genFile, genLimit: *genLimit, workers: *workers, writeBefore: *before, commit: *commit}
+	if err := run(*data, *threshold, *verbose, extra, opts); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -58,6 +64,14 @@ type scored struct {
 	// ambiguous: a perturbed query holding one name of the person by
 	// construction (nameperturb.Ambiguous).
 	ambiguous string
+	// half: tuning or held-out (see split.go).
+	half string
+}
+
+type options struct {
+	genFile             string
+	genLimit, workers   int
+	writeBefore, commit string
 }
 
 type set struct {
@@ -66,7 +80,7 @@ type set struct {
 	policy string
 }
 
-func run(dir string, threshold float64, verbose bool, seeds []uint64) error {
+func run(dir string, threshold float64, verbose bool, seeds []uint64, opts options) error {
 	t0 := time.Now()
 	un := mustParse(filepath.Join(dir, "lists/un_consolidated_2026-02-27.xml"), func(r io.Reader) ([]screening.Entity, error) { return screening.ParseUN(r) })
 	sdn, err := openAll(dir, "lists/ofac_sdn_2021-07.csv", "lists/ofac_alt_2021-07.csv", "lists/ofac_add_2021-07.csv")
@@ -97,10 +111,12 @@ func run(dir string, threshold float64, verbose bool, seeds []uint64) error {
 		for _, m := range unIx.Search(p.query(), 0.5, 1) {
 			best = m.Score
 		}
-		s1.items = append(s1.items, scored{label: p.name, pos: true, score: best})
+		s1.items = append(s1.items, scored{label: p.name, pos: true, score: best, half: half(p.name + "|" + p.dob)})
 	}
 	// 2. Customers on no list: every hit on any list is a false positive.
 	var negatives []person
+	positives := set{name: "positives", items: append([]scored(nil), s1.items...)}
+	negCountry := set{name: "customers on no list, name, DOB and country", policy: "alerts"}
 	for _, f := range []string{"negatives_global_dev.csv", "negatives_us_dev.csv"} {
 		neg, err := readPeople(filepath.Join(dir, "eval", f))
 		if err != nil {
@@ -116,16 +132,22 @@ func run(dir string, threshold float64, verbose bool, seeds []uint64) error {
 					}
 				}
 			}
-			s1.items = append(s1.items, scored{label: p.name, pos: false, score: best, note: note})
+			it := scored{label: p.name, pos: false, score: best, note: note, half: half(p.name + "|" + p.dob)}
+			s1.items = append(s1.items, it)
+			negCountry.items = append(negCountry.items, it)
 		}
 	}
 	sets = append(sets, s1)
 	sets = append(sets, generated(un, unIx, "UN"), generated(ofac, ofacIx, "OFAC"))
-	pairs, err := namePairs(filepath.Join(dir, "eval/name_pairs_dev.csv"))
+	pairs, err := namePairs(filepath.Join(dir, "eval/name_pairs_dev.csv"), false)
 	if err != nil {
 		return err
 	}
-	sets = append(sets, pairs)
+	orgPairs, err := namePairs(filepath.Join(dir, "eval/name_pairs_dev.csv"), true)
+	if err != nil {
+		return err
+	}
+	sets = append(sets, pairs, orgPairs)
 	pert := []set{perturbed(un, unIx, "UN", 1000, perturbSeed), perturbed(ofac, ofacIx, "OFAC", 1000, perturbSeed)}
 	var held []set
 	for _, seed := range seeds {
@@ -134,7 +156,8 @@ func run(dir string, threshold float64, verbose bool, seeds []uint64) error {
 	negNoCountry := negativesNoCountry(negatives, all)
 	arabic := arabicToLatin(un)
 	sets = append(sets, pert...)
-	sets = append(sets, negNoCountry, arabic)
+	exactUN := exactNames(un, unIx, "UN")
+	sets = append(sets, negNoCountry, arabic, exactUN)
 
 	for _, s := range sets {
 		report(s, threshold, verbose)
@@ -146,6 +169,27 @@ func run(dir string, threshold float64, verbose bool, seeds []uint64) error {
 	}
 	reportSeeds(threshold, held)
 	reportGoals(threshold, pert, negNoCountry, pairs, arabic)
+
+	gen, err := readGenerated(opts.genFile, opts.genLimit)
+	if err != nil {
+		return err
+	}
+	var genRes []genResult
+	if gen == nil {
+		fmt.Printf("== generated customers: not run (%s absent; cd tools/namegen && npm ci && node generate.mjs)\n\n", opts.genFile)
+	} else {
+		t1 := time.Now()
+		genRes = screenGenerated(gen, all, opts.workers)
+		fmt.Printf("== generated customers: %d screened twice (without and with country) in %s\n", len(gen), time.Since(t1).Round(time.Millisecond))
+		reportGenerated(genRes, threshold, verbose)
+	}
+	figs := goalTable(threshold, negNoCountry, negCountry, positives, pert[0], pert[1], exactUN, arabic, pairs, orgPairs, genRes)
+	printTable(threshold, figs)
+	if opts.writeBefore != "" {
+		if err := writeBefore(opts.writeBefore, opts.commit, figs); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -330,26 +374,29 @@ func familyName(n string) string {
 }
 
 // namePairs scores each labelled pair by indexing name2 alone and
-// searching for name1.
-func namePairs(path string) (set, error) {
+// searching for name1: the person pairs, or the organisation pairs
+// (Company, Organization, LegalEntity) searched as organisations.
+func namePairs(path string, orgs bool) (set, error) {
 	rows, err := readCSV(path)
 	if err != nil {
 		return set{}, err
 	}
-	s := set{name: "labelled name pairs (name_pairs_dev)", policy: "pair"}
+	s := set{name: "labelled name pairs (name_pairs_dev), persons", policy: "pair"}
+	schema := screening.Person
+	if orgs {
+		s.name, schema = "labelled name pairs (name_pairs_dev), organisations", screening.Organization
+	}
 	for _, r := range rows[1:] {
-		// AML checks and KYC screen people; company pairs say nothing
-		// about them.
-		if r[1] != "Person" {
+		isOrg := r[1] == "Company" || r[1] == "Organization" || r[1] == "LegalEntity"
+		if orgs && !isOrg || !orgs && r[1] != "Person" {
 			continue
 		}
-		schema := screening.Person
 		ix := screening.BuildIndex([]screening.Entity{{ID: "x", Schema: schema, Names: []screening.Name{{Full: r[3], Type: screening.Primary}}}})
 		best := 0.0
 		for _, m := range ix.Search(screening.Query{Name: r[2], Schemas: []screening.Schema{schema}}, 0.0, 1) {
 			best = m.Score
 		}
-		s.items = append(s.items, scored{label: r[2] + " ~ " + r[3], pos: r[4] == "true", score: best, note: r[5] + " " + r[6]})
+		s.items = append(s.items, scored{label: r[2] + " ~ " + r[3], pos: r[4] == "true", score: best, note: r[5] + " " + r[6], half: half(r[2] + "|" + r[3])})
 	}
 	return s, nil
 }
@@ -373,10 +420,10 @@ func report(s set, threshold float64, verbose bool) {
 				if it.ambiguous != "" {
 					extra = "; one name only: " + it.ambiguous
 				}
-				fmt.Printf("   MISS %.3f %s (%s%s)\n", it.score, it.label, it.note, extra)
+				fmt.Printf("   MISS [%s] %.3f %s (%s%s)\n", it.half, it.score, it.label, it.note, extra)
 			}
 			if !it.pos && it.score >= threshold {
-				fmt.Printf("   FALSE %.3f %s ~ %s\n", it.score, it.label, it.note)
+				fmt.Printf("   FALSE [%s] %.3f %s ~ %s\n", it.half, it.score, it.label, it.note)
 			}
 		}
 	}
