@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 24
+-- kycd_schema version = 33
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -74,6 +74,28 @@ CREATE TABLE aml_screenings (
   CONSTRAINT aml_screenings_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_screenings_pkey PRIMARY KEY (id),
   CONSTRAINT aml_screenings_trigger_check CHECK ((trigger = ANY (ARRAY['initial'::text, 'daily'::text, 'list_update'::text, 'manual'::text])))
+);
+
+CREATE TABLE aml_suppressions (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  subject_key text COLLATE "C" NOT NULL,
+  match_id text COLLATE "C" NOT NULL,
+  match_key text COLLATE "C" NOT NULL,
+  decision_id text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C" NOT NULL,
+  fingerprint text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  lifted_at text COLLATE "C",
+  lifted_by_type text COLLATE "C",
+  lifted_by_id text COLLATE "C",
+  lift_note text COLLATE "C",
+  CONSTRAINT aml_suppressions_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_suppressions_decision_id_fkey FOREIGN KEY (decision_id) REFERENCES aml_match_decisions(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_suppressions_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT aml_suppressions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_suppressions_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE api_key_requests (
@@ -654,6 +676,8 @@ CREATE INDEX aml_checks_review_idx ON aml_checks USING btree (organization_id, e
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions USING btree (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings USING btree (check_id, id);
+
+CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions USING btree (organization_id, environment, subject_key, match_id) WHERE (lifted_at IS NULL);
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys USING btree (organization_id);
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 24
+-- PRAGMA user_version = 33
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -69,6 +69,23 @@ CREATE TABLE "aml_screenings" (
   match_count     INTEGER NOT NULL,
   changed         INTEGER NOT NULL CHECK (changed IN (0, 1)),
   detail          TEXT NOT NULL              -- JSON: new/removed matches, list versions
+) STRICT;
+
+CREATE TABLE aml_suppressions (
+  id              TEXT PRIMARY KEY,                      -- sup_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  subject_key     TEXT NOT NULL,                         -- kyc.SubjectKey (hex SHA-256)
+  match_id        TEXT NOT NULL,                         -- mat_…: source + entity id
+  match_key       TEXT NOT NULL,                         -- source/entityId, for people reading the table
+  decision_id     TEXT NOT NULL REFERENCES aml_match_decisions (id) ON DELETE CASCADE,
+  check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  fingerprint     TEXT NOT NULL,                         -- kyc.ListedEntity.Fingerprint when decided
+  created_at      TEXT NOT NULL,
+  lifted_at       TEXT,
+  lifted_by_type  TEXT,
+  lifted_by_id    TEXT,
+  lift_note       TEXT
 ) STRICT;
 
 CREATE TABLE api_key_requests (
@@ -492,6 +509,9 @@ CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, 
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
+
+CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions (organization_id, environment, subject_key, match_id)
+  WHERE lifted_at IS NULL;
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys (organization_id);
 
