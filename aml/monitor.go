@@ -57,10 +57,11 @@ func (s *Service) ScheduleMonitor(ctx context.Context) error {
 	})
 }
 
-// RegisterJobs adds the monitor job kind to the runner.
+// RegisterJobs adds the monitor and batch job kinds to the runner.
 func (s *Service) RegisterJobs(r *jobs.Runner) {
 	r.Register(jobs.Kind{Name: KindMonitor, MaxAttempts: 5, Backoff: jobs.Schedule(time.Minute, 5*time.Minute),
 		Timeout: monitorSlice + time.Minute, Run: s.runMonitor})
+	s.registerBatch(r)
 }
 
 func (s *Service) runMonitor(ctx context.Context, j store.Job) error {

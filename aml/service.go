@@ -146,6 +146,12 @@ func (s *Service) LostKinds() []screening.Kind {
 // potential match with a match that is not a suppressed false positive)
 // in the same transaction.
 func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, sc *Screened, monitoring bool) (*kyc.AMLCheck, error) {
+	return s.create(tx, orgID, env, sc, monitoring, true)
+}
+
+// create is Create; a batch's checks leave out svc.aml_check.completed
+// (svc.aml_batch.completed stands for all of them) but keep match_found.
+func (s *Service) create(tx *store.Tx, orgID string, env kyc.Environment, sc *Screened, monitoring, completedEvent bool) (*kyc.AMLCheck, error) {
 	c := &kyc.AMLCheck{OrganizationID: orgID, Environment: env, FirstName: strings.TrimSpace(sc.Subject.FirstName),
 		LastName: strings.TrimSpace(sc.Subject.LastName), DOB: sc.Subject.DOB, Country: sc.Subject.Country,
 		MonitoringEnabled: monitoring, Threshold: sc.Threshold, Results: sc.Results}
@@ -162,8 +168,10 @@ func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, sc *Sc
 		return nil, err
 	}
 	c.History = []kyc.Screening{*hist}
-	if err := recordEvent(tx, c, kyc.EventAMLCompleted, nil, 0); err != nil {
-		return nil, err
+	if completedEvent {
+		if err := recordEvent(tx, c, kyc.EventAMLCompleted, nil, 0); err != nil {
+			return nil, err
+		}
 	}
 	// A potential match whose every match is a suppressed false positive
 	// needs nobody: no match_found.

@@ -12,6 +12,39 @@ BEGIN
 END
 $function$;
 
+CREATE TABLE aml_batch_rows (
+  batch_id text COLLATE "C" NOT NULL,
+  row_index bigint NOT NULL,
+  subject text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C",
+  errors text COLLATE "C",
+  CONSTRAINT aml_batch_rows_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES aml_batches(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_batch_rows_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT aml_batch_rows_pkey PRIMARY KEY (batch_id, row_index),
+  CONSTRAINT aml_batch_rows_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'screened'::text, 'failed'::text])))
+);
+
+CREATE TABLE aml_batches (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  monitoring bigint NOT NULL,
+  total bigint NOT NULL,
+  screened bigint NOT NULL DEFAULT 0,
+  failed bigint NOT NULL DEFAULT 0,
+  potential_matches bigint NOT NULL DEFAULT 0,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  completed_at text COLLATE "C",
+  CONSTRAINT aml_batches_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT aml_batches_monitoring_check CHECK ((monitoring = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT aml_batches_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_batches_pkey PRIMARY KEY (id),
+  CONSTRAINT aml_batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text])))
+);
+
 CREATE TABLE aml_checks (
   id text COLLATE "C" NOT NULL,
   public_id text COLLATE "C" NOT NULL,
@@ -664,6 +697,10 @@ CREATE TABLE write_probe (
   data bytea NOT NULL,
   CONSTRAINT write_probe_pkey PRIMARY KEY (id)
 );
+
+CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows USING btree (batch_id, status, row_index);
+
+CREATE INDEX aml_batches_org_idx ON aml_batches USING btree (organization_id, environment, id);
 
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks USING btree (next_screen_at) WHERE (next_screen_at IS NOT NULL);
 

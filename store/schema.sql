@@ -23,6 +23,31 @@ END;
 
 CREATE TRIGGER kyc_events_no_update BEFORE UPDATE ON kyc_events BEGIN SELECT RAISE(ABORT, 'kyc_events is append-only'); END;
 
+CREATE TABLE aml_batch_rows (
+  batch_id  TEXT NOT NULL REFERENCES aml_batches (id) ON DELETE CASCADE,
+  row_index INTEGER NOT NULL,
+  subject   TEXT NOT NULL,                               -- JSON: kyc.AMLBatchSubject as sent
+  status    TEXT NOT NULL CHECK (status IN ('pending', 'screened', 'failed')),
+  check_id  TEXT REFERENCES aml_checks (id) ON DELETE SET NULL,
+  errors    TEXT,                                        -- JSON: the row's field errors when failed
+  PRIMARY KEY (batch_id, row_index)
+) STRICT;
+
+CREATE TABLE aml_batches (
+  id                TEXT PRIMARY KEY,                    -- amb_<ulid>
+  organization_id   TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment       TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  status            TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed')),
+  monitoring        INTEGER NOT NULL CHECK (monitoring IN (0, 1)),
+  total             INTEGER NOT NULL,
+  screened          INTEGER NOT NULL DEFAULT 0,
+  failed            INTEGER NOT NULL DEFAULT 0,            -- rows refused at validation
+  potential_matches INTEGER NOT NULL DEFAULT 0,
+  created_at        TEXT NOT NULL,
+  updated_at        TEXT NOT NULL,
+  completed_at      TEXT
+) STRICT;
+
 CREATE TABLE aml_checks (
   id               TEXT PRIMARY KEY,         -- aml_<ulid>
   public_id        TEXT NOT NULL UNIQUE,     -- aml_<12 base32>
@@ -497,6 +522,10 @@ CREATE TABLE write_probe (
   id   INTEGER PRIMARY KEY,
   data BLOB NOT NULL
 ) STRICT;
+
+CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows (batch_id, status, row_index);
+
+CREATE INDEX aml_batches_org_idx ON aml_batches (organization_id, environment, id);
 
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 

@@ -19,3 +19,33 @@ CREATE TABLE aml_suppressions (
 
 CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions (organization_id, environment, subject_key, match_id)
   WHERE lifted_at IS NULL;
+
+-- Batch screening (see SQLite's 0033).
+CREATE TABLE aml_batches (
+  id                TEXT COLLATE "C" PRIMARY KEY,
+  organization_id   TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
+  environment       TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  status            TEXT COLLATE "C" NOT NULL CHECK (status IN ('queued', 'running', 'completed')),
+  monitoring        BIGINT NOT NULL CHECK (monitoring IN (0, 1)),
+  total             BIGINT NOT NULL,
+  screened          BIGINT NOT NULL DEFAULT 0,
+  failed            BIGINT NOT NULL DEFAULT 0,
+  potential_matches BIGINT NOT NULL DEFAULT 0,
+  created_at        TEXT COLLATE "C" NOT NULL,
+  updated_at        TEXT COLLATE "C" NOT NULL,
+  completed_at      TEXT COLLATE "C"
+);
+
+CREATE INDEX aml_batches_org_idx ON aml_batches (organization_id, environment, id);
+
+CREATE TABLE aml_batch_rows (
+  batch_id  TEXT COLLATE "C" NOT NULL REFERENCES aml_batches (id) ON DELETE CASCADE DEFERRABLE,
+  row_index BIGINT NOT NULL,
+  subject   TEXT COLLATE "C" NOT NULL,
+  status    TEXT COLLATE "C" NOT NULL CHECK (status IN ('pending', 'screened', 'failed')),
+  check_id  TEXT COLLATE "C" REFERENCES aml_checks (id) ON DELETE SET NULL DEFERRABLE,
+  errors    TEXT COLLATE "C",
+  PRIMARY KEY (batch_id, row_index)
+);
+
+CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows (batch_id, status, row_index);
