@@ -23,7 +23,7 @@ const (
 	// EventAMLBatchCompleted is kycd's own (not in spec §6.2): a batch
 	// screening has screened or refused every subject.
 	EventAMLBatchCompleted EventType = "svc.aml_batch.completed"
-	EventWebhookTest        EventType = "svc.webhook.test"
+	EventWebhookTest       EventType = "svc.webhook.test"
 )
 
 // EventTypes lists every event type, in the order of spec §6.2.
