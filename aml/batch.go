@@ -62,6 +62,13 @@ func (s *Service) runBatch(ctx context.Context, j store.Job) error {
 // completes it and fires svc.aml_batch.completed. Run again after a crash,
 // it resumes with the rows still pending.
 func (s *Service) RunBatch(ctx context.Context, orgID string, env kyc.Environment, batchID string) error {
+	return s.runBatchChunks(ctx, orgID, env, batchID, -1)
+}
+
+// runBatchChunks is RunBatch stopping after maxChunks chunks (when not
+// negative) without completing the batch: how a crash between chunks
+// looks to the next run.
+func (s *Service) runBatchChunks(ctx context.Context, orgID string, env kyc.Environment, batchID string, maxChunks int) error {
 	if err := s.Refresh(ctx); err != nil {
 		return err
 	}
@@ -77,9 +84,12 @@ func (s *Service) RunBatch(ctx context.Context, orgID string, env kyc.Environmen
 	if err != nil {
 		return err
 	}
-	for {
+	for chunk := 0; ; chunk++ {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if chunk == maxChunks {
+			return nil
 		}
 		rows, err := s.store.PendingBatchRows(ctx, b.ID, batchChunk)
 		if err != nil {
