@@ -108,6 +108,15 @@ func TestAMLBatch(t *testing.T) {
 			}
 		})
 	}
+	// A CSV upload: the same rows, validated the same way.
+	csvBody := "firstName,lastName,dob,country,externalRef\nSandbox,Sanctioned,,,c-9\nAna,Lima,2990-01-01,,\n"
+	cr := d.call("POST", "/v1/aml-checks/batch", d.A.SandboxKey, csvBody, "Content-Type", "text/csv")
+	if cr.status != http.StatusAccepted || cr.json(t)["total"] != 2.0 || cr.json(t)["failed"] != 1.0 {
+		t.Fatalf("CSV: %d %s", cr.status, cr.body)
+	}
+	if r := d.call("POST", "/v1/aml-checks/batch", d.A.SandboxKey, "name\nX\n", "Content-Type", "text/csv"); r.status != 400 {
+		t.Errorf("CSV with an unknown column: %d", r.status)
+	}
 	// A plain array is accepted too, and 10,000 subjects fit the body limit.
 	big := "[" + strings.TrimSuffix(strings.Repeat(fmt.Sprintf(`{"firstName":"Someone","lastName":"Longername-Example","dob":"1980-01-01","country":"GB","externalRef":"%s"},`, strings.Repeat("r", 30)), kyc.MaxBatchSubjects), ",") + "]"
 	if r := d.call("POST", "/v1/aml-checks/batch", d.A.SandboxKey, big); r.status != http.StatusAccepted || r.json(t)["total"] != float64(kyc.MaxBatchSubjects) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -83,7 +84,12 @@ func (s *Server) handleAMLBatchCreate(w http.ResponseWriter, r *http.Request) er
 	key := keyFrom(r.Context())
 	var list []json.RawMessage
 	monitoring := false
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+	if isCSV(r) {
+		// A CSV upload: the subjects only (monitoring stays off).
+		if list, err = parseBatchCSV(b); err != nil {
+			return err
+		}
+	} else if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
 		if err := json.Unmarshal(t, &list); err != nil {
 			return kyc.Invalid(kyc.FieldError{Field: "body", Message: "must be a JSON array of subjects or an object with subjects"})
 		}
@@ -127,6 +133,11 @@ func (s *Server) handleAMLBatchCreate(w http.ResponseWriter, r *http.Request) er
 		}
 		return toAMLBatchJSON(batch), nil
 	})
+}
+
+func isCSV(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "text/csv"
 }
 
 // batchRow reads and validates one subject; a subject with problems is a
