@@ -108,11 +108,22 @@ func TestAMLBatch(t *testing.T) {
 			}
 		})
 	}
+	// The export: every row, formula-looking cells defused.
+	exp := d.call("GET", "/v1/aml-batches/"+id+"/rows.csv", d.A.SandboxKey, "")
+	lines := strings.Split(strings.TrimSpace(string(exp.body)), "\n")
+	if exp.status != 200 || len(lines) != 6 || !strings.HasPrefix(lines[1], "0,screened,Sandbox,Sanctioned,,,c-1,aml_") ||
+		!strings.Contains(lines[1], ",potential_match,high,1,pending,") {
+		t.Fatalf("export: %d %s", exp.status, exp.body)
+	}
 	// A CSV upload: the same rows, validated the same way.
-	csvBody := "firstName,lastName,dob,country,externalRef\nSandbox,Sanctioned,,,c-9\nAna,Lima,2990-01-01,,\n"
+	csvBody := "firstName,lastName,dob,country,externalRef\nSandbox,Sanctioned,,,=1+2\nAna,Lima,2990-01-01,,\n"
 	cr := d.call("POST", "/v1/aml-checks/batch", d.A.SandboxKey, csvBody, "Content-Type", "text/csv")
 	if cr.status != http.StatusAccepted || cr.json(t)["total"] != 2.0 || cr.json(t)["failed"] != 1.0 {
 		t.Fatalf("CSV: %d %s", cr.status, cr.body)
+	}
+	d.runJobs()
+	if exp := d.call("GET", "/v1/aml-batches/"+cr.json(t)["id"].(string)+"/rows.csv", d.A.SandboxKey, ""); !strings.Contains(string(exp.body), ",'=1+2,") {
+		t.Errorf("formula not defused in the export: %s", exp.body)
 	}
 	if r := d.call("POST", "/v1/aml-checks/batch", d.A.SandboxKey, "name\nX\n", "Content-Type", "text/csv"); r.status != 400 {
 		t.Errorf("CSV with an unknown column: %d", r.status)

@@ -43,6 +43,7 @@ func (s *Server) routes() {
 	s.handle("POST "+batchPath, s.handleAMLBatchCreate)
 	s.handle("GET /v1/aml-batches/{id}", s.handleAMLBatchGet)
 	s.handle("GET /v1/aml-batches/{id}/rows", s.handleAMLBatchRows)
+	s.handle("GET /v1/aml-batches/{id}/rows.csv", s.handleAMLBatchExport)
 	s.handle("POST /v1/aml-suppressions/{id}/lift", s.handleAMLSuppressionLift)
 
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
