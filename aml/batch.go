@@ -46,8 +46,12 @@ func (s *Service) CreateBatch(tx *store.Tx, orgID string, env kyc.Environment, r
 }
 
 func (s *Service) registerBatch(r *jobs.Runner) {
+	// 10,000 subjects take about 10 s on a loaded 2-core machine; an
+	// attempt cut by the timeout keeps what it committed and the next one
+	// goes on from there. The lease (about twice the timeout) is how long a
+	// crashed run's batch waits before another process takes it over.
 	r.Register(jobs.Kind{Name: KindBatch, MaxAttempts: 10, Backoff: jobs.Schedule(10*time.Second, time.Minute),
-		Timeout: 15 * time.Minute, Run: s.runBatch})
+		Timeout: 5 * time.Minute, Run: s.runBatch})
 }
 
 func (s *Service) runBatch(ctx context.Context, j store.Job) error {
