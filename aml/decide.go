@@ -40,6 +40,9 @@ func (s *Service) DecideMatch(tx *store.Tx, orgID string, env kyc.Environment, c
 	if err := tx.InsertMatchDecision(rec); err != nil {
 		return nil, err
 	}
+	if err := carryDecision(tx, c, m, rec, actor); err != nil {
+		return nil, err
+	}
 	all, err := tx.FindMatchDecisions(c.ID)
 	if err != nil {
 		return nil, err

@@ -57,10 +57,11 @@ func (s *Service) ScheduleMonitor(ctx context.Context) error {
 	})
 }
 
-// RegisterJobs adds the monitor job kind to the runner.
+// RegisterJobs adds the monitor and batch job kinds to the runner.
 func (s *Service) RegisterJobs(r *jobs.Runner) {
 	r.Register(jobs.Kind{Name: KindMonitor, MaxAttempts: 5, Backoff: jobs.Schedule(time.Minute, 5*time.Minute),
 		Timeout: monitorSlice + time.Minute, Run: s.runMonitor})
+	s.registerBatch(r)
 }
 
 func (s *Service) runMonitor(ctx context.Context, j store.Job) error {
@@ -185,7 +186,9 @@ func rescreened(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult, trigger
 	latest := kyc.LatestDecisions(decisions)
 	c.Results = results
 	c.Status, c.RiskLevel, c.MatchCount = kyc.RollUp(results)
-	c.ReviewStatus, _ = kyc.ApplyMatchDecisions(c.Results, decisions)
+	if err := applySuppressions(tx, c, decisions); err != nil {
+		return nil, nil, err
+	}
 	now := map[string]bool{}
 	var added, removed []string
 	var changedEntities []kyc.EntityChange
@@ -199,6 +202,8 @@ func rescreened(tx *store.Tx, c *kyc.AMLCheck, results []kyc.ListResult, trigger
 			switch {
 			case d != nil && m.Review != nil && m.Review.Current:
 				settled++ // decided, and the list says the same: no alert
+			case m.Suppressed != nil:
+				settled++ // decided false positive on an earlier check of the subject
 			case d != nil && oldEntity[k] == m.Entity().Fingerprint():
 				// Changed since the decision, but already alerted on when
 				// the change first showed: it waits for a new decision.

@@ -143,12 +143,22 @@ func (s *Service) LostKinds() []screening.Kind {
 
 // Create records a new check from a screening, with its first history
 // entry, and fires svc.aml_check.completed (and match_found on a
-// potential match) in the same transaction.
+// potential match with a match that is not a suppressed false positive)
+// in the same transaction.
 func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, sc *Screened, monitoring bool) (*kyc.AMLCheck, error) {
+	return s.create(tx, orgID, env, sc, monitoring, true)
+}
+
+// create is Create; a batch's checks leave out svc.aml_check.completed
+// (svc.aml_batch.completed stands for all of them) but keep match_found.
+func (s *Service) create(tx *store.Tx, orgID string, env kyc.Environment, sc *Screened, monitoring, completedEvent bool) (*kyc.AMLCheck, error) {
 	c := &kyc.AMLCheck{OrganizationID: orgID, Environment: env, FirstName: strings.TrimSpace(sc.Subject.FirstName),
 		LastName: strings.TrimSpace(sc.Subject.LastName), DOB: sc.Subject.DOB, Country: sc.Subject.Country,
 		MonitoringEnabled: monitoring, Threshold: sc.Threshold, Results: sc.Results}
 	c.Status, c.RiskLevel, c.MatchCount = kyc.RollUp(c.Results)
+	if err := applySuppressions(tx, c, nil); err != nil {
+		return nil, err
+	}
 	hist := &kyc.Screening{Trigger: kyc.TriggerInitial, Status: c.Status, RiskLevel: c.RiskLevel, MatchCount: c.MatchCount,
 		NewMatches: matchKeys(c.Results), ListVersions: versionIDs(c.Results), Changed: true}
 	if err := tx.CreateAMLCheck(c, hist); err != nil {
@@ -158,10 +168,14 @@ func (s *Service) Create(tx *store.Tx, orgID string, env kyc.Environment, sc *Sc
 		return nil, err
 	}
 	c.History = []kyc.Screening{*hist}
-	if err := recordEvent(tx, c, kyc.EventAMLCompleted, nil, 0); err != nil {
-		return nil, err
+	if completedEvent {
+		if err := recordEvent(tx, c, kyc.EventAMLCompleted, nil, 0); err != nil {
+			return nil, err
+		}
 	}
-	if c.Status == kyc.AMLPotentialMatch {
+	// A potential match whose every match is a suppressed false positive
+	// needs nobody: no match_found.
+	if c.Status == kyc.AMLPotentialMatch && kyc.Unsuppressed(c.Results) > 0 {
 		if err := recordEvent(tx, c, kyc.EventAMLMatchFound, nil, 0); err != nil {
 			return nil, err
 		}

@@ -120,3 +120,31 @@ func (c *console) handleMatchDecision(w http.ResponseWriter, r *http.Request) er
 	}
 	return redirect(w, r, "/console/"+string(env(r))+"/alerts/"+ch.ID+"#"+r.PathValue("match"), "match")
 }
+
+// handleLiftSuppression handles "POST /console/{env}/alerts/{id}/suppressions/{sup}/lift":
+// a reviewer ends a suppression (a false positive carried over from an
+// earlier check of the subject), with a note; later screenings show the
+// match again. The check is re-read with the lift on record.
+func (c *console) handleLiftSuppression(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	note := strings.TrimSpace(r.PostFormValue("note"))
+	switch {
+	case note == "":
+		return kyc.Invalid(kyc.FieldError{Field: "note", Message: "is required: say why"})
+	case utf8.RuneCountInString(note) > aml.MaxNoteLen:
+		return kyc.Invalid(kyc.FieldError{Field: "note", Message: "must be at most 2000 characters"})
+	}
+	ch, err := c.aml.Load(r.Context(), sess.User.OrganizationID, env(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	err = c.store.InTx(r.Context(), func(tx *store.Tx) error {
+		_, err := c.aml.LiftSuppression(tx, sess.User.OrganizationID, env(r), r.PathValue("sup"), note,
+			aml.Actor{Type: kyc.ActorUser, ID: sess.User.ID})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return redirect(w, r, "/console/"+string(env(r))+"/alerts/"+ch.ID, "suppression")
+}

@@ -113,6 +113,7 @@ var notices = map[string]string{
 	"decided":       "Your decision is recorded.",
 	"first":         "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
 	"match":         "Your decision on the match is recorded.",
+	"suppression":   "The suppression is lifted: later screenings of this person show the match for review again.",
 	"password":      "Your password is changed. Your other sessions have ended.",
 	"password-set":  "Your password is set. Sign in with it now.",
 	"totp-on":       "Two-step sign-in is on. Next time you sign in, you will need a code from your app.",

@@ -85,6 +85,7 @@ func (c *console) table() []route {
 		{pattern: "GET /console/{env}/alerts", access: signedIn, perm: kyc.PermRead, h: c.handleAlerts},
 		{pattern: "GET /console/{env}/alerts/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAlert},
 		{pattern: "POST /console/{env}/alerts/{id}/matches/{match}", access: signedIn, perm: kyc.PermDecide, h: c.handleMatchDecision, back: c.handleAlert},
+		{pattern: "POST /console/{env}/alerts/{id}/suppressions/{sup}/lift", access: signedIn, perm: kyc.PermDecide, h: c.handleLiftSuppression, back: c.handleAlert},
 		{pattern: "GET /console/{env}/alerts/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAlertReportPDF},
 
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},

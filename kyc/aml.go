@@ -162,6 +162,10 @@ type MatchRecord struct {
 	// Review is the latest decision on the match, attached when the check
 	// is read (ApplyMatchDecisions); never stored with the results.
 	Review *MatchReview `json:"review"`
+	// Suppressed is set when an earlier false_positive decision on the
+	// same subject covers the match (ApplySuppressions); stored with the
+	// screening that applied it.
+	Suppressed *MatchSuppression `json:"suppressed"`
 }
 
 // Key identifies the entity across re-screens (a new match is one whose

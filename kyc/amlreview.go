@@ -221,8 +221,12 @@ func ApplyMatchDecisions(results []ListResult, decisions []MatchDecisionRecord) 
 			d, ok := latest[m.ID]
 			if !ok {
 				m.Review = nil
+				if m.Suppressed != nil {
+					settled++ // decided false positive on an earlier check of the subject
+				}
 				continue
 			}
+			m.Suppressed = nil // the check's own decision comes first
 			now := m.Entity()
 			r := &MatchReview{ID: d.ID, Decision: d.Decision, Note: d.Note, ActorType: d.ActorType, ActorID: d.ActorID,
 				DecidedAt: FormatTime(d.CreatedAt), Current: now.Fingerprint() == d.Entity.Fingerprint(), Changes: []string{}}

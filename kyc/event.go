@@ -20,14 +20,17 @@ const (
 	EventAMLCompleted       EventType = "svc.aml_check.completed"
 	EventAMLMatchFound      EventType = "svc.aml_check.match_found"
 	EventAMLMonitoringAlert EventType = "svc.aml_check.monitoring_alert"
-	EventWebhookTest        EventType = "svc.webhook.test"
+	// EventAMLBatchCompleted is kycd's own (not in spec §6.2): a batch
+	// screening has screened or refused every subject.
+	EventAMLBatchCompleted EventType = "svc.aml_batch.completed"
+	EventWebhookTest       EventType = "svc.webhook.test"
 )
 
 // EventTypes lists every event type, in the order of spec §6.2.
 var EventTypes = []EventType{
 	EventKYCCreated, EventKYCPortalLinkReady, EventKYCSubmitted, EventKYCProcessing, EventKYCApproved,
 	EventKYCRejected, EventKYCAwaitingReview, EventKYCExpired, EventKYCCancelled, EventKYCFailed,
-	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventWebhookTest,
+	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventWebhookTest,
 }
 
 // Valid reports whether t is one of the event types.

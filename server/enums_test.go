@@ -154,12 +154,14 @@ type enumSite struct {
 // emittedEnums says where each kyc string type reaches a response or a
 // webhook body. Types the server never writes out are listed with nil.
 var emittedEnums = map[string][]enumSite{
-	"AMLStatus":       {{path: "AmlStatus"}},
-	"ListStatus":      {{path: "AmlListResult status"}, {path: "AmlEvent results [] status"}},
-	"RiskLevel":       {{path: "RiskLevel"}},
-	"MatchDecision":   {{path: "AmlMatchReview decision"}, {path: "AmlEntityChange previousDecision"}},
-	"AMLReviewStatus": {{path: "AmlReviewStatus"}},
-	"ApplicantStatus": {{path: "Applicant status"}},
+	"AMLStatus":         {{path: "AmlStatus"}},
+	"ListStatus":        {{path: "AmlListResult status"}, {path: "AmlEvent results [] status"}},
+	"RiskLevel":         {{path: "RiskLevel"}},
+	"MatchDecision":     {{path: "AmlMatchReview decision"}, {path: "AmlEntityChange previousDecision"}},
+	"AMLReviewStatus":   {{path: "AmlReviewStatus"}},
+	"AMLBatchStatus":    {{path: "AmlBatch status"}},
+	"AMLBatchRowStatus": {{path: "AmlBatchRow status"}},
+	"ApplicantStatus":   {{path: "Applicant status"}},
 	"EventType": {
 		{path: "EventType"},
 		{path: "KycEventType", prefix: "svc.kyc."},

@@ -53,11 +53,15 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 // curl -d (which sends a form content type) works; parse errors mention the
 // header when it was not JSON.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	limit := int64(maxJSONBody)
+	if r.URL.Path == batchPath {
+		limit = maxBatchBody // up to kyc.MaxBatchSubjects subjects
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, &statusError{err: &kyc.Error{Code: kyc.EValidation, Message: fmt.Sprintf("The request body is larger than %d bytes.", maxJSONBody),
-			Details: []kyc.FieldError{{Field: "body", Message: fmt.Sprintf("must be at most %d bytes", maxJSONBody)}}}, status: http.StatusRequestEntityTooLarge}
+		return nil, &statusError{err: &kyc.Error{Code: kyc.EValidation, Message: fmt.Sprintf("The request body is larger than %d bytes.", limit),
+			Details: []kyc.FieldError{{Field: "body", Message: fmt.Sprintf("must be at most %d bytes", limit)}}}, status: http.StatusRequestEntityTooLarge}
 	}
 	if err != nil {
 		// A truncated or malformed chunked body, a connection cut or

@@ -39,6 +39,12 @@ func (s *Server) routes() {
 	s.handle("POST /v1/aml-checks/{id}/rescreen", s.handleAMLCheckRescreen)
 	s.handle("GET /v1/aml-checks/{id}/report.pdf", s.handleAMLReportPDF)
 	s.handle("POST /v1/aml-checks/{id}/matches/{matchId}/decision", s.handleAMLMatchDecision)
+	s.handle("GET /v1/aml-suppressions/{id}", s.handleAMLSuppressionGet)
+	s.handle("POST "+batchPath, s.handleAMLBatchCreate)
+	s.handle("GET /v1/aml-batches/{id}", s.handleAMLBatchGet)
+	s.handle("GET /v1/aml-batches/{id}/rows", s.handleAMLBatchRows)
+	s.handle("GET /v1/aml-batches/{id}/rows.csv", s.handleAMLBatchExport)
+	s.handle("POST /v1/aml-suppressions/{id}/lift", s.handleAMLSuppressionLift)
 
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
 	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)

@@ -34,14 +34,23 @@ func (tx *Tx) CreateAMLCheck(c *kyc.AMLCheck, sc *kyc.Screening) error {
 	if err != nil {
 		return err
 	}
-	c.ReviewStatus, c.ResolvedAt = kyc.AMLReviewNotRequired, nil
-	if c.MatchCount > 0 {
+	// The caller may have settled every match already (suppressed false
+	// positives of the subject): then the check is resolved from the start.
+	c.ResolvedAt = nil
+	switch {
+	case c.MatchCount == 0:
+		c.ReviewStatus = kyc.AMLReviewNotRequired
+	case c.ReviewStatus == kyc.AMLReviewResolved:
+		now := tx.now
+		c.ResolvedAt = &now
+	default:
 		c.ReviewStatus = kyc.AMLReviewPending
 	}
-	_, err = tx.exec(`INSERT INTO aml_checks (`+amlColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+	_, err = tx.exec(`INSERT INTO aml_checks (`+amlColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.PublicID, c.OrganizationID, string(c.Environment), c.FirstName, c.LastName, c.DOB, c.Country,
 		boolInt(c.MonitoringEnabled), string(c.Status), riskString(c.RiskLevel), c.MatchCount, c.Threshold, results,
-		kyc.FormatTime(tx.now), timeOrNil(c.NextScreenAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), string(c.ReviewStatus))
+		kyc.FormatTime(tx.now), timeOrNil(c.NextScreenAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), string(c.ReviewStatus),
+		timeOrNil(c.ResolvedAt))
 	if err != nil {
 		return fmt.Errorf("insert aml check: %w", err)
 	}

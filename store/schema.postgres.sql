@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 25
+-- kycd_schema version = 26
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -11,6 +11,39 @@ BEGIN
   RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = 'restrict_violation';
 END
 $function$;
+
+CREATE TABLE aml_batch_rows (
+  batch_id text COLLATE "C" NOT NULL,
+  row_index bigint NOT NULL,
+  subject text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C",
+  errors text COLLATE "C",
+  CONSTRAINT aml_batch_rows_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES aml_batches(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_batch_rows_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT aml_batch_rows_pkey PRIMARY KEY (batch_id, row_index),
+  CONSTRAINT aml_batch_rows_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'screened'::text, 'failed'::text])))
+);
+
+CREATE TABLE aml_batches (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  monitoring bigint NOT NULL,
+  total bigint NOT NULL,
+  screened bigint NOT NULL DEFAULT 0,
+  failed bigint NOT NULL DEFAULT 0,
+  potential_matches bigint NOT NULL DEFAULT 0,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  completed_at text COLLATE "C",
+  CONSTRAINT aml_batches_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT aml_batches_monitoring_check CHECK ((monitoring = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT aml_batches_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_batches_pkey PRIMARY KEY (id),
+  CONSTRAINT aml_batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text])))
+);
 
 CREATE TABLE aml_checks (
   id text COLLATE "C" NOT NULL,
@@ -74,6 +107,28 @@ CREATE TABLE aml_screenings (
   CONSTRAINT aml_screenings_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_screenings_pkey PRIMARY KEY (id),
   CONSTRAINT aml_screenings_trigger_check CHECK ((trigger = ANY (ARRAY['initial'::text, 'daily'::text, 'list_update'::text, 'manual'::text])))
+);
+
+CREATE TABLE aml_suppressions (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  subject_key text COLLATE "C" NOT NULL,
+  match_id text COLLATE "C" NOT NULL,
+  match_key text COLLATE "C" NOT NULL,
+  decision_id text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C" NOT NULL,
+  fingerprint text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  lifted_at text COLLATE "C",
+  lifted_by_type text COLLATE "C",
+  lifted_by_id text COLLATE "C",
+  lift_note text COLLATE "C",
+  CONSTRAINT aml_suppressions_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_suppressions_decision_id_fkey FOREIGN KEY (decision_id) REFERENCES aml_match_decisions(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_suppressions_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT aml_suppressions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_suppressions_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE api_key_requests (
@@ -658,6 +713,10 @@ CREATE TABLE write_probe (
   CONSTRAINT write_probe_pkey PRIMARY KEY (id)
 );
 
+CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows USING btree (batch_id, status, row_index);
+
+CREATE INDEX aml_batches_org_idx ON aml_batches USING btree (organization_id, environment, id);
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks USING btree (next_screen_at) WHERE (next_screen_at IS NOT NULL);
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks USING btree (organization_id, environment, id);
@@ -669,6 +728,8 @@ CREATE INDEX aml_checks_review_idx ON aml_checks USING btree (organization_id, e
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions USING btree (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings USING btree (check_id, id);
+
+CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions USING btree (organization_id, environment, subject_key, match_id) WHERE (lifted_at IS NULL);
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys USING btree (organization_id);
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 25
+-- PRAGMA user_version = 26
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -22,6 +22,31 @@ BEGIN
 END;
 
 CREATE TRIGGER kyc_events_no_update BEFORE UPDATE ON kyc_events BEGIN SELECT RAISE(ABORT, 'kyc_events is append-only'); END;
+
+CREATE TABLE aml_batch_rows (
+  batch_id  TEXT NOT NULL REFERENCES aml_batches (id) ON DELETE CASCADE,
+  row_index INTEGER NOT NULL,
+  subject   TEXT NOT NULL,                               -- JSON: kyc.AMLBatchSubject as sent
+  status    TEXT NOT NULL CHECK (status IN ('pending', 'screened', 'failed')),
+  check_id  TEXT REFERENCES aml_checks (id) ON DELETE SET NULL,
+  errors    TEXT,                                        -- JSON: the row's field errors when failed
+  PRIMARY KEY (batch_id, row_index)
+) STRICT;
+
+CREATE TABLE aml_batches (
+  id                TEXT PRIMARY KEY,                    -- amb_<ulid>
+  organization_id   TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment       TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  status            TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed')),
+  monitoring        INTEGER NOT NULL CHECK (monitoring IN (0, 1)),
+  total             INTEGER NOT NULL,
+  screened          INTEGER NOT NULL DEFAULT 0,
+  failed            INTEGER NOT NULL DEFAULT 0,            -- rows refused at validation
+  potential_matches INTEGER NOT NULL DEFAULT 0,
+  created_at        TEXT NOT NULL,
+  updated_at        TEXT NOT NULL,
+  completed_at      TEXT
+) STRICT;
 
 CREATE TABLE aml_checks (
   id               TEXT PRIMARY KEY,         -- aml_<ulid>
@@ -69,6 +94,23 @@ CREATE TABLE "aml_screenings" (
   match_count     INTEGER NOT NULL,
   changed         INTEGER NOT NULL CHECK (changed IN (0, 1)),
   detail          TEXT NOT NULL              -- JSON: new/removed matches, list versions
+) STRICT;
+
+CREATE TABLE aml_suppressions (
+  id              TEXT PRIMARY KEY,                      -- sup_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  subject_key     TEXT NOT NULL,                         -- kyc.SubjectKey (hex SHA-256)
+  match_id        TEXT NOT NULL,                         -- mat_…: source + entity id
+  match_key       TEXT NOT NULL,                         -- source/entityId, for people reading the table
+  decision_id     TEXT NOT NULL REFERENCES aml_match_decisions (id) ON DELETE CASCADE,
+  check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  fingerprint     TEXT NOT NULL,                         -- kyc.ListedEntity.Fingerprint when decided
+  created_at      TEXT NOT NULL,
+  lifted_at       TEXT,
+  lifted_by_type  TEXT,
+  lifted_by_id    TEXT,
+  lift_note       TEXT
 ) STRICT;
 
 CREATE TABLE api_key_requests (
@@ -491,6 +533,10 @@ CREATE TABLE write_probe (
   data BLOB NOT NULL
 ) STRICT;
 
+CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows (batch_id, status, row_index);
+
+CREATE INDEX aml_batches_org_idx ON aml_batches (organization_id, environment, id);
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks (organization_id, environment, id);
@@ -502,6 +548,9 @@ CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, 
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
+
+CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions (organization_id, environment, subject_key, match_id)
+  WHERE lifted_at IS NULL;
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys (organization_id);
 
