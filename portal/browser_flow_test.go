@@ -160,11 +160,14 @@ func TestBrowserCamera(t *testing.T) {
 	if len(caps) != 3 {
 		t.Fatalf("captures=%d, want 3", len(caps))
 	}
-	// Every capture is an upload as the server sees it; what the page said
-	// (camera for the documents, upload for the selfie) is evidence.
+	// The document photos were taken in the server's document camera
+	// session (camera_session); the selfie, without a liveness session, is
+	// an upload as the server sees it. What the page said (camera for the
+	// documents, upload for the selfie) is kept as evidence.
 	for _, c := range caps {
 		claim := map[string]string{"document": "camera", "selfie": "upload"}[c.Kind]
-		if c.Method != kyc.MethodUpload || c.Meta["clientMethod"] != claim || c.ContentType != "image/jpeg" || c.Width < 200 || c.Height < 200 ||
+		method := map[string]string{"document": kyc.MethodCameraSession, "selfie": kyc.MethodUpload}[c.Kind]
+		if c.Method != method || c.Meta["clientMethod"] != claim || c.ContentType != "image/jpeg" || c.Width < 200 || c.Height < 200 ||
 			!strings.Contains(c.UserAgent, "Chrome") || c.IP != "127.0.0.1" {
 			t.Errorf("capture %s: %+v", c.Kind, c)
 		}
