@@ -21,13 +21,16 @@ const (
 	EventAMLMatchFound      EventType = "svc.aml_check.match_found"
 	EventAMLMonitoringAlert EventType = "svc.aml_check.monitoring_alert"
 	EventWebhookTest        EventType = "svc.webhook.test"
+	// EventApplicantErased: an applicant's personal data was erased
+	// (DELETE /v1/applicants/{id}, or a scheduled erasure).
+	EventApplicantErased EventType = "svc.applicant.erased"
 )
 
 // EventTypes lists every event type, in the order of spec §6.2.
 var EventTypes = []EventType{
 	EventKYCCreated, EventKYCPortalLinkReady, EventKYCSubmitted, EventKYCProcessing, EventKYCApproved,
 	EventKYCRejected, EventKYCAwaitingReview, EventKYCExpired, EventKYCCancelled, EventKYCFailed,
-	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventWebhookTest,
+	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventWebhookTest, EventApplicantErased,
 }
 
 // Valid reports whether t is one of the event types.

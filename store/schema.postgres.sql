@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 24
+-- kycd_schema version = 31
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -120,6 +120,10 @@ CREATE TABLE applicants (
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
   archived_at text COLLATE "C",
+  erased_at text COLLATE "C",
+  erasure_scheduled_at text COLLATE "C",
+  legal_hold_reason text,
+  legal_hold_at text COLLATE "C",
   CONSTRAINT applicants_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT applicants_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT applicants_pkey PRIMARY KEY (id),
@@ -224,6 +228,24 @@ CREATE TABLE email_outbox (
   CONSTRAINT email_outbox_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT email_outbox_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT email_outbox_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE erasures (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  applicant_id text COLLATE "C" NOT NULL,
+  rule text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C",
+  reason text,
+  erased_at text COLLATE "C" NOT NULL,
+  receipt text NOT NULL,
+  CONSTRAINT erasures_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id),
+  CONSTRAINT erasures_applicant_id_key UNIQUE (applicant_id),
+  CONSTRAINT erasures_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT erasures_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT erasures_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE events (
@@ -527,6 +549,13 @@ CREATE TABLE organizations (
   CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint])))
 );
 
+CREATE TABLE subject_keys (
+  applicant_id text COLLATE "C" NOT NULL,
+  secret bytea NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT subject_keys_pkey PRIMARY KEY (applicant_id)
+);
+
 CREATE TABLE usage_events (
   metric text COLLATE "C" NOT NULL,
   resource_id text COLLATE "C" NOT NULL,
@@ -657,6 +686,8 @@ CREATE INDEX aml_screenings_check_id_idx ON aml_screenings USING btree (check_id
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys USING btree (organization_id);
 
+CREATE INDEX applicants_erasure_due_idx ON applicants USING btree (erasure_scheduled_at) WHERE ((erasure_scheduled_at IS NOT NULL) AND (erased_at IS NULL));
+
 CREATE UNIQUE INDEX applicants_org_env_external_ref_idx ON applicants USING btree (organization_id, environment, external_ref) WHERE (external_ref IS NOT NULL);
 
 CREATE INDEX applicants_org_env_id_idx ON applicants USING btree (organization_id, environment, id);
@@ -672,6 +703,8 @@ CREATE INDEX console_sessions_expires_idx ON console_sessions USING btree (expir
 CREATE INDEX console_sessions_user_idx ON console_sessions USING btree (user_id);
 
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys USING btree (active) WHERE (active = 1);
+
+CREATE INDEX erasures_org_env_idx ON erasures USING btree (organization_id, environment, erased_at);
 
 CREATE INDEX events_org_env_id_idx ON events USING btree (organization_id, environment, id);
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 24
+-- PRAGMA user_version = 31
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -107,7 +107,7 @@ CREATE TABLE applicants (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   archived_at     TEXT
-) STRICT;
+, erased_at TEXT, erasure_scheduled_at TEXT, legal_hold_reason TEXT, legal_hold_at TEXT) STRICT;
 
 CREATE TABLE audit_head (
   id           INTEGER PRIMARY KEY CHECK (id = 1),
@@ -184,6 +184,19 @@ CREATE TABLE email_outbox (
   sent_at         TEXT,
   error           TEXT
 , html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), body_key_id INTEGER REFERENCES data_keys (id), expired_at TEXT) STRICT;
+
+CREATE TABLE erasures (
+  id              TEXT PRIMARY KEY,          -- era_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  applicant_id    TEXT NOT NULL UNIQUE REFERENCES applicants (id),
+  rule            TEXT NOT NULL,             -- data_subject_request, retention_…
+  actor_type      TEXT NOT NULL,
+  actor_id        TEXT,
+  reason          TEXT,
+  erased_at       TEXT NOT NULL,
+  receipt         TEXT NOT NULL              -- JSON: kyc.ErasureReceipt
+) STRICT;
 
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
@@ -495,6 +508,9 @@ CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys (organization_id);
 
+CREATE INDEX applicants_erasure_due_idx ON applicants (erasure_scheduled_at)
+  WHERE erasure_scheduled_at IS NOT NULL AND erased_at IS NULL;
+
 CREATE UNIQUE INDEX applicants_org_env_external_ref_idx
   ON applicants (organization_id, environment, external_ref) WHERE external_ref IS NOT NULL;
 
@@ -511,6 +527,8 @@ CREATE INDEX console_sessions_expires_idx ON console_sessions (expires_at);
 CREATE INDEX console_sessions_user_idx ON console_sessions (user_id);
 
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys (active) WHERE active = 1;
+
+CREATE INDEX erasures_org_env_idx ON erasures (organization_id, environment, erased_at);
 
 CREATE INDEX events_org_env_id_idx ON events (organization_id, environment, id);
 
