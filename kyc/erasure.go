@@ -36,8 +36,8 @@ type ErasureReceipt struct {
 	ActorType      string          `json:"actorType"`
 	ActorID        *string         `json:"actorId"`
 	Reason         *string         `json:"reason"`
-	ApplicantSince time.Time       `json:"applicantCreatedAt"`
-	ErasedAt       time.Time       `json:"erasedAt"`
+	ApplicantSince string          `json:"applicantCreatedAt"`
+	ErasedAt       string          `json:"erasedAt"`
 	Requests       []ErasedRequest `json:"requests"`
 	// FieldsSHA256 is the SHA-256 of the erased applicant fields (names,
 	// contact details, date of birth, country, metadata) as canonical JSON:

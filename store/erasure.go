@@ -52,16 +52,13 @@ func (s *Store) EraseApplicant(ctx context.Context, r ErasureRequest) (*kyc.Eras
 			return err
 		}
 		internalID = a.ID
-		var erasedAt, hold sql.NullString
-		if err := tx.queryRow(`SELECT erased_at, legal_hold_reason FROM applicants WHERE id = ?`, a.ID).Scan(&erasedAt, &hold); err != nil {
-			return fmt.Errorf("erase applicant: %w", err)
-		}
-		if erasedAt.Valid {
+		if a.ErasedAt != nil {
 			rec, err = tx.findErasure(a.ID)
 			return err
 		}
-		if hold.Valid {
-			return ErrLegalHold
+		if a.LegalHoldReason != nil {
+			return &kyc.Error{Code: kyc.EConflict, Reason: "legal_hold", Err: ErrLegalHold,
+				Message: fmt.Sprintf("Applicant %s is under legal hold: nothing is erased until an admin lifts it.", r.ApplicantID)}
 		}
 		var latest sql.NullString
 		if err := tx.queryRow(`SELECT max(decided_at) FROM kyc_requests WHERE applicant_id = ? AND decision IN ('approved', 'rejected')`,
@@ -114,7 +111,7 @@ func (tx *Tx) erase(a *kyc.Applicant, r ErasureRequest) (*kyc.ErasureReceipt, er
 	actorType, actorID := tx.actorOrSystem()
 	rec := &kyc.ErasureReceipt{ID: "era_" + NewULID(tx.now), Object: "applicant_erasure", ApplicantID: a.ID,
 		ExternalRef: a.ExternalRef, Environment: a.Environment, Rule: r.Rule, ActorType: string(actorType), ActorID: actorID,
-		Reason: r.Reason, ApplicantSince: a.CreatedAt, ErasedAt: tx.now, Requests: []kyc.ErasedRequest{}}
+		Reason: r.Reason, ApplicantSince: kyc.FormatTime(a.CreatedAt), ErasedAt: kyc.FormatTime(tx.now), Requests: []kyc.ErasedRequest{}}
 	fields, err := json.Marshal(map[string]any{"firstName": a.FirstName, "lastName": a.LastName, "email": a.Email,
 		"phone": a.Phone, "dob": a.DOB, "country": a.Country, "metadata": a.Metadata})
 	if err != nil {
@@ -299,57 +296,35 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// LegalHold is an applicant's erasure state besides its record.
-type LegalHold struct {
-	Reason             *string    // nil: no hold
-	Since              *time.Time // when the hold was set
-	ErasureScheduledAt *time.Time
-	ErasedAt           *time.Time
-}
-
-// SetLegalHold puts the applicant under legal hold with a reason, or with
-// reason nil lifts it, and audits the change. While held, no erasure runs:
-// neither on request nor scheduled.
-func (tx *Tx) SetLegalHold(orgID string, env kyc.Environment, idParam string, reason *string) (*kyc.Applicant, *LegalHold, error) {
+// SetLegalHold puts the applicant under legal hold (hold) or lifts it,
+// with the reason for either, and audits the change. While held, no
+// erasure runs: neither on request nor scheduled. An erased applicant
+// cannot be held (UNPROCESSABLE): there is nothing left to hold.
+func (tx *Tx) SetLegalHold(orgID string, env kyc.Environment, idParam string, hold bool, reason string) (*kyc.Applicant, error) {
 	a, err := tx.FindApplicant(orgID, env, idParam)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var since any
-	action, why := "applicant.legal_hold_lifted", "legal hold lifted"
-	if reason != nil {
-		since, action, why = kyc.FormatTime(tx.now), "applicant.legal_hold_set", *reason
+	if a.ErasedAt != nil {
+		return nil, &kyc.Error{Code: kyc.EUnprocessable, Reason: "applicant_erased",
+			Message: fmt.Sprintf("Applicant %s was erased; there is nothing left to hold.", idParam)}
+	}
+	var holdReason, since any
+	action := "applicant.legal_hold_lifted"
+	if hold {
+		holdReason, since, action = reason, kyc.FormatTime(tx.now), "applicant.legal_hold_set"
 	}
 	if _, err := tx.exec(`UPDATE applicants SET legal_hold_reason = ?, legal_hold_at = ?, updated_at = ? WHERE id = ?`,
-		reason, since, kyc.FormatTime(tx.now), a.ID); err != nil {
-		return nil, nil, fmt.Errorf("set legal hold: %w", err)
+		holdReason, since, kyc.FormatTime(tx.now), a.ID); err != nil {
+		return nil, fmt.Errorf("set legal hold: %w", err)
 	}
-	if err := tx.auditOperatorAction(a.OrganizationID, a.Environment, "applicant", a.ID, action, why); err != nil {
-		return nil, nil, err
+	if err := tx.auditOperatorAction(a.OrganizationID, a.Environment, "applicant", a.ID, action, reason); err != nil {
+		return nil, err
 	}
-	h, err := findLegalHold(context.Background(), tx.q, a.ID)
-	return a, h, err
+	return tx.FindApplicant(orgID, env, a.ID)
 }
 
-// FindLegalHold returns an applicant's hold and erasure state.
-func (s *Store) FindLegalHold(ctx context.Context, applicantID string) (*LegalHold, error) {
-	return findLegalHold(ctx, readPool{s.readStmts}, applicantID)
-}
-
-func findLegalHold(ctx context.Context, q queryer, applicantID string) (*LegalHold, error) {
-	var reason, since, scheduled, erased sql.NullString
-	if err := q.QueryRowContext(ctx, `SELECT legal_hold_reason, legal_hold_at, erasure_scheduled_at, erased_at FROM applicants WHERE id = ?`,
-		applicantID).Scan(&reason, &since, &scheduled, &erased); err != nil {
-		return nil, fmt.Errorf("find legal hold: %w", err)
-	}
-	h := &LegalHold{}
-	if reason.Valid {
-		h.Reason = &reason.String
-	}
-	h.Since, h.ErasureScheduledAt, h.ErasedAt = nullTime(since), nullTime(scheduled), nullTime(erased)
-	return h, nil
-}
-
+// nullTime parses a nullable time column.
 func nullTime(v sql.NullString) *time.Time {
 	if !v.Valid {
 		return nil

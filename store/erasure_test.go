@@ -180,7 +180,7 @@ func TestErasureRetentionAndHold(t *testing.T) {
 	if d := deferred.NotBefore.Sub(want); d < -time.Minute || d > time.Minute {
 		t.Errorf("deferred until %v, want about %v", deferred.NotBefore, want)
 	}
-	h, err := s.FindLegalHold(t.Context(), appID)
+	h, err := s.FindApplicant(t.Context(), org.ID, kyc.Live, appID)
 	if err != nil || h.ErasureScheduledAt == nil || !h.ErasureScheduledAt.Equal(deferred.NotBefore) {
 		t.Fatalf("scheduled: %v %+v", err, h)
 	}
@@ -201,7 +201,7 @@ func TestErasureRetentionAndHold(t *testing.T) {
 	// Legal hold: refused now and not due later; lifted: due again.
 	reason := "subpoena 2026-117"
 	if err := s.InTx(t.Context(), func(tx *store.Tx) error {
-		_, _, err := tx.SetLegalHold(org.ID, kyc.Live, appID, &reason)
+		_, err := tx.SetLegalHold(org.ID, kyc.Live, appID, true, reason)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestErasureRetentionAndHold(t *testing.T) {
 		t.Errorf("due under hold: %v %v", err, due)
 	}
 	if err := s.InTx(t.Context(), func(tx *store.Tx) error {
-		_, _, err := tx.SetLegalHold(org.ID, kyc.Live, appID, nil)
+		_, err := tx.SetLegalHold(org.ID, kyc.Live, appID, false, "case closed")
 		return err
 	}); err != nil {
 		t.Fatal(err)
