@@ -1,6 +1,10 @@
 package server_test
 
 import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 
@@ -100,4 +104,82 @@ func TestApplicantErasureAPI(t *testing.T) {
 	if got := e.call("GET", "/v1/applicants/"+liveID, e.A.LiveKey, "").json(t); got["erasureScheduledAt"] != r.json(t)["erasureScheduledAt"] || got["firstName"] != "Grace" {
 		t.Errorf("scheduled applicant: %v", got)
 	}
+}
+
+// TestApplicantExport: the archive holds export.json with the applicant
+// and its request, and the captured image byte for byte; the export is
+// audited; another organization gets 404.
+func TestApplicantExport(t *testing.T) {
+	e := newAPIEnv(t)
+	a := e.mustCreate(e.A.SandboxKey, ada)
+	id := a["id"].(string)
+	img := []byte("\xff\xd8\xff\xe0 not really a jpeg, but bytes to compare")
+	var capID, reqID string
+	if err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		r := &kyc.KYCRequest{OrganizationID: e.A.ID, Environment: kyc.Sandbox, ApplicantID: id, Status: kyc.KYCLinkGenerated,
+			Decision: kyc.DecisionPending, WorkflowType: kyc.WorkflowStandard, PortalExpiresAt: tx.Now()}
+		if err := tx.CreateKYCRequest(r, []byte(store.NewSecret(16))); err != nil {
+			return err
+		}
+		side := "front"
+		c := &kyc.Capture{RequestID: r.ID, Kind: "document", Side: &side, ContentType: "image/jpeg", Width: 1, Height: 1,
+			SHA256: "x", SourceSHA256: "x", Method: "upload", UserAgent: "test", IP: "192.0.2.1"}
+		reqID = r.ID
+		if err := tx.SaveCapture(c, img); err != nil {
+			return err
+		}
+		capID = c.ID
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.call("GET", "/v1/applicants/"+id+"/export", e.A.SandboxKey, "")
+	if r.status != 200 || r.header.Get("Content-Type") != "application/zip" {
+		t.Fatalf("export: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f.Name], _ = io.ReadAll(rc)
+		rc.Close()
+	}
+	if !bytes.Equal(files["requests/"+reqID+"/"+capID+".jpg"], img) {
+		t.Errorf("image missing or changed; files: %v", keys(files))
+	}
+	var doc struct {
+		Object    string         `json:"object"`
+		Applicant map[string]any `json:"applicant"`
+		Requests  []struct {
+			Captures []struct{ File, IP string } `json:"captures"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal(files["export.json"], &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Object != "applicant_export" || doc.Applicant["email"] != "ada@example.com" || len(doc.Requests) != 1 ||
+		len(doc.Requests[0].Captures) != 1 || doc.Requests[0].Captures[0].IP != "192.0.2.1" {
+		t.Errorf("export.json: %s", files["export.json"])
+	}
+	audit, err := e.store.FindAudit(t.Context(), id)
+	if err != nil || len(audit) == 0 || audit[len(audit)-1].Action != "applicant.exported" {
+		t.Errorf("audit: %v %+v", err, audit)
+	}
+	if r := e.call("GET", "/v1/applicants/"+id+"/export", e.B.SandboxKey, ""); r.status != 404 {
+		t.Errorf("export by another organization: %d", r.status)
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/applicants/{id}/unarchive", s.handleApplicantUnarchive)
 	s.handle("DELETE /v1/applicants/{id}", s.handleApplicantErase)
 	s.handle("GET /v1/applicants/{id}/erasure", s.handleApplicantErasure)
+	s.handle("GET /v1/applicants/{id}/export", s.handleApplicantExport)
 	s.handle("POST /v1/applicants/{id}/legal-hold", s.handleLegalHoldSet)
 	s.handle("POST /v1/applicants/{id}/legal-hold/lift", s.handleLegalHoldLift)
 
