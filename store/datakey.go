@@ -125,7 +125,7 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 	}
 	if _, pg := s.eng.(pgEngine); pg {
 		k.subjects = &subjectKeys{db: s.reader, postgres: true, boxes: map[string]*seal.Box{}}
-	} else if k.subjects, err = openSubjectKeys(ctx, s.path); err != nil {
+	} else if k.subjects, err = openSubjectKeys(ctx, s.writer, s.path); err != nil {
 		return err
 	}
 	s.keys, s.master = k, master

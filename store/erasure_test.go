@@ -236,3 +236,34 @@ func TestErasureRetentionAndHold(t *testing.T) {
 		t.Error("receipt visible to another organization")
 	}
 }
+
+// TestKeyStoreMissing: a database whose key store is gone, or replaced by
+// another database's, does not open (it would serve nothing it sealed
+// under applicant keys, as if everyone had been erased).
+func TestKeyStoreMissing(t *testing.T) {
+	dir := t.TempDir()
+	path, other := filepath.Join(dir, "kyc.db"), filepath.Join(dir, "other.db")
+	for _, p := range []string{path, other} {
+		s := mustOpenWith(t, p, storetest.MasterKey)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Reopening with its own store works.
+	s := mustOpenWith(t, path, storetest.MasterKey)
+	s.Close()
+	copyFile(t, path+".keys", filepath.Join(dir, "saved.keys"))
+	copyFile(t, other+".keys", path+".keys")
+	if _, err := openWith(t, path, storetest.MasterKey); !errors.Is(err, store.ErrKeyStore) {
+		t.Errorf("another database's key store: %v, want ErrKeyStore", err)
+	}
+	if err := os.Remove(path + ".keys"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openWith(t, path, storetest.MasterKey); !errors.Is(err, store.ErrKeyStore) {
+		t.Errorf("missing key store: %v, want ErrKeyStore", err)
+	}
+	os.Remove(path + ".keys") // the refused open left an empty one
+	copyFile(t, filepath.Join(dir, "saved.keys"), path+".keys")
+	mustOpenWith(t, path, storetest.MasterKey)
+}

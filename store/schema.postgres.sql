@@ -315,6 +315,13 @@ CREATE TABLE jobs (
   CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'running'::text, 'done'::text, 'dead'::text])))
 );
 
+CREATE TABLE key_store (
+  id integer NOT NULL,
+  store_id text COLLATE "C" NOT NULL,
+  CONSTRAINT key_store_id_check CHECK ((id = 1)),
+  CONSTRAINT key_store_pkey PRIMARY KEY (id)
+);
+
 CREATE TABLE kyc_captures (
   id text COLLATE "C" NOT NULL,
   request_id text COLLATE "C" NOT NULL,

@@ -246,6 +246,11 @@ CREATE TABLE jobs (
   updated_at   TEXT NOT NULL
 ) STRICT;
 
+CREATE TABLE key_store (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  store_id TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE kyc_captures (
   id            TEXT PRIMARY KEY,              -- cap_<ulid>
   request_id    TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,

@@ -58,8 +58,9 @@ type subjectKeys struct {
 const maxCachedSubjects = 1 << 15
 
 // openSubjectKeys opens the SQLite key store next to the database file,
-// creating it (mode 0600) when missing.
-func openSubjectKeys(ctx context.Context, dbPath string) (*subjectKeys, error) {
+// creating it (mode 0600) when missing — unless the database (main, the
+// writer) already has one: then a missing store is ErrKeyStore.
+func openSubjectKeys(ctx context.Context, main *sql.DB, dbPath string) (*subjectKeys, error) {
 	path := dbPath + ".keys"
 	if err := createPrivate(path); err != nil {
 		return nil, err
@@ -73,12 +74,52 @@ func openSubjectKeys(ctx context.Context, dbPath string) (*subjectKeys, error) {
 		return nil, fmt.Errorf("open key store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS subject_keys (
-		applicant_id TEXT PRIMARY KEY, secret BLOB NOT NULL, created_at TEXT NOT NULL) STRICT`); err != nil {
+	for _, ddl := range []string{`CREATE TABLE IF NOT EXISTS subject_keys (
+		applicant_id TEXT PRIMARY KEY, secret BLOB NOT NULL, created_at TEXT NOT NULL) STRICT`,
+		`CREATE TABLE IF NOT EXISTS key_store (id INTEGER PRIMARY KEY CHECK (id = 1), store_id TEXT NOT NULL) STRICT`} {
+		if _, err := db.ExecContext(ctx, ddl); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open key store %s: %w", path, err)
+		}
+	}
+	if err := pairKeyStore(ctx, main, db, path); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open key store %s: %w", path, err)
+		return nil, err
 	}
 	return &subjectKeys{db: db, boxes: map[string]*seal.Box{}}, nil
+}
+
+// ErrKeyStore means the database's per-applicant key store is missing or
+// belongs to another database: Open refuses, since every image and
+// document sealed under an applicant key would fail to open.
+var ErrKeyStore = errors.New("the per-applicant key store beside the database is missing or belongs to another database; restore the <db>.keys file that belongs to it (README \"Personal data\")")
+
+// pairKeyStore checks that the key store is the database's, naming a new
+// pair with one random id in both.
+func pairKeyStore(ctx context.Context, main, ks *sql.DB, path string) error {
+	var mainID, ksID string
+	if err := main.QueryRowContext(ctx, `SELECT store_id FROM key_store`).Scan(&mainID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read key store id: %w", err)
+	}
+	if err := ks.QueryRowContext(ctx, `SELECT store_id FROM key_store`).Scan(&ksID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read key store %s: %w", path, err)
+	}
+	switch {
+	case mainID != "" && mainID == ksID:
+		return nil
+	case mainID != "":
+		return fmt.Errorf("open key store %s: %w", path, ErrKeyStore)
+	}
+	if ksID == "" {
+		ksID = NewSecret(16)
+		if _, err := ks.ExecContext(ctx, `INSERT INTO key_store (id, store_id) VALUES (1, ?)`, ksID); err != nil {
+			return fmt.Errorf("name key store %s: %w", path, err)
+		}
+	}
+	if _, err := main.ExecContext(ctx, `INSERT INTO key_store (id, store_id) VALUES (1, ?)`, ksID); err != nil {
+		return fmt.Errorf("name key store: %w", err)
+	}
+	return nil
 }
 
 func (sk *subjectKeys) close() error {

@@ -32,3 +32,11 @@ CREATE INDEX applicants_erasure_due_idx ON applicants (erasure_scheduled_at)
 -- On SQLite the per-applicant keys are NOT in this file: they live in the
 -- key store next to it (<db>.keys, store/subjectkey.go), so that this
 -- file, its WAL, its backups and Litestream replicas never hold them.
+
+-- Which key store belongs to this database: the same id is in <db>.keys.
+-- Open refuses a database whose key store is missing or another's
+-- (ErrKeyStore) rather than serve data it can no longer open.
+CREATE TABLE key_store (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  store_id TEXT NOT NULL
+) STRICT;

@@ -29,3 +29,10 @@ CREATE TABLE subject_keys (
   secret       BYTEA NOT NULL,
   created_at   TEXT COLLATE "C" NOT NULL
 );
+
+-- SQLite's key_store names its <db>.keys; PostgreSQL keeps the keys in
+-- subject_keys, so here the table only receives kycd migrate's copy.
+CREATE TABLE key_store (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  store_id TEXT COLLATE "C" NOT NULL
+);
