@@ -45,8 +45,9 @@ func scheduleRetention(ctx context.Context, st *store.Store) error {
 	})
 }
 
-// runRetention erases every applicant whose scheduled erasure is due and
-// who is not under legal hold, and deletes keys left behind by a crash
+// runRetention erases every applicant whose scheduled erasure is due, then
+// every applicant whose organization's retention period ended (sandbox,
+// inactive, decided), skipping those under legal hold, and deletes keys left behind by a crash
 // between an erasure's commit and its key's deletion. It returns how many
 // applicants it erased.
 func runRetention(ctx context.Context, st *store.Store) (int, error) {
@@ -78,6 +79,32 @@ func runRetention(ctx context.Context, st *store.Store) (int, error) {
 			}
 		}
 		if len(due) < retentionBatch || progress == 0 {
+			break
+		}
+	}
+	// Then what the organizations' retention periods no longer allow to keep.
+	for {
+		aged, err := st.FindAgedErasures(ctx, st.Now(), retentionBatch)
+		if err != nil {
+			return erased, err
+		}
+		progress := 0
+		for _, d := range aged {
+			reason := d.Reason
+			_, err := st.EraseApplicant(ctx, store.ErasureRequest{OrganizationID: d.OrganizationID, Environment: d.Environment,
+				ApplicantID: d.ApplicantID, Rule: kyc.ErasureRetention, Reason: &reason})
+			var deferred *kyc.ErasureDeferred
+			switch {
+			case errors.As(err, &deferred), errors.Is(err, store.ErrLegalHold):
+				// Changed since the look-up; the next run sees it again.
+			case err != nil:
+				return erased, err
+			default:
+				erased++
+				progress++
+			}
+		}
+		if len(aged) < retentionBatch || progress == 0 {
 			return erased, nil
 		}
 	}

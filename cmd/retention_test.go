@@ -10,9 +10,10 @@ import (
 	"kycd/store/storetest"
 )
 
-// TestRetentionRun: the daily run erases the applicants whose scheduled
-// erasure is due (rule scheduled_request), leaves those not yet due and
-// those under legal hold, and a second run finds nothing left.
+// TestRetentionRun: the daily run erases sandbox data past its period
+// (rule retention_period) and the applicants whose scheduled erasure is due
+// (rule scheduled_request), leaves those not yet due and those under legal
+// hold, and a second run finds nothing left.
 func TestRetentionRun(t *testing.T) {
 	st, clock := storetest.Open(t), &storetest.Clock{}
 	st.Now = clock.Now
@@ -48,6 +49,15 @@ func TestRetentionRun(t *testing.T) {
 		}
 	}
 	first, held := decided("First"), decided("Held")
+	var sandbox string
+	if err := st.InTx(t.Context(), func(tx *store.Tx) error {
+		n := "Sandy"
+		a, err := tx.CreateApplicant(org.ID, kyc.Sandbox, &kyc.ApplicantInput{FirstName: &n, LastName: &n})
+		sandbox = a.ID
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	ask(first)
 	ask(held)
 	clock.Advance(400 * 24 * time.Hour)
@@ -60,8 +70,13 @@ func TestRetentionRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if n, err := runRetention(t.Context(), st); err != nil || n != 0 {
-		t.Fatalf("run before anything is due: %d, %v", n, err)
+	// Only the sandbox applicant's period (30 days) has ended.
+	if n, err := runRetention(t.Context(), st); err != nil || n != 1 {
+		t.Fatalf("run before any scheduled erasure is due: %d, %v", n, err)
+	}
+	if rec, err := st.FindErasure(t.Context(), org.ID, kyc.Sandbox, sandbox); err != nil || rec.Rule != kyc.ErasureRetention ||
+		rec.Reason == nil || *rec.Reason != "sandbox data, no activity for 30 days" {
+		t.Errorf("sandbox receipt: %v %+v", err, rec)
 	}
 	clock.Advance(time.Duration(kyc.RetainDecidedYears)*365*24*time.Hour - 300*24*time.Hour)
 	if n, err := runRetention(t.Context(), st); err != nil || n != 1 {

@@ -6,12 +6,21 @@ import "time"
 // keeping the verification record of a decided live request for a set
 // period after the decision (AMLD art. 40: five years after the business
 // relationship ends); until then an erasure request is recorded and
-// carried out when the period ends. Sandbox data is test data: it can be
-// erased at once.
-const (
-	// RetainDecided is how long a decided live request is kept after its decision.
-	RetainDecidedYears = 5
-)
+// carried out when the period ends. Data of requests never decided
+// (abandoned, expired, cancelled) and sandbox test data are kept only a
+// short time after the last activity. Each organization may change the
+// periods (kycd orgs update --retention-…).
+type RetentionPolicy struct {
+	DecidedYears int // after the last decision of a decided live request
+	InactiveDays int // live, nothing decided: after the last activity
+	SandboxDays  int // sandbox: after the last activity
+}
+
+// DefaultRetention is the policy of an organization that set none.
+var DefaultRetention = RetentionPolicy{DecidedYears: RetainDecidedYears, InactiveDays: 90, SandboxDays: 30}
+
+// RetainDecidedYears is the default retention of decided live requests.
+const RetainDecidedYears = 5
 
 // ErasureRule names why an erasure happened.
 type ErasureRule string
@@ -21,6 +30,8 @@ const (
 	ErasureOnRequest ErasureRule = "data_subject_request"
 	// ErasureScheduled: an earlier request, carried out when retention ended.
 	ErasureScheduled ErasureRule = "scheduled_request"
+	// ErasureRetention: the retention period ended (the daily run).
+	ErasureRetention ErasureRule = "retention_period"
 )
 
 // ErasureReceipt is what an erasure leaves behind: enough to prove what
@@ -77,15 +88,15 @@ func (e *ErasureDeferred) Error() string {
 	return "erasure deferred until " + FormatTime(e.NotBefore) + " (" + e.Rule + ")"
 }
 
-// ErasableFrom is when an applicant's personal data may be erased: at
-// once in sandbox; in live, RetainDecidedYears after the latest decision
-// of a request that was decided (approved or rejected). Requests never
-// decided (expired, cancelled, abandoned) keep nothing back.
-func ErasableFrom(env Environment, now time.Time, latestDecision *time.Time) time.Time {
+// ErasableFrom is when an applicant's personal data may be erased on
+// request: at once in sandbox; in live, p.DecidedYears after the latest
+// decision of a request that was decided (approved or rejected). Requests
+// never decided (expired, cancelled, abandoned) keep nothing back.
+func ErasableFrom(env Environment, now time.Time, latestDecision *time.Time, p RetentionPolicy) time.Time {
 	if env != Live || latestDecision == nil {
 		return now
 	}
-	until := latestDecision.AddDate(RetainDecidedYears, 0, 0)
+	until := latestDecision.AddDate(p.DecidedYears, 0, 0)
 	if until.Before(now) {
 		return now
 	}

@@ -65,10 +65,14 @@ func (s *Store) EraseApplicant(ctx context.Context, r ErasureRequest) (*kyc.Eras
 			a.ID).Scan(&latest); err != nil {
 			return fmt.Errorf("erase applicant: %w", err)
 		}
+		policy, err := retentionOf(context.Background(), tx.q, a.OrganizationID)
+		if err != nil {
+			return err
+		}
 		from := tx.now
 		if latest.Valid {
 			t := parseTime(latest.String)
-			from = kyc.ErasableFrom(a.Environment, tx.now, &t)
+			from = kyc.ErasableFrom(a.Environment, tx.now, &t, policy)
 		}
 		if from.After(tx.now) {
 			if _, err := tx.exec(`UPDATE applicants SET erasure_scheduled_at = ? WHERE id = ?`, kyc.FormatTime(from), a.ID); err != nil {
@@ -79,7 +83,7 @@ func (s *Store) EraseApplicant(ctx context.Context, r ErasureRequest) (*kyc.Eras
 				return err
 			}
 			// Not an error for the transaction: the schedule must commit.
-			deferred = &kyc.ErasureDeferred{NotBefore: from, Rule: fmt.Sprintf("a decided live request is kept %d years after its decision", kyc.RetainDecidedYears)}
+			deferred = &kyc.ErasureDeferred{NotBefore: from, Rule: fmt.Sprintf("a decided live request is kept %d years after its decision", policy.DecidedYears)}
 			return nil
 		}
 		if err := s.eng.secureDelete(tx.tx, true); err != nil {

@@ -548,12 +548,18 @@ CREATE TABLE organizations (
   aml_kinds text COLLATE "C",
   require_totp bigint NOT NULL DEFAULT 0,
   report_personal_data text COLLATE "C" NOT NULL DEFAULT 'full'::text,
+  retention_decided_years integer,
+  retention_inactive_days integer,
+  retention_sandbox_days integer,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT organizations_pkey PRIMARY KEY (id),
   CONSTRAINT organizations_report_personal_data_check CHECK ((report_personal_data = ANY (ARRAY['full'::text, 'masked'::text]))),
-  CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint])))
+  CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT organizations_retention_decided_years_check CHECK (((retention_decided_years >= 1) AND (retention_decided_years <= 50))),
+  CONSTRAINT organizations_retention_inactive_days_check CHECK (((retention_inactive_days >= 1) AND (retention_inactive_days <= 36500))),
+  CONSTRAINT organizations_retention_sandbox_days_check CHECK (((retention_sandbox_days >= 1) AND (retention_sandbox_days <= 36500)))
 );
 
 CREATE TABLE subject_keys (

@@ -404,7 +404,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked'))) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500)) STRICT;
 
 CREATE TABLE usage_events (
   metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),

@@ -40,3 +40,13 @@ CREATE TABLE key_store (
   id       INTEGER PRIMARY KEY CHECK (id = 1),
   store_id TEXT NOT NULL
 ) STRICT;
+
+-- Retention policy per organization (NULL: the default, kyc.DefaultRetention):
+-- live personal data is kept retention_decided_years after the last decision
+-- of a decided request, retention_inactive_days after the last activity when
+-- nothing was decided (abandoned, expired, cancelled), and sandbox data
+-- retention_sandbox_days after its last activity. The daily retention run
+-- erases what is due.
+ALTER TABLE organizations ADD COLUMN retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50);
+ALTER TABLE organizations ADD COLUMN retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500);
+ALTER TABLE organizations ADD COLUMN retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500);
