@@ -177,6 +177,15 @@ func (tx *Tx) erase(a *kyc.Applicant, r ErasureRequest) (*kyc.ErasureReceipt, er
 	if _, err := tx.exec(`DELETE FROM face_descriptors WHERE applicant_id = ?`, a.ID); err != nil {
 		return nil, fmt.Errorf("erase applicant: %w", err)
 	}
+	if a.Email != nil {
+		// The outbox keeps the address of e-mails already sent or given up
+		// (their bodies are emptied then); those to the erased address go.
+		// One still queued stays, to be sent or to expire: its job expects it.
+		if _, err := tx.exec(`DELETE FROM email_outbox WHERE organization_id = ? AND to_address = ?
+			AND (sent_at IS NOT NULL OR expired_at IS NOT NULL)`, a.OrganizationID, *a.Email); err != nil {
+			return nil, fmt.Errorf("erase applicant: e-mails: %w", err)
+		}
+	}
 	if _, err := tx.exec(`UPDATE applicants SET first_name = '', last_name = '', email = NULL, phone = NULL, dob = NULL,
 		country = NULL, metadata = '{}', status = 'archived', archived_at = coalesce(archived_at, ?2), erased_at = ?2,
 		erasure_scheduled_at = NULL, updated_at = ?2 WHERE id = ?1`, a.ID, kyc.FormatTime(tx.now)); err != nil {

@@ -51,6 +51,24 @@ func TestCryptoShredding(t *testing.T) {
 	victim := mustRequest(t, s, org.ID, passport)
 	other := mustRequest(t, s, org.ID, &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "FR",
 		DocumentNumber: "OTHER123", ExpiryDate: "2030-01-01"})
+	// An e-mail already sent to the victim's address: the outbox keeps
+	// only its address, which the erasure removes.
+	if err := s.InTx(t.Context(), func(tx *store.Tx) error {
+		email := "victim@example.com"
+		if _, err := tx.UpdateApplicant(org.ID, kyc.Sandbox, victim.ApplicantID, &kyc.ApplicantInput{Email: &email}); err != nil {
+			return err
+		}
+		return tx.QueueEmail(org.ID, email, "Verify", "portal link")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	emails, err := s.FindEmails(t.Context())
+	if err != nil || len(emails) != 1 {
+		t.Fatalf("emails: %v %d", err, len(emails))
+	}
+	if err := s.InTx(t.Context(), func(tx *store.Tx) error { return tx.MarkEmail(emails[0].ID, nil) }); err != nil {
+		t.Fatal(err)
+	}
 	victimImg, otherImg := image(), image()
 	vc := mustCapture(t, s, victim.ID, "front", victimImg)
 	oc := mustCapture(t, s, other.ID, "front", otherImg)
@@ -92,6 +110,9 @@ func TestCryptoShredding(t *testing.T) {
 	a, err := s.FindApplicant(t.Context(), org.ID, kyc.Sandbox, victim.ApplicantID)
 	if err != nil || a.FirstName != "" || a.LastName != "" || a.Status != kyc.ApplicantArchived {
 		t.Errorf("live: tombstone applicant: %v %+v", err, a)
+	}
+	if emails, err := s.FindEmails(t.Context()); err != nil || len(emails) != 0 {
+		t.Errorf("sent e-mail to the erased address still in the outbox: %v %d", err, len(emails))
 	}
 	// Erasing again returns the same receipt.
 	again, err := s.EraseApplicant(t.Context(), store.ErasureRequest{OrganizationID: org.ID, Environment: kyc.Sandbox,
