@@ -101,6 +101,7 @@ type OrgsUpdateCmd struct {
 	FourEyes     string  `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
 	// ReportPersonalData is how compliance reports print personal data.
 	ReportPersonalData string `name:"report-personal-data" enum:",full,masked" default:"" env:"KYCD_REPORT_PERSONAL_DATA" help:"How compliance reports (PDF and report.json) print personal data: full (the default: every identifier, for the record the firm files) or masked (document numbers keep their last four characters, e-mail, phone and IP addresses masked, no MRZ or document images)."`
+	retentionFlags
 	brandingFlags
 	AMLKinds string `name:"aml-kinds" env:"KYCD_AML_KINDS" placeholder:"KINDS|default" help:"List kinds the organization screens, comma-separated: sanctions (always) plus pep and/or adverse_media; the others are reported not_screened. 'default': sanctions plus every kind the installation has a list of."`
 	policyDryRun
@@ -111,14 +112,19 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	if c.DryRun {
 		return c.dryRun(e)
 	}
-	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && c.ReportPersonalData == "" && c.ContactEmail == nil && !c.brandingFlags.given() {
-		return fmt.Errorf("nothing to change: give --contact-email, --aml-threshold, --policy, --four-eyes, --aml-kinds or --report-personal-data, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && c.ReportPersonalData == "" && c.ContactEmail == nil &&
+		!c.brandingFlags.given() && !c.retentionFlags.given() {
+		return fmt.Errorf("nothing to change: give --contact-email, --aml-threshold, --policy, --four-eyes, --aml-kinds, --report-personal-data or a --retention-… flag, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
 	}
 	if c.ContactEmail != nil {
 		*c.ContactEmail = strings.TrimSpace(*c.ContactEmail)
 		if err := kyc.CheckContactEmail(*c.ContactEmail); err != nil {
 			return fmt.Errorf("--contact-email %q must be a bare e-mail address such as compliance@example.com, or '' to remove it", *c.ContactEmail)
 		}
+	}
+	retention, err := c.retentionFlags.read()
+	if err != nil {
+		return err
 	}
 	var kinds []string
 	if c.AMLKinds != "" && c.AMLKinds != "default" {
@@ -197,6 +203,13 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 				return err
 			}
 		}
+		if c.retentionFlags.given() {
+			p, err := tx.SetRetention(c.OrgID, retention)
+			if err != nil {
+				return err
+			}
+			c.retentionFlags.result = &p
+		}
 		return brand.apply(tx, c.OrgID)
 	})
 	if err != nil {
@@ -227,6 +240,10 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 	}
 	if c.ReportPersonalData != "" {
 		fmt.Fprintf(e.stdout, "%s: report personal data %s\n", c.OrgID, c.ReportPersonalData)
+	}
+	if p := c.retentionFlags.result; p != nil {
+		fmt.Fprintf(e.stdout, "%s: retention: decided %d years after the last decision, inactive %d days, sandbox %d days\n",
+			c.OrgID, p.DecidedYears, p.InactiveDays, p.SandboxDays)
 	}
 	brand.print(e, c.OrgID)
 	return nil

@@ -19,13 +19,25 @@ func TestMigrateToPostgres(t *testing.T) {
 	path := auditDB(t, 5)
 	s := openDBWithKey(t, path)
 	org := storetest.MustOrg(t, s, "acme", nil)
-	var appID string
+	var appID, reqID string
 	err := s.InTx(t.Context(), func(tx *store.Tx) error {
 		a, err := tx.CreateApplicant(org.ID, kyc.Sandbox, &kyc.ApplicantInput{FirstName: new("Ada"), LastName: new("Lovelace")})
 		if err != nil {
 			return err
 		}
 		appID = a.ID
+		// Document details, sealed under the applicant's own key (kept
+		// in <db>.keys): migrate must carry the key over too.
+		r := &kyc.KYCRequest{OrganizationID: org.ID, Environment: kyc.Sandbox, ApplicantID: a.ID, Status: kyc.KYCLinkGenerated,
+			Decision: kyc.DecisionPending, WorkflowType: kyc.WorkflowStandard, PortalExpiresAt: tx.Now()}
+		if err := tx.CreateKYCRequest(r, []byte(store.NewSecret(16))); err != nil {
+			return err
+		}
+		reqID = r.ID
+		r.DocumentData = &kyc.DocumentData{DocumentType: "passport", IssuingCountry: "GB", DocumentNumber: "P123", ExpiryDate: "2031-01-01"}
+		if err := tx.SaveKYCRequest(r); err != nil {
+			return err
+		}
 		return tx.QueueEmail(org.ID, "ada@example.com", "hello", "a sealed body with a portal link")
 	})
 	if err != nil {
@@ -55,6 +67,9 @@ func TestMigrateToPostgres(t *testing.T) {
 	defer pg.Close()
 	if a, err := pg.FindApplicant(t.Context(), org.ID, kyc.Sandbox, appID); err != nil || a.FirstName != "Ada" {
 		t.Fatalf("applicant on PostgreSQL: %+v, %v", a, err)
+	}
+	if r, err := pg.FindKYCRequest(t.Context(), org.ID, kyc.Sandbox, reqID); err != nil || r.DocumentData == nil || r.DocumentData.DocumentNumber != "P123" {
+		t.Fatalf("document details on PostgreSQL (sealed under the applicant key): %v", err)
 	}
 	emails, err := pg.FindEmails(t.Context())
 	if err != nil || len(emails) != 1 {

@@ -133,7 +133,9 @@ func integrity(t *testing.T, db *sql.DB) string {
 // not in the replica or the backup, on purpose.
 func copyKeys(t *testing.T, from, to string) {
 	t.Helper()
-	for _, suffix := range []string{".secret-key", ".master-key"} {
+	// The per-applicant key store too: it is backed up with the keys,
+	// never inside the database's backups (README "Personal data").
+	for _, suffix := range []string{".secret-key", ".master-key", ".keys"} {
 		b, err := os.ReadFile(from + suffix)
 		if errors.Is(err, os.ErrNotExist) {
 			continue

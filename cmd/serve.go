@@ -179,6 +179,7 @@ func (c *ServeCmd) Run(e *env) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	registerMaintenance(runner, st)
+	registerRetention(runner, st)
 	(&webhook.Dispatcher{Store: st, Box: box, Sender: webhook.NewSender(c.AllowPrivateWebhooks), Log: log, Jitter: webhook.RetryJitter,
 		OnAttempt: srv.ObserveWebhookAttempt}).Register(runner)
 	m.Register(runner, st)
@@ -191,6 +192,9 @@ func (c *ServeCmd) Run(e *env) error {
 		aml.RegisterListUpdates(runner, st, nil, listSources, log)
 	}
 	if err := scheduleMaintenance(e.ctx, st); err != nil {
+		return err
+	}
+	if err := scheduleRetention(e.ctx, st); err != nil {
 		return err
 	}
 	if err := amlSvc.ScheduleMonitor(e.ctx); err != nil {

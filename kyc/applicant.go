@@ -39,6 +39,14 @@ type Applicant struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	ArchivedAt     *time.Time
+	// The personal data lifecycle (README "Personal data"): a legal hold
+	// suspends every erasure; an erasure asked for while retention still
+	// required the data runs at ErasureScheduledAt; ErasedAt is set once
+	// the personal fields were erased (the row stays as a tombstone).
+	LegalHoldReason    *string
+	LegalHoldAt        *time.Time
+	ErasureScheduledAt *time.Time
+	ErasedAt           *time.Time
 }
 
 // ApplicantInput carries the writable fields of an applicant. A nil pointer

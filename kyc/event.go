@@ -24,13 +24,16 @@ const (
 	// screening has screened or refused every subject.
 	EventAMLBatchCompleted EventType = "svc.aml_batch.completed"
 	EventWebhookTest       EventType = "svc.webhook.test"
+	// EventApplicantErased: an applicant's personal data was erased
+	// (DELETE /v1/applicants/{id}, or a scheduled erasure).
+	EventApplicantErased EventType = "svc.applicant.erased"
 )
 
 // EventTypes lists every event type, in the order of spec §6.2.
 var EventTypes = []EventType{
 	EventKYCCreated, EventKYCPortalLinkReady, EventKYCSubmitted, EventKYCProcessing, EventKYCApproved,
 	EventKYCRejected, EventKYCAwaitingReview, EventKYCExpired, EventKYCCancelled, EventKYCFailed,
-	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventWebhookTest,
+	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventWebhookTest, EventApplicantErased,
 }
 
 // Valid reports whether t is one of the event types.

@@ -268,6 +268,7 @@ func TestStartRefusesEmptyDatabaseOverBackup(t *testing.T) {
 	if _, err := replicate.Restore(t.Context(), u, replicate.Credentials{}, lost, replicate.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	copyFile(t, db+".keys", lost+".keys") // the key store is restored from its own copy, never from the replica
 	st, rep, logs := open(t, lost, u)
 	more := createOrgs(t, st, "after", 3)
 	st.Close()
@@ -363,7 +364,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	if _, err := replicate.Backup(t.Context(), db, out); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second backup to the same file: %v", err)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) > 4 { // kyc.db, -wal, -shm, backup.db
+	if ents, _ := os.ReadDir(dir); len(ents) > 5 { // kyc.db, -wal, -shm, .keys, backup.db
 		t.Errorf("left-overs: %v", ents)
 	}
 }

@@ -26,6 +26,10 @@ type applicantJSON struct {
 	CreatedAt   string          `json:"createdAt"`
 	UpdatedAt   string          `json:"updatedAt"`
 	ArchivedAt  *string         `json:"archivedAt"`
+	// The personal data lifecycle (lifecycle.go).
+	LegalHold          *legalHoldJSON `json:"legalHold"`
+	ErasureScheduledAt *string        `json:"erasureScheduledAt"`
+	ErasedAt           *string        `json:"erasedAt"`
 }
 
 func toApplicantJSON(a *kyc.Applicant) applicantJSON {
@@ -38,9 +42,12 @@ func toApplicantJSON(a *kyc.Applicant) applicantJSON {
 	if j.Metadata == nil {
 		j.Metadata = map[string]any{}
 	}
-	if a.ArchivedAt != nil {
-		t := kyc.FormatTime(*a.ArchivedAt)
-		j.ArchivedAt = &t
+	j.ArchivedAt, j.ErasureScheduledAt, j.ErasedAt = timeString(a.ArchivedAt), timeString(a.ErasureScheduledAt), timeString(a.ErasedAt)
+	if a.LegalHoldReason != nil {
+		j.LegalHold = &legalHoldJSON{Reason: *a.LegalHoldReason}
+		if a.LegalHoldAt != nil {
+			j.LegalHold.Since = kyc.FormatTime(*a.LegalHoldAt)
+		}
 	}
 	return j
 }

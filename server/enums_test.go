@@ -185,6 +185,8 @@ var emittedEnums = map[string][]enumSite{
 	"WorkflowType": {{path: "KycRequestCreate workflowType"}, {path: "KycRequest workflowType"}},
 	// report.json says which rule printed it.
 	"PersonalData": {{path: "KycReport personalData"}},
+	// The erasure receipt and its event say under which rule.
+	"ErasureRule": {{path: "ErasureReceipt rule"}, {path: "ApplicantErasedEvent rule"}},
 	// Written out as UsageCounts' property names, checked below.
 	"UsageMetric": nil,
 	// Not written by the API: tiers, the transition table's actions and

@@ -16,6 +16,11 @@ func (s *Server) routes() {
 	s.handle("PATCH /v1/applicants/{id}", s.handleApplicantUpdate)
 	s.handle("POST /v1/applicants/{id}/archive", s.handleApplicantArchive)
 	s.handle("POST /v1/applicants/{id}/unarchive", s.handleApplicantUnarchive)
+	s.handle("DELETE /v1/applicants/{id}", s.handleApplicantErase)
+	s.handle("GET /v1/applicants/{id}/erasure", s.handleApplicantErasure)
+	s.handle("GET /v1/applicants/{id}/export", s.handleApplicantExport)
+	s.handle("POST /v1/applicants/{id}/legal-hold", s.handleLegalHoldSet)
+	s.handle("POST /v1/applicants/{id}/legal-hold/lift", s.handleLegalHoldLift)
 
 	s.handle("POST /v1/kyc-requests", s.handleKYCCreate)
 	s.handle("GET /v1/kyc-requests", s.handleKYCList)

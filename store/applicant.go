@@ -14,6 +14,9 @@ import (
 const applicantColumns = `id, public_id, organization_id, environment, first_name, last_name, email, phone, dob,
 	country, external_ref, metadata, status, created_at, updated_at, archived_at`
 
+// applicantSelect is applicantColumns and the lifecycle columns (erasure.go).
+const applicantSelect = applicantColumns + `, legal_hold_reason, legal_hold_at, erasure_scheduled_at, erased_at`
+
 // CreateApplicant inserts an active applicant built from a validated input.
 // A duplicate externalRef in the organization's environment is CONFLICT.
 func (tx *Tx) CreateApplicant(orgID string, env kyc.Environment, in *kyc.ApplicantInput) (*kyc.Applicant, error) {
@@ -86,6 +89,10 @@ func (tx *Tx) SetApplicantArchived(orgID string, env kyc.Environment, idParam st
 	}
 	if (a.Status == kyc.ApplicantArchived) == archived {
 		return a, nil
+	}
+	if a.ErasedAt != nil { // a tombstone stays archived: nothing of the person is left to verify
+		return nil, &kyc.Error{Code: kyc.EUnprocessable, Reason: "applicant_erased",
+			Message: fmt.Sprintf("Applicant %s was erased and cannot be unarchived.", idParam)}
 	}
 	if archived {
 		a.Status, a.ArchivedAt = kyc.ApplicantArchived, &tx.now
@@ -173,7 +180,7 @@ func findApplicant(ctx context.Context, q queryer, orgID string, env kyc.Environ
 	if err != nil {
 		return nil, err
 	}
-	a, err := scanApplicant(q.QueryRowContext(ctx, `SELECT `+applicantColumns+` FROM applicants
+	a, err := scanApplicant(q.QueryRowContext(ctx, `SELECT `+applicantSelect+` FROM applicants
 		WHERE `+col+` = ? AND organization_id = ?`, id, orgID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Applicant %s not found.", idParam)
@@ -216,7 +223,7 @@ func (s *Store) FindApplicants(ctx context.Context, orgID string, env kyc.Enviro
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM applicants WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count applicants: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+applicantColumns+` FROM applicants WHERE `+where+`
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+applicantSelect+` FROM applicants WHERE `+where+`
 		ORDER BY id DESC LIMIT ? OFFSET ?`, append(args, f.Size, (f.Page-1)*f.Size)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find applicants: %w", err)
@@ -236,11 +243,13 @@ func (s *Store) FindApplicants(ctx context.Context, orgID string, env kyc.Enviro
 func scanApplicant(row scanner) (*kyc.Applicant, error) {
 	var a kyc.Applicant
 	var env, status, meta, created, updated string
-	var email, phone, dob, country, ref, archived sql.NullString
+	var email, phone, dob, country, ref, archived, hold, holdAt, scheduled, erased sql.NullString
 	if err := row.Scan(&a.ID, &a.PublicID, &a.OrganizationID, &env, &a.FirstName, &a.LastName, &email, &phone, &dob,
-		&country, &ref, &meta, &status, &created, &updated, &archived); err != nil {
+		&country, &ref, &meta, &status, &created, &updated, &archived, &hold, &holdAt, &scheduled, &erased); err != nil {
 		return nil, err
 	}
+	a.LegalHoldReason = ptrString(hold)
+	a.LegalHoldAt, a.ErasureScheduledAt, a.ErasedAt = nullTime(holdAt), nullTime(scheduled), nullTime(erased)
 	a.Environment, a.Status = kyc.Environment(env), kyc.ApplicantStatus(status)
 	a.Email, a.Phone, a.DOB, a.Country, a.ExternalRef = ptrString(email), ptrString(phone), ptrString(dob), ptrString(country), ptrString(ref)
 	d := json.NewDecoder(strings.NewReader(meta))

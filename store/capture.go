@@ -47,7 +47,11 @@ func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
 	}
 	// Sealed with the capture id as associated data: a blob moved to
 	// another row does not open there.
-	keyID, sealed, err := tx.keys.seal(data, c.ID)
+	applicantID, err := tx.applicantOfRequest(c.RequestID)
+	if err != nil {
+		return fmt.Errorf("save capture: %w", err)
+	}
+	keyID, sealed, err := tx.sealFor(applicantID, data, c.ID)
 	if err != nil {
 		return fmt.Errorf("save capture: %w", err)
 	}

@@ -86,6 +86,11 @@ func CopyToPostgres(ctx context.Context, src, dst *Store) ([]TableCopy, error) {
 	if _, err := wtx.ExecContext(ctx, `ALTER TABLE audit_log ENABLE TRIGGER audit_log_chained`); err != nil {
 		return nil, err
 	}
+	keys, err := copySubjectKeys(ctx, src, wtx)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, keys)
 	// Identity columns continue after the copied ids.
 	for _, t := range []string{"jobs", "email_outbox", "webhook_attempts"} {
 		if _, err := wtx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t+`', 'id'), coalesce(max(id), 0) + 1, false) FROM `+t); err != nil {
@@ -254,4 +259,37 @@ func hashRow(h hash.Hash, vals []any) {
 		}
 	}
 	h.Write([]byte{0xff})
+}
+
+// copySubjectKeys copies the per-applicant secrets from the SQLite key
+// store (<db>.keys, beside the file) into PostgreSQL's subject_keys table:
+// without them the copied images and document details would not open.
+func copySubjectKeys(ctx context.Context, src *Store, wtx *sql.Tx) (TableCopy, error) {
+	c := TableCopy{Table: "subject_keys"}
+	if src.keys == nil || src.keys.subjects == nil {
+		return c, errors.New("store: copy needs the source opened with its master key (the per-applicant key store)")
+	}
+	rows, err := src.keys.subjects.db.QueryContext(ctx, `SELECT applicant_id, secret, created_at FROM subject_keys ORDER BY applicant_id`)
+	if err != nil {
+		return c, fmt.Errorf("read the key store: %w", err)
+	}
+	defer rows.Close()
+	h := sha256.New()
+	for rows.Next() {
+		var id, created string
+		var secret []byte
+		if err := rows.Scan(&id, &secret, &created); err != nil {
+			return c, fmt.Errorf("read the key store: %w", err)
+		}
+		if _, err := wtx.ExecContext(ctx, `INSERT INTO subject_keys (applicant_id, secret, created_at) VALUES (?, ?, ?)`, id, secret, created); err != nil {
+			return c, fmt.Errorf("copy subject key: %w", err)
+		}
+		hashRow(h, []any{id, secret, created})
+		c.Rows++
+	}
+	if err := rows.Err(); err != nil {
+		return c, err
+	}
+	c.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return c, nil
 }

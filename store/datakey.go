@@ -46,6 +46,10 @@ type keyring struct {
 	boxes  map[int64]*seal.Box
 	index  map[int64][]byte // HMAC keys for document numbers, per data key
 	audit  []byte           // the audit chain's MAC key, from the first data key (audit.go)
+	// Per-applicant keys (subjectkey.go): the root each data key gives
+	// them, and the store of the applicants' secrets.
+	subjectRoot map[int64][]byte
+	subjects    *subjectKeys
 }
 
 // auditKey returns the key of the audit chain's MACs.
@@ -83,7 +87,7 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 		return fmt.Errorf("read data keys: %w", err)
 	}
 	defer rows.Close()
-	k := &keyring{boxes: map[int64]*seal.Box{}, index: map[int64][]byte{}}
+	k := &keyring{boxes: map[int64]*seal.Box{}, index: map[int64][]byte{}, subjectRoot: map[int64][]byte{}}
 	for rows.Next() {
 		var id int64
 		var wrapped []byte
@@ -101,6 +105,9 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 		if k.index[id], err = hkdf.Key(sha256.New, dek, nil, "kycd document number index v1", 32); err != nil {
 			return fmt.Errorf("data key %d: %w", id, err)
 		}
+		if k.subjectRoot[id], err = hkdf.Key(sha256.New, dek, nil, "kycd applicant keys v1", 32); err != nil {
+			return fmt.Errorf("data key %d: %w", id, err)
+		}
 		if active {
 			k.active = id
 		}
@@ -115,6 +122,11 @@ func (s *Store) loadKeys(ctx context.Context, masterKey func(hasKeys bool) (Seal
 	}
 	if k.active == 0 {
 		return fmt.Errorf("open database %s: no active data key", s.path)
+	}
+	if _, pg := s.eng.(pgEngine); pg {
+		k.subjects = &subjectKeys{db: s.reader, postgres: true, boxes: map[string]*seal.Box{}}
+	} else if k.subjects, err = openSubjectKeys(ctx, s.writer, s.path); err != nil {
+		return err
 	}
 	s.keys, s.master = k, master
 	return s.signNewAuditHead(ctx)
@@ -160,6 +172,13 @@ func (k *keyring) open(keyID int64, sealed []byte, aad string) ([]byte, error) {
 	box, ok := k.boxes[keyID]
 	if !ok {
 		return nil, fmt.Errorf("%s: data key %d not found", aad, keyID)
+	}
+	if applicantID, rest, ok := subjectOf(sealed); ok {
+		var err error
+		if box, err = k.subjectBox(context.Background(), keyID, applicantID, false, ""); err != nil {
+			return nil, fmt.Errorf("%s: %w", aad, err)
+		}
+		sealed = rest
 	}
 	out, err := box.Open(sealed, []byte(aad))
 	if err != nil {

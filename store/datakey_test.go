@@ -153,7 +153,9 @@ func TestEncryptionAtRest(t *testing.T) {
 	if err := rawDB(t, s.Path()).QueryRow(`SELECT data, key_id FROM kyc_captures WHERE id = ?`, c.ID).Scan(&stored, &keyID); err != nil {
 		t.Fatal(err)
 	}
-	if !keyID.Valid || len(stored) != len(img)+28 { // nonce + tag
+	// nonce + tag, after the applicant key's header (subjectkey.go): 8
+	// magic bytes, the id's length and the id.
+	if !keyID.Valid || len(stored) != len(img)+28+9+len(r.ApplicantID) {
 		t.Errorf("stored capture: key_id %v, %d bytes for %d", keyID, len(stored), len(img))
 	}
 }

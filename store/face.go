@@ -34,7 +34,7 @@ func (tx *Tx) SaveFaceDescriptor(d *FaceDescriptor) error {
 	for _, v := range d.Descriptor {
 		plain = binary.LittleEndian.AppendUint32(plain, math.Float32bits(v))
 	}
-	keyID, sealed, err := tx.keys.seal(plain, d.ID)
+	keyID, sealed, err := tx.sealFor(d.ApplicantID, plain, d.ID)
 	if err != nil {
 		return fmt.Errorf("save face descriptor: %w", err)
 	}

@@ -76,7 +76,7 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 		if err != nil {
 			return fmt.Errorf("encode document data: %w", err)
 		}
-		if docKey, docData, docNumber, err = tx.keys.sealDocument(r.ID, r.OrganizationID, b,
+		if docKey, docData, docNumber, err = tx.sealDocument(r.ID, r.ApplicantID, r.OrganizationID, b,
 			kyc.NormalizeDocumentNumber(r.DocumentData.DocumentNumber)); err != nil {
 			return fmt.Errorf("save kyc request: %w", err)
 		}

@@ -68,10 +68,14 @@ func (tx *Tx) FinishLivenessSession(s *kyc.LivenessSession, frames []kyc.Livenes
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return &kyc.Error{Code: kyc.EConflict, Message: "This camera check was already sent. Start a new one.", Reason: "session_used"}
 	}
+	applicantID, err := tx.applicantOfRequest(s.RequestID)
+	if err != nil {
+		return fmt.Errorf("save liveness frames: %w", err)
+	}
 	for i := range frames {
 		f := &frames[i]
 		f.ID, f.SessionID, f.Size = "lvf_"+NewULID(tx.now), s.ID, len(f.Data)
-		keyID, sealed, err := tx.keys.seal(f.Data, f.ID)
+		keyID, sealed, err := tx.sealFor(applicantID, f.Data, f.ID)
 		if err != nil {
 			return fmt.Errorf("save liveness frame: %w", err)
 		}

@@ -206,7 +206,7 @@ func (s *Store) SearchApplicants(ctx context.Context, orgID string, env kyc.Envi
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM applicants WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count applicants: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+applicantColumns+` FROM applicants WHERE `+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+applicantSelect+` FROM applicants WHERE `+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
 		append(args, size, (page-1)*size)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search applicants: %w", err)

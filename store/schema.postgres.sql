@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 26
+-- kycd_schema version = 27
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -175,6 +175,10 @@ CREATE TABLE applicants (
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
   archived_at text COLLATE "C",
+  erased_at text COLLATE "C",
+  erasure_scheduled_at text COLLATE "C",
+  legal_hold_reason text,
+  legal_hold_at text COLLATE "C",
   CONSTRAINT applicants_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT applicants_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT applicants_pkey PRIMARY KEY (id),
@@ -294,6 +298,24 @@ CREATE TABLE email_outbox (
   CONSTRAINT email_outbox_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE erasures (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  applicant_id text COLLATE "C" NOT NULL,
+  rule text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C",
+  reason text,
+  erased_at text COLLATE "C" NOT NULL,
+  receipt text NOT NULL,
+  CONSTRAINT erasures_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id),
+  CONSTRAINT erasures_applicant_id_key UNIQUE (applicant_id),
+  CONSTRAINT erasures_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT erasures_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT erasures_pkey PRIMARY KEY (id)
+);
+
 CREATE TABLE events (
   id text COLLATE "C" NOT NULL,
   organization_id text COLLATE "C" NOT NULL,
@@ -359,6 +381,13 @@ CREATE TABLE jobs (
   CONSTRAINT jobs_max_attempts_check CHECK ((max_attempts >= 1)),
   CONSTRAINT jobs_pkey PRIMARY KEY (id),
   CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'running'::text, 'done'::text, 'dead'::text])))
+);
+
+CREATE TABLE key_store (
+  id integer NOT NULL,
+  store_id text COLLATE "C" NOT NULL,
+  CONSTRAINT key_store_id_check CHECK ((id = 1)),
+  CONSTRAINT key_store_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE kyc_captures (
@@ -589,12 +618,25 @@ CREATE TABLE organizations (
   aml_kinds text COLLATE "C",
   require_totp bigint NOT NULL DEFAULT 0,
   report_personal_data text COLLATE "C" NOT NULL DEFAULT 'full'::text,
+  retention_decided_years integer,
+  retention_inactive_days integer,
+  retention_sandbox_days integer,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT organizations_pkey PRIMARY KEY (id),
   CONSTRAINT organizations_report_personal_data_check CHECK ((report_personal_data = ANY (ARRAY['full'::text, 'masked'::text]))),
-  CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint])))
+  CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT organizations_retention_decided_years_check CHECK (((retention_decided_years >= 1) AND (retention_decided_years <= 50))),
+  CONSTRAINT organizations_retention_inactive_days_check CHECK (((retention_inactive_days >= 1) AND (retention_inactive_days <= 36500))),
+  CONSTRAINT organizations_retention_sandbox_days_check CHECK (((retention_sandbox_days >= 1) AND (retention_sandbox_days <= 36500)))
+);
+
+CREATE TABLE subject_keys (
+  applicant_id text COLLATE "C" NOT NULL,
+  secret bytea NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT subject_keys_pkey PRIMARY KEY (applicant_id)
 );
 
 CREATE TABLE usage_events (
@@ -733,6 +775,8 @@ CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions USING btree 
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys USING btree (organization_id);
 
+CREATE INDEX applicants_erasure_due_idx ON applicants USING btree (erasure_scheduled_at) WHERE ((erasure_scheduled_at IS NOT NULL) AND (erased_at IS NULL));
+
 CREATE UNIQUE INDEX applicants_org_env_external_ref_idx ON applicants USING btree (organization_id, environment, external_ref) WHERE (external_ref IS NOT NULL);
 
 CREATE INDEX applicants_org_env_id_idx ON applicants USING btree (organization_id, environment, id);
@@ -750,6 +794,8 @@ CREATE INDEX console_sessions_user_idx ON console_sessions USING btree (user_id)
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys USING btree (active) WHERE (active = 1);
 
 CREATE INDEX document_sessions_request_idx ON document_sessions USING btree (request_id, id);
+
+CREATE INDEX erasures_org_env_idx ON erasures USING btree (organization_id, environment, erased_at);
 
 CREATE INDEX events_org_env_id_idx ON events USING btree (organization_id, environment, id);
 

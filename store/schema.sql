@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 26
+-- PRAGMA user_version = 27
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -149,7 +149,7 @@ CREATE TABLE applicants (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   archived_at     TEXT
-) STRICT;
+, erased_at TEXT, erasure_scheduled_at TEXT, legal_hold_reason TEXT, legal_hold_at TEXT) STRICT;
 
 CREATE TABLE audit_head (
   id           INTEGER PRIMARY KEY CHECK (id = 1),
@@ -237,6 +237,19 @@ CREATE TABLE email_outbox (
   error           TEXT
 , html_body TEXT, from_name TEXT, reply_to TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), body_key_id INTEGER REFERENCES data_keys (id), expired_at TEXT) STRICT;
 
+CREATE TABLE erasures (
+  id              TEXT PRIMARY KEY,          -- era_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  applicant_id    TEXT NOT NULL UNIQUE REFERENCES applicants (id),
+  rule            TEXT NOT NULL,             -- data_subject_request, retention_…
+  actor_type      TEXT NOT NULL,
+  actor_id        TEXT,
+  reason          TEXT,
+  erased_at       TEXT NOT NULL,
+  receipt         TEXT NOT NULL              -- JSON: kyc.ErasureReceipt
+) STRICT;
+
 CREATE TABLE events (
   id              TEXT PRIMARY KEY,          -- kev_<ulid>
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -283,6 +296,11 @@ CREATE TABLE jobs (
   dedupe_key   TEXT UNIQUE,                  -- e.g. 'aml.rescreen/2026-11-22': scheduled once
   created_at   TEXT NOT NULL,
   updated_at   TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE key_store (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  store_id TEXT NOT NULL
 ) STRICT;
 
 CREATE TABLE kyc_captures (
@@ -438,7 +456,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked'))) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500)) STRICT;
 
 CREATE TABLE usage_events (
   metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
@@ -554,6 +572,9 @@ CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions (organizatio
 
 CREATE INDEX api_keys_organization_id_idx ON api_keys (organization_id);
 
+CREATE INDEX applicants_erasure_due_idx ON applicants (erasure_scheduled_at)
+  WHERE erasure_scheduled_at IS NOT NULL AND erased_at IS NULL;
+
 CREATE UNIQUE INDEX applicants_org_env_external_ref_idx
   ON applicants (organization_id, environment, external_ref) WHERE external_ref IS NOT NULL;
 
@@ -572,6 +593,8 @@ CREATE INDEX console_sessions_user_idx ON console_sessions (user_id);
 CREATE UNIQUE INDEX data_keys_active_idx ON data_keys (active) WHERE active = 1;
 
 CREATE INDEX document_sessions_request_idx ON document_sessions (request_id, id);
+
+CREATE INDEX erasures_org_env_idx ON erasures (organization_id, environment, erased_at);
 
 CREATE INDEX events_org_env_id_idx ON events (organization_id, environment, id);
 

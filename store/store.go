@@ -256,6 +256,9 @@ func (s *Store) Close() error {
 			}
 		}
 		err = errors.Join(err, s.writer.Close())
+		if s.keys != nil {
+			err = errors.Join(err, s.keys.subjects.close())
+		}
 	})
 	return err
 }
