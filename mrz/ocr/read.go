@@ -52,6 +52,8 @@ const (
 	HintCutOff   Hint = "cut_off"   // the lines run off the picture: move back
 	HintTooSmall Hint = "too_small" // the lines are too small: move closer
 	HintUnclear  Hint = "unclear"   // some characters are unclear: retake in better light
+	HintDark     Hint = "too_dark"  // the lines are dim, little ink against the paper: more light
+	HintTilted   Hint = "tilted"    // the page is seen at an angle or bent: hold it flat, face on
 )
 
 // Result is what Read found.
@@ -80,6 +82,13 @@ type Result struct {
 	Box image.Rectangle
 	// PitchPx is the distance between characters in the image's pixels.
 	PitchPx float64
+	// Contrast is the median, over the zone's cells, of paper minus ink
+	// in gray levels (0-255): low in a dim or washed-out photo.
+	Contrast float64
+	// Perspective is how much the character pitch changes across the
+	// zone: the largest pitch at a line's end over the smallest, minus 1
+	// (0 for a page seen face on and flat).
+	Perspective float64
 	// PrintLines counts the lines of print (8 glyphs or more side by
 	// side) seen, upright or turned: a document shows many, a face few.
 	PrintLines int
@@ -409,6 +418,8 @@ func result(s *scored, base *plane, ref time.Time) *Result {
 	r.Rotation = math.Mod(math.Atan2(ty, tx)*180/math.Pi+360, 360)
 	r.PitchPx = l0.Pitch()
 	r.Box = zoneBox(s.lines)
+	r.Contrast = zoneContrast(s)
+	r.Perspective = perspective(s.lines)
 	switch {
 	case d.sure && len(d.failing) == 0:
 		r.Status = StatusRead
@@ -416,7 +427,7 @@ func result(s *scored, base *plane, ref time.Time) *Result {
 		r.Status = StatusInvalid
 	default:
 		r.Status = StatusUnreadable
-		r.Hint = hint(s, d, base)
+		r.Hint = hint(s, d, base, r.Contrast, r.Perspective)
 	}
 	if r.Status != StatusUnreadable {
 		doc, err := mrz.ParseLines(d.lines, ref)
