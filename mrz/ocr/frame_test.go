@@ -160,3 +160,27 @@ func TestRetakeHintsDarkAndTilted(t *testing.T) {
 		}
 	}
 }
+
+// TestLineShifted: a line moved along itself by di cells has cell i where
+// the original had cell i+di, and moved across by a lift it keeps its
+// pitch and lies lift character heights off, on the page's down side.
+func TestLineShifted(t *testing.T) {
+	l := Line{N: 44, X: [3]float64{100, 10, 0.01}, Y: [3]float64{50, 0.5, 0.002}, H: [2]float64{14, 0.01}}
+	m := l.shifted(0.3, 0)
+	for _, i := range []float64{0, 10, 43} {
+		x0, y0 := l.centre(i + 0.3)
+		x1, y1 := m.centre(i)
+		if math.Hypot(x1-x0, y1-y0) > 1e-9 || math.Abs(m.height(i)-l.height(i+0.3)) > 1e-9 {
+			t.Errorf("cell %v: (%v, %v) h %v, want (%v, %v) h %v", i, x1, y1, m.height(i), x0, y0, l.height(i+0.3))
+		}
+	}
+	up := l.shifted(0, 0.5)
+	x0, y0 := l.centre(22)
+	x1, y1 := up.centre(22)
+	if d := math.Hypot(x1-x0, y1-y0); math.Abs(d-0.5*l.height(22)) > 0.1 || y1 <= y0 {
+		t.Errorf("lifted by half a height: moved %.2f to y %.2f from %.2f, want %.2f down", d, y1, y0, 0.5*l.height(22))
+	}
+	if math.Abs(up.Pitch()-l.Pitch()) > 1e-9 {
+		t.Errorf("lifting changed the pitch: %v, want %v", up.Pitch(), l.Pitch())
+	}
+}

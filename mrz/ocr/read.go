@@ -203,6 +203,12 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 	for k := range min(len(cands), 4) {
 		full := classify(net, py, cands[k].lines, 1)
 		r := result(&full, base, ref)
+		if r.Status == StatusUnreadable && len(r.Unsure) > 0 && len(r.Unsure) <= maxViewUnsure {
+			avg := viewAverage(net, py, &full)
+			if r2 := result(&avg, base, ref); rank(r2) > rank(r) {
+				r = r2
+			}
+		}
 		if best == nil || rank(r) > rank(best) {
 			best = r
 		}
