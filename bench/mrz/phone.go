@@ -47,6 +47,12 @@ var phoneCases = []struct {
 		glare(m, rng)
 		return m
 	}},
+	// Marks over the zone: a red box drawn around the page's lower
+	// quarter (where most zones are), a yellow highlighter stroke across
+	// it, and a grey watermark band just above it, as on stock photos.
+	{"phone overlay", func(src image.Image, rng *rand.Rand) image.Image {
+		return place(overlay(src, rng), rng, 0.7, 0.05, 3)
+	}},
 	// A thumb over a top corner of the page.
 	{"phone hand", func(src image.Image, rng *rand.Rand) image.Image {
 		m := place(src, rng, 0.7, 0.05, 3)
@@ -290,4 +296,45 @@ func writeJPEG(path string, m image.Image) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// overlay draws on a copy of src: a red box around its lower quarter, a
+// translucent yellow band across it and a translucent grey band above it.
+func overlay(src image.Image, rng *rand.Rand) *image.RGBA {
+	b := src.Bounds()
+	w, h := b.Dx(), b.Dy()
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			m.Set(x, y, src.At(b.Min.X+x, b.Min.Y+y))
+		}
+	}
+	blend := func(x, y int, c color.RGBA, a float64) {
+		o := m.PixOffset(x, y)
+		m.Pix[o] = uint8(float64(m.Pix[o])*(1-a) + float64(c.R)*a)
+		m.Pix[o+1] = uint8(float64(m.Pix[o+1])*(1-a) + float64(c.G)*a)
+		m.Pix[o+2] = uint8(float64(m.Pix[o+2])*(1-a) + float64(c.B)*a)
+	}
+	y0 := h * 3 / 4
+	t := max(2, h/150)
+	red := color.RGBA{220, 30, 30, 255}
+	for y := y0 - 2*t; y < h-t; y++ {
+		for x := t; x < w-t; x++ {
+			if y < y0-t || y >= h-2*t || x < 2*t || x >= w-2*t {
+				blend(x, y, red, 1)
+			}
+		}
+	}
+	band := y0 + int(float64(h-y0)*(0.3+0.4*rng.Float64()))
+	for y := max(0, band-h/40); y < min(h, band+h/40); y++ {
+		for x := range w {
+			blend(x, y, color.RGBA{255, 235, 0, 255}, 0.45)
+		}
+	}
+	for y := max(0, y0-h/10); y < y0-2*t; y++ {
+		for x := range w {
+			blend(x, y, color.RGBA{128, 128, 128, 255}, 0.35)
+		}
+	}
+	return m
 }
