@@ -24,7 +24,8 @@ type mrzView struct {
 	// confidence), not_found.
 	Status string `json:"status"`
 	// Hint is ocr's retake hint (blurry, glare, cut_off, too_small,
-	// unclear, no_zone); the page says it in the applicant's language.
+	// too_dark, tilted, unclear, no_zone); the page says it in the
+	// applicant's language.
 	Hint           string `json:"hint,omitempty"`
 	Surname        string `json:"surname,omitempty"`
 	GivenNames     string `json:"givenNames,omitempty"`

@@ -23,7 +23,7 @@ func TestDebugCands(t *testing.T) {
 	}
 	var cands []scored
 	for _, tr := range []bool{false, true} {
-		det, f := detectionPlane(py, tr)
+		det, f := detectionPlane(py, tr, 0)
 		for _, c := range zoneCandidates(first(detectLines(det)), f, false) {
 			for _, rev := range []bool{false, true} {
 				lines := append([]Line(nil), c.lines...)
@@ -60,7 +60,7 @@ func TestDebugCandCounts(t *testing.T) {
 		py := NewPyramid(gr)
 		n := 0
 		for _, tr := range []bool{false, true} {
-			det, f := detectionPlane(py, tr)
+			det, f := detectionPlane(py, tr, 0)
 			n += len(zoneCandidates(first(detectLines(det)), f, false))
 		}
 		fmt.Printf("%-45s %d\n", g.Image, n)

@@ -18,7 +18,7 @@ func TestDebugDetect(t *testing.T) {
 	g, _ := inkGray(img, maxSide)
 	py := NewPyramid(g)
 	for _, tr := range []bool{false, true} {
-		det, f := detectionPlane(py, tr)
+		det, f := detectionPlane(py, tr, 0)
 		mask := inkMask(det, 16)
 		out := image.NewRGBA(image.Rect(0, 0, det.w, det.h))
 		for i, m := range mask {
@@ -68,7 +68,7 @@ func TestDebugCells(t *testing.T) {
 	var best scored
 	best.score = -1e9
 	for _, tr := range []bool{false, true} {
-		det, f := detectionPlane(py, tr)
+		det, f := detectionPlane(py, tr, 0)
 		for _, c := range zoneCandidates(first(detectLines(det)), f, false) {
 			for _, rev := range []bool{false, true} {
 				lines := append([]Line(nil), c.lines...)
@@ -140,7 +140,7 @@ func TestDebugGeom(t *testing.T) {
 	g, _ := inkGray(img, maxSide)
 	py := NewPyramid(g)
 	for _, tr := range []bool{false, true} {
-		det, f := detectionPlane(py, tr)
+		det, f := detectionPlane(py, tr, 0)
 		for _, c := range zoneCandidates(first(detectLines(det)), f, false) {
 			for i, l := range c.lines {
 				m := float64(l.N-1) / 2

@@ -6,9 +6,11 @@ import (
 )
 
 // hint tells why a zone that was found could not be read: cells outside
-// the picture, characters too small, washed-out cells (glare), soft
-// strokes (blur), or some unclear characters.
-func hint(s *scored, d *decoded, base *plane) Hint {
+// the picture, characters too small, washed-out cells (glare), a dim zone
+// (little ink against the paper), a page seen at an angle, soft strokes
+// (blur), or some unclear characters. contrast and persp are the zone's
+// (Result.Contrast, Result.Perspective).
+func hint(s *scored, d *decoded, base *plane, contrast, persp float64) Hint {
 	for i := range s.lines {
 		l := &s.lines[i]
 		for _, c := range []float64{0, float64(l.N - 1)} {
@@ -38,10 +40,58 @@ func hint(s *scored, d *decoded, base *plane) Hint {
 	if washed >= 2 && washed*2 >= len(d.unsure) {
 		return HintGlare
 	}
+	if contrast < minContrast {
+		return HintDark
+	}
+	if persp > maxPerspective {
+		return HintTilted
+	}
 	if len(d.unsure) > 8 || s.blur > maxCellBlur {
 		return HintBlurry
 	}
 	return HintUnclear
+}
+
+// minContrast: a zone whose paper is fewer gray levels than this above its
+// ink is dim (a dark room, a shadow): the camera's noise and JPEG's
+// blocks are then a large part of what the classifier sees, and more
+// light is what helps. Printed black on paper a camera sees with 100 to
+// 200 levels between them; set from the generated low-light class of
+// bench/mrz and the split-A half of the shared photos (see the README).
+const minContrast = 45
+
+// maxPerspective: a zone whose character pitch differs by more than this
+// fraction between its ends is seen at an angle (or on a bent page): the
+// cells at the far end are smaller and their glyphs foreshortened, and
+// holding the page flat and face on helps.
+const maxPerspective = 0.15
+
+// zoneContrast is the median over the zone's cells of paper minus ink.
+func zoneContrast(s *scored) float64 {
+	var all []float64
+	for _, cs := range s.conts {
+		for _, c := range cs {
+			all = append(all, float64(c))
+		}
+	}
+	return median(all)
+}
+
+// perspective is the largest pitch at an end of a line over the smallest,
+// minus 1.
+func perspective(lines []Line) float64 {
+	lo, hi := math.Inf(1), 0.0
+	for i := range lines {
+		l := &lines[i]
+		for _, c := range []float64{0, float64(l.N - 1)} {
+			p := math.Hypot(l.tangent(c))
+			lo, hi = min(lo, p), max(hi, p)
+		}
+	}
+	if lo <= 0 || math.IsInf(lo, 1) {
+		return 0
+	}
+	return hi/lo - 1
 }
 
 // maxCellBlur: the classifier was trained on lines blurred by up to about

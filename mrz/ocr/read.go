@@ -52,6 +52,8 @@ const (
 	HintCutOff   Hint = "cut_off"   // the lines run off the picture: move back
 	HintTooSmall Hint = "too_small" // the lines are too small: move closer
 	HintUnclear  Hint = "unclear"   // some characters are unclear: retake in better light
+	HintDark     Hint = "too_dark"  // the lines are dim, little ink against the paper: more light
+	HintTilted   Hint = "tilted"    // the page is seen at an angle or bent: hold it flat, face on
 )
 
 // Result is what Read found.
@@ -80,6 +82,13 @@ type Result struct {
 	Box image.Rectangle
 	// PitchPx is the distance between characters in the image's pixels.
 	PitchPx float64
+	// Contrast is the median, over the zone's cells, of paper minus ink
+	// in gray levels (0-255): low in a dim or washed-out photo.
+	Contrast float64
+	// Perspective is how much the character pitch changes across the
+	// zone: the largest pitch at a line's end over the smallest, minus 1
+	// (0 for a page seen face on and flat).
+	Perspective float64
 	// PrintLines counts the lines of print (8 glyphs or more side by
 	// side) seen, upright or turned: a document shows many, a face few.
 	PrintLines int
@@ -157,13 +166,75 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 	var cands []scored
 	printLines := 0
 	cut, bars := false, false
+	// The zone is looked for at the scale where an MRZ filling a good
+	// part of the picture has characters of a dozen pixels; when nothing
+	// is found there, at twice that scale, for a document small in a large
+	// frame or seen at an angle (its far end smaller).
+	for finer := range 2 {
+		if det, _ := detectionPlane(py, false, finer); det == nil {
+			break
+		}
+		c, pl, ct, bs := zoneCands(net, py, finer)
+		cands = append(cands, c...)
+		if finer == 0 {
+			// Lines of print at the usual scale only: the finer look
+			// would count the fine print of any picture (the selfie
+			// check weighs this count).
+			printLines = pl
+		}
+		cut, bars = cut || ct, bars || bs
+		if bestScore(cands) >= minZoneScore {
+			break
+		}
+	}
+	notFound := func() *Result {
+		return &Result{Status: StatusNotFound, Hint: noZoneHint(cut, bars, pictureBlur(base)), PrintLines: printLines}
+	}
+	if len(cands) == 0 {
+		return notFound()
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	// Lines of marks whose cells do not look like MRZ characters (a
+	// pattern, a barcode, print in another font) are no zone at all.
+	if cands[0].score < minZoneScore {
+		return notFound()
+	}
+	var best *Result
+	for k := range min(len(cands), 4) {
+		full := classify(net, py, cands[k].lines, 1)
+		r := result(&full, base, ref)
+		if r.Status == StatusUnreadable && len(r.Unsure) > 0 && len(r.Unsure) <= maxViewUnsure {
+			avg := viewAverage(net, py, &full)
+			if r2 := result(&avg, base, ref); rank(r2) > rank(r) {
+				r = r2
+			}
+		}
+		if best == nil || rank(r) > rank(best) {
+			best = r
+		}
+		if r.Status == StatusRead {
+			break
+		}
+	}
+	if best.Status == StatusNotFound {
+		return notFound()
+	}
+	best.PrintLines = printLines
+	return best
+}
+
+// zoneCands finds the zone candidates on the detection plane of the given
+// fineness, both ways round, and ranks them by a first look at every
+// third cell. It also says how many lines of print it saw, and whether a
+// zone seems cut off by the picture's edge or barred by stripes.
+func zoneCands(net *Net, py *Pyramid, finer int) (cands []scored, printLines int, cut, bars bool) {
 	type view struct {
 		f      frame
 		chains []*chain
 	}
 	var views []view
 	for _, transposed := range []bool{false, true} {
-		det, f := detectionPlane(py, transposed)
+		det, f := detectionPlane(py, transposed, finer)
 		chains, bs := detectLines(det)
 		printLines = max(printLines, len(chains))
 		cut = cut || (longChains(chains) <= maxLongChains && cutStack(chains, det))
@@ -201,33 +272,14 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time) *Result {
 			break
 		}
 	}
-	notFound := func() *Result {
-		return &Result{Status: StatusNotFound, Hint: noZoneHint(cut, bars, pictureBlur(base)), PrintLines: printLines}
+	return cands, printLines, cut, bars
+}
+
+func bestScore(cands []scored) float64 {
+	best := math.Inf(-1)
+	for _, c := range cands {
+		best = max(best, c.score)
 	}
-	if len(cands) == 0 {
-		return notFound()
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	// Lines of marks whose cells do not look like MRZ characters (a
-	// pattern, a barcode, print in another font) are no zone at all.
-	if cands[0].score < minZoneScore {
-		return notFound()
-	}
-	var best *Result
-	for k := range min(len(cands), 4) {
-		full := classify(net, py, cands[k].lines, 1)
-		r := result(&full, base, ref)
-		if best == nil || rank(r) > rank(best) {
-			best = r
-		}
-		if r.Status == StatusRead {
-			break
-		}
-	}
-	if best.Status == StatusNotFound {
-		return notFound()
-	}
-	best.PrintLines = printLines
 	return best
 }
 
@@ -245,20 +297,38 @@ func rank(r *Result) int {
 
 // detectionPlane is the image at a size where MRZ characters are a dozen
 // pixels or more (tiny images are enlarged, large ones halved), and
-// transposed on request, so that vertical lines become horizontal.
-func detectionPlane(py *Pyramid, transposed bool) (*plane, frame) {
-	p := py.levels[0]
-	scale := 1.0
-	long := max(p.w, p.h)
-	for k := 1; long > 1400 && k < len(py.levels); k++ {
-		p = py.levels[k]
-		scale /= 2
-		long = max(p.w, p.h)
+// transposed on request, so that vertical lines become horizontal. Each
+// step of finer doubles that scale, up to maxFinerSide pixels on the long
+// side and twice the picture's own size; beyond it there is no such plane
+// (nil).
+func detectionPlane(py *Pyramid, transposed bool, finer int) (*plane, frame) {
+	k, up := 0, 1
+	long := max(py.levels[0].w, py.levels[0].h)
+	for ; long > 1400 && k+1 < len(py.levels); k++ {
+		long = max(py.levels[k+1].w, py.levels[k+1].h)
 	}
 	if long < 400 {
-		p, scale = enlarge(p, 3), 3
+		up = 3
 	} else if long < 700 {
-		p, scale = enlarge(p, 2), 2
+		up = 2
+	}
+	for range finer {
+		if k > 0 {
+			k--
+			long *= 2
+		} else {
+			up *= 2
+		}
+	}
+	p, scale := py.levels[k], 1/float64(int(1)<<k)
+	if finer > 0 && (max(p.w, p.h)*up > maxFinerSide || up > 2) {
+		// Past the bound, or a picture so small (under 700 pixels) that
+		// a document small in it has characters of 3 pixels or less: no
+		// finer look.
+		return nil, frame{}
+	}
+	if up > 1 {
+		p, scale = enlarge(p, up), float64(up)
 	}
 	if transposed {
 		t := newPlane(p.h, p.w)
@@ -271,6 +341,10 @@ func detectionPlane(py *Pyramid, transposed bool) (*plane, frame) {
 	}
 	return p, frame{scale: scale, transposed: transposed}
 }
+
+// maxFinerSide bounds the long side of a finer detection plane, and so
+// the time a photo without a zone costs.
+const maxFinerSide = 2100
 
 // enlarge scales p up by an integer factor, bilinearly.
 func enlarge(p *plane, k int) *plane {
@@ -350,6 +424,8 @@ func result(s *scored, base *plane, ref time.Time) *Result {
 	r.Rotation = math.Mod(math.Atan2(ty, tx)*180/math.Pi+360, 360)
 	r.PitchPx = l0.Pitch()
 	r.Box = zoneBox(s.lines)
+	r.Contrast = zoneContrast(s)
+	r.Perspective = perspective(s.lines)
 	switch {
 	case d.sure && len(d.failing) == 0:
 		r.Status = StatusRead
@@ -357,7 +433,7 @@ func result(s *scored, base *plane, ref time.Time) *Result {
 		r.Status = StatusInvalid
 	default:
 		r.Status = StatusUnreadable
-		r.Hint = hint(s, d, base)
+		r.Hint = hint(s, d, base, r.Contrast, r.Perspective)
 	}
 	if r.Status != StatusUnreadable {
 		doc, err := mrz.ParseLines(d.lines, ref)
