@@ -35,6 +35,7 @@ type settingsPage struct {
 	Listed      []string // kinds the installation has a list of
 	Unlisted    []string // kinds without one
 	FourEyes    bool
+	SLAHours    map[kyc.Environment]int // review due time per environment (0: none)
 	RequireTOTP bool
 	Policy      policySummary
 	// PersonalData is how compliance reports print personal data.
@@ -94,7 +95,7 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.FourEyes, d.PersonalData = set.FourEyes, set.ReportPersonalData
+	d.FourEyes, d.PersonalData, d.SLAHours = set.FourEyes, set.ReportPersonalData, set.SLAHours
 	if d.RequireTOTP, err = c.store.RequireTOTP(ctx, org); err != nil {
 		return err
 	}
