@@ -161,7 +161,7 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 	if contact {
 		head = append(head, "email", "phone")
 	}
-	head = append(head, "externalRef", "status", "decision", "decidedBy", "reasonCodes", "decisionReason", "riskScore", "assignee",
+	head = append(head, "externalRef", "applicantExternalRef", "status", "decision", "decidedBy", "reasonCodes", "decisionReason", "riskScore", "assignee",
 		"createdAt", "submittedAt", "decidedAt")
 	if err := cw.Write(head); err != nil {
 		return err
@@ -185,7 +185,7 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 			if it.RiskScore != nil {
 				risk = strconv.FormatFloat(*it.RiskScore, 'f', -1, 64)
 			}
-			row = append(row, it.ExternalRef, string(it.Status), string(it.Decision), it.DecidedBy, strings.Join(it.Reasons, " "),
+			row = append(row, it.ExternalRef, it.ApplicantRef, string(it.Status), string(it.Decision), it.DecidedBy, strings.Join(it.Reasons, " "),
 				it.DecisionReason, risk, it.AssigneeName, kyc.FormatTime(it.CreatedAt), csvTime(it.SubmittedAt), csvTime(it.DecidedAt))
 			for i := range row {
 				row[i] = csvSafe(row[i])

@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 24
+-- kycd_schema version = 32
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -376,7 +376,12 @@ CREATE TABLE kyc_requests (
   portal_opened_at text COLLATE "C",
   reason_codes text COLLATE "C",
   document_number_read text COLLATE "C",
+  assignee_id text COLLATE "C",
+  assigned_at text COLLATE "C",
+  decided_by text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
+  CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT kyc_requests_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
@@ -519,12 +524,16 @@ CREATE TABLE organizations (
   aml_kinds text COLLATE "C",
   require_totp bigint NOT NULL DEFAULT 0,
   report_personal_data text COLLATE "C" NOT NULL DEFAULT 'full'::text,
+  review_sla_live_hours bigint,
+  review_sla_sandbox_hours bigint,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT organizations_pkey PRIMARY KEY (id),
   CONSTRAINT organizations_report_personal_data_check CHECK ((report_personal_data = ANY (ARRAY['full'::text, 'masked'::text]))),
-  CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint])))
+  CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT organizations_review_sla_live_hours_check CHECK (((review_sla_live_hours >= 1) AND (review_sla_live_hours <= 8760))),
+  CONSTRAINT organizations_review_sla_sandbox_hours_check CHECK (((review_sla_sandbox_hours >= 1) AND (review_sla_sandbox_hours <= 8760)))
 );
 
 CREATE TABLE usage_events (
@@ -699,7 +708,13 @@ CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests USING btree (o
 
 CREATE INDEX kyc_requests_org_document_number_read_idx ON kyc_requests USING btree (organization_id, environment, document_number_read) WHERE (document_number_read IS NOT NULL);
 
+CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests USING btree (organization_id, environment, assignee_id, status, submitted_at);
+
+CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests USING btree (organization_id, environment, decided_at, id);
+
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
+
+CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests USING btree (organization_id, environment, risk_score, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests USING btree (organization_id, environment, status, id);
 

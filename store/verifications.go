@@ -49,7 +49,8 @@ type VerificationItem struct {
 	ApplicantID         string
 	FirstName, LastName string
 	Email, Phone        string // contact details: callers show them only to roles that may see them
-	ExternalRef         string
+	ExternalRef         string // the request's
+	ApplicantRef        string // the applicant's external reference
 	Status              kyc.KYCStatus
 	Decision            kyc.KYCDecision
 	DecisionReason      string
@@ -125,7 +126,7 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+w, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count verifications: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.public_id, r.applicant_id, a.first_name, a.last_name, a.email, a.phone, r.external_ref,
+	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.public_id, r.applicant_id, a.first_name, a.last_name, a.email, a.phone, r.external_ref, a.external_ref,
 		r.status, r.decision, r.decision_reason, r.reason_codes, r.risk_score, r.assignee_id, u.name, r.decided_by,
 		r.created_at, r.submitted_at, r.decided_at
 		FROM (SELECT r.id FROM kyc_requests r WHERE `+w+` ORDER BY `+order+` LIMIT ? OFFSET ?) page
@@ -139,14 +140,14 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 	out := make([]VerificationItem, 0, f.Size)
 	for rows.Next() {
 		var it VerificationItem
-		var email, phone, ref, reason, codes, assignee, assigneeName, by, submitted, decided sql.NullString
+		var email, phone, ref, appRef, reason, codes, assignee, assigneeName, by, submitted, decided sql.NullString
 		var risk sql.NullFloat64
 		var status, dec, created string
-		if err := rows.Scan(&it.ID, &it.PublicID, &it.ApplicantID, &it.FirstName, &it.LastName, &email, &phone, &ref,
+		if err := rows.Scan(&it.ID, &it.PublicID, &it.ApplicantID, &it.FirstName, &it.LastName, &email, &phone, &ref, &appRef,
 			&status, &dec, &reason, &codes, &risk, &assignee, &assigneeName, &by, &created, &submitted, &decided); err != nil {
 			return nil, 0, fmt.Errorf("scan verification: %w", err)
 		}
-		it.Email, it.Phone, it.ExternalRef = email.String, phone.String, ref.String
+		it.Email, it.Phone, it.ExternalRef, it.ApplicantRef = email.String, phone.String, ref.String, appRef.String
 		it.Status, it.Decision, it.DecisionReason = kyc.KYCStatus(status), kyc.KYCDecision(dec), reason.String
 		if codes.Valid && codes.String != "" {
 			it.Reasons = strings.Fields(codes.String)
