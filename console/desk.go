@@ -16,7 +16,7 @@ func riskText(f *float64) string {
 	if f == nil {
 		return "—"
 	}
-	return strconv.FormatFloat(float64(int(*f*10+0.5))/10, 'f', -1, 64) + " of 100"
+	return strconv.FormatFloat(float64(int(*f*10+0.5))/10, 'f', -1, 64) + "\u00a0of\u00a0100" // kept on one line
 }
 
 // dueOf is when a request submitted at submitted is due under sla (nil:

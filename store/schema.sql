@@ -542,11 +542,19 @@ CREATE INDEX kyc_requests_org_document_number_read_idx ON kyc_requests (organiza
 
 CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests (organization_id, environment, assignee_id, status, submitted_at);
 
+CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests (organization_id, environment, decided_by, decided_at, id);
+
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests (organization_id, environment, decided_at, id);
+
+CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests (organization_id, environment, decision, id);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
 
+CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests (organization_id, environment, id, reason_codes);
+
 CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests (organization_id, environment, risk_score, id);
+
+CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organization_id, environment, status, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id, environment, status, id);
 

@@ -21,8 +21,8 @@ const (
 const (
 	SortNewest  = "newest"  // created, newest first (the default)
 	SortOldest  = "oldest"  // created, oldest first
-	SortDecided = "decided" // decision time, latest first; undecided last
-	SortRisk    = "risk"    // risk score, highest first; unscored last
+	SortDecided = "decided" // decision time, latest first; decided requests only
+	SortRisk    = "risk"    // risk score, highest first; scored requests only
 )
 
 // VerificationFilter selects the list of all verifications. Zero fields
@@ -112,14 +112,20 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 	if !f.DecidedTo.IsZero() {
 		add(`r.decided_at < ?`, kyc.FormatTime(f.DecidedTo))
 	}
+	// Sorting by decision time or risk lists only the decided or scored
+	// requests: the order is then an index's, read backwards (sorting
+	// NULLs last would be an expression no index serves, and SQLite and
+	// PostgreSQL place NULLs differently).
 	order := `r.id DESC`
 	switch f.Sort {
 	case SortOldest:
 		order = `r.id`
 	case SortDecided:
-		order = `r.decided_at IS NULL, r.decided_at DESC, r.id DESC`
+		add(`r.decided_at IS NOT NULL`)
+		order = `r.decided_at DESC, r.id DESC`
 	case SortRisk:
-		order = `r.risk_score IS NULL, r.risk_score DESC, r.id DESC`
+		add(`r.risk_score IS NOT NULL`)
+		order = `r.risk_score DESC, r.id DESC`
 	}
 	w := strings.Join(where, " AND ")
 	var total int

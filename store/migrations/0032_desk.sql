@@ -26,4 +26,13 @@ ALTER TABLE organizations ADD COLUMN review_sla_sandbox_hours INTEGER CHECK (rev
 -- risk, and filters by assignee.
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests (organization_id, environment, decided_at, id);
 CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests (organization_id, environment, risk_score, id);
+-- Filters without a status: who decided (with the decision time, for
+-- "decided by a reviewer, latest first") and the decision.
+CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests (organization_id, environment, decided_by, decided_at, id);
+CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests (organization_id, environment, decision, id);
+-- A status with the decision time ("rejected, latest first"), and the
+-- reason codes beside the id, so that a reason filter reads the index
+-- alone (the rows carry the processing result and are large).
+CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organization_id, environment, status, decided_at, id);
+CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests (organization_id, environment, id, reason_codes);
 CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests (organization_id, environment, assignee_id, status, submitted_at);
