@@ -131,7 +131,7 @@ func (c *console) handleVerifications(w http.ResponseWriter, r *http.Request) er
 }
 
 // exportChunk is how many rows the export reads at a time.
-const exportChunk = 1000
+var exportChunk = 1000 // a variable for the tests, which page with less
 
 // handleVerificationsExport handles "GET
 // /console/{env}/verifications/export.csv": the filtered list as CSV,
@@ -166,8 +166,11 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 	if err := cw.Write(head); err != nil {
 		return err
 	}
-	f.Size = exportChunk
-	for f.Page = 1; ; f.Page++ {
+	f.Size, f.Page = exportChunk, 1
+	// Newest and oldest orders page by id (rows created meanwhile do not
+	// shift the export); decision-time and risk orders by offset.
+	keyset := f.Sort == "" || f.Sort == store.SortNewest || f.Sort == store.SortOldest
+	for ; ; f.Page++ {
 		items, _, err := c.store.ListVerifications(r.Context(), org, e, f)
 		if err != nil {
 			// Headers are sent: the error can only end the file early, so
@@ -196,6 +199,9 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 		}
 		if len(items) < f.Size {
 			break
+		}
+		if keyset {
+			f.After = items[len(items)-1].ID
 		}
 	}
 	cw.Flush()

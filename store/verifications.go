@@ -41,6 +41,10 @@ type VerificationFilter struct {
 	DecidedTo   time.Time // exclusive
 	Sort        string
 	Page, Size  int
+	// After, with the newest or oldest order, starts after this request
+	// id instead of at an offset (keyset paging, for the export: rows
+	// created meanwhile do not shift it).
+	After string
 }
 
 // VerificationItem is one row of the list of all verifications.
@@ -65,7 +69,7 @@ type VerificationItem struct {
 }
 
 // ListVerifications returns one page of the environment's KYC requests
-// and how many match. Paging is by offset over the indexes the sort
+// and how many match (-1 with keyset paging, which does not count). Paging is by offset over the indexes the sort
 // orders use (organization_id, environment, then id, decided_at or
 // risk_score): the page's ids come from the index first, and only those
 // rows are joined.
@@ -117,9 +121,17 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 	// NULLs last would be an expression no index serves, and SQLite and
 	// PostgreSQL place NULLs differently).
 	order := `r.id DESC`
+	keyset := f.After != "" && (f.Sort == "" || f.Sort == SortNewest || f.Sort == SortOldest)
 	switch f.Sort {
+	case "", SortNewest:
+		if keyset {
+			add(`r.id < ?`, f.After)
+		}
 	case SortOldest:
 		order = `r.id`
+		if keyset {
+			add(`r.id > ?`, f.After)
+		}
 	case SortDecided:
 		add(`r.decided_at IS NOT NULL`)
 		order = `r.decided_at DESC, r.id DESC`
@@ -128,8 +140,11 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		order = `r.risk_score DESC, r.id DESC`
 	}
 	w := strings.Join(where, " AND ")
-	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+w, args...).Scan(&total); err != nil {
+	offset := (f.Page - 1) * f.Size
+	total := -1
+	if keyset {
+		offset = 0 // the export pages by id and needs no count
+	} else if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+w, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count verifications: %w", err)
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.public_id, r.applicant_id, a.first_name, a.last_name, a.email, a.phone, r.external_ref, a.external_ref,
@@ -138,7 +153,7 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		FROM (SELECT r.id FROM kyc_requests r WHERE `+w+` ORDER BY `+order+` LIMIT ? OFFSET ?) page
 		JOIN kyc_requests r ON r.id = page.id JOIN applicants a ON a.id = r.applicant_id
 		LEFT JOIN users u ON u.id = r.assignee_id
-		ORDER BY `+order, append(args, f.Size, (f.Page-1)*f.Size)...)
+		ORDER BY `+order, append(args, f.Size, offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list verifications: %w", err)
 	}
