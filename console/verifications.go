@@ -169,7 +169,7 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 	f.Size, f.Page = exportChunk, 1
 	// Newest and oldest orders page by id (rows created meanwhile do not
 	// shift the export); decision-time and risk orders by offset.
-	keyset := f.Sort == "" || f.Sort == store.SortNewest || f.Sort == store.SortOldest
+	keyset := (f.Sort == "" || f.Sort == store.SortNewest || f.Sort == store.SortOldest) && f.CreatedFrom.IsZero() && f.CreatedTo.IsZero()
 	for ; ; f.Page++ {
 		items, _, err := c.store.ListVerifications(r.Context(), org, e, f)
 		if err != nil {

@@ -708,7 +708,9 @@ CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests USING btree (o
 
 CREATE INDEX kyc_requests_org_document_number_read_idx ON kyc_requests USING btree (organization_id, environment, document_number_read) WHERE (document_number_read IS NOT NULL);
 
-CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests USING btree (organization_id, environment, assignee_id, status, submitted_at);
+CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests USING btree (organization_id, environment, assignee_id, id);
+
+CREATE INDEX kyc_requests_org_env_created_idx ON kyc_requests USING btree (organization_id, environment, created_at, id);
 
 CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests USING btree (organization_id, environment, decided_by, decided_at, id);
 

@@ -103,7 +103,7 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		add(`r.decided_by = ?`, f.DecidedBy)
 	}
 	// Creation time is the id's ULID prefix too, but created_at is what
-	// the row says; the id index still orders the scan.
+	// the row says (ids are monotonic, so an id's time can be later).
 	if !f.CreatedFrom.IsZero() {
 		add(`r.created_at >= ?`, kyc.FormatTime(f.CreatedFrom))
 	}
@@ -121,16 +121,25 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 	// NULLs last would be an expression no index serves, and SQLite and
 	// PostgreSQL place NULLs differently).
 	order := `r.id DESC`
-	keyset := f.After != "" && (f.Sort == "" || f.Sort == SortNewest || f.Sort == SortOldest)
+	byCreated := !f.CreatedFrom.IsZero() || !f.CreatedTo.IsZero()
+	keyset := f.After != "" && !byCreated && (f.Sort == "" || f.Sort == SortNewest || f.Sort == SortOldest)
 	switch f.Sort {
 	case "", SortNewest:
 		if keyset {
 			add(`r.id < ?`, f.After)
 		}
+		if byCreated {
+			// The created_at index serves the range, the count and the
+			// order at once.
+			order = `r.created_at DESC, r.id DESC`
+		}
 	case SortOldest:
 		order = `r.id`
 		if keyset {
 			add(`r.id > ?`, f.After)
+		}
+		if byCreated {
+			order = `r.created_at, r.id`
 		}
 	case SortDecided:
 		add(`r.decided_at IS NOT NULL`)

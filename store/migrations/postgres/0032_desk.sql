@@ -34,4 +34,7 @@ CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests (organization_id,
 -- alone (the rows carry the processing result and are large).
 CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organization_id, environment, status, decided_at, id);
 CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests (organization_id, environment, id, reason_codes);
-CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests (organization_id, environment, assignee_id, status, submitted_at);
+CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests (organization_id, environment, assignee_id, id);
+-- Creation dates: the list then orders by created_at (the same order as
+-- the id's, which this index also holds).
+CREATE INDEX kyc_requests_org_env_created_idx ON kyc_requests (organization_id, environment, created_at, id);
