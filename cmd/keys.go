@@ -102,6 +102,9 @@ type OrgsUpdateCmd struct {
 	// ReportPersonalData is how compliance reports print personal data.
 	ReportPersonalData string `name:"report-personal-data" enum:",full,masked" default:"" env:"KYCD_REPORT_PERSONAL_DATA" help:"How compliance reports (PDF and report.json) print personal data: full (the default: every identifier, for the record the firm files) or masked (document numbers keep their last four characters, e-mail, phone and IP addresses masked, no MRZ or document images)."`
 	retentionFlags
+	// ReviewSLALive and ReviewSLASandbox are review due times.
+	ReviewSLALive    string `name:"review-sla-live" placeholder:"HOURS|none" help:"Hours a submitted live request may wait for review before it is overdue (1 to 8760); 'none' removes the due time."`
+	ReviewSLASandbox string `name:"review-sla-sandbox" placeholder:"HOURS|none" help:"The same for sandbox requests."`
 	brandingFlags
 	AMLKinds string `name:"aml-kinds" env:"KYCD_AML_KINDS" placeholder:"KINDS|default" help:"List kinds the organization screens, comma-separated: sanctions (always) plus pep and/or adverse_media; the others are reported not_screened. 'default': sanctions plus every kind the installation has a list of."`
 	policyDryRun
@@ -113,8 +116,23 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 		return c.dryRun(e)
 	}
 	if c.AMLThreshold == "" && c.Policy == "" && c.FourEyes == "" && c.AMLKinds == "" && c.ReportPersonalData == "" && c.ContactEmail == nil &&
-		!c.brandingFlags.given() && !c.retentionFlags.given() {
-		return fmt.Errorf("nothing to change: give --contact-email, --aml-threshold, --policy, --four-eyes, --aml-kinds, --report-personal-data or a --retention-… flag, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+		c.ReviewSLALive == "" && c.ReviewSLASandbox == "" && !c.brandingFlags.given() && !c.retentionFlags.given() {
+		return fmt.Errorf("nothing to change: give --contact-email, --aml-threshold, --policy, --four-eyes, --aml-kinds, --report-personal-data, --review-sla-live, --review-sla-sandbox or a --retention-… flag, or a branding flag (--display-name, --support-email, --privacy-url, --logo, --brand-color, --default-locale)")
+	}
+	sla := map[kyc.Environment]int{}
+	for _, f := range []struct {
+		e    kyc.Environment
+		flag string
+		v    string
+	}{{kyc.Live, "--review-sla-live", c.ReviewSLALive}, {kyc.Sandbox, "--review-sla-sandbox", c.ReviewSLASandbox}} {
+		if f.v == "" || f.v == "none" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(f.v))
+		if err != nil || n < 1 || n > store.MaxSLAHours {
+			return fmt.Errorf("%s %q must be a whole number of hours from 1 to %d, or 'none'", f.flag, f.v, store.MaxSLAHours)
+		}
+		sla[f.e] = n
 	}
 	if c.ContactEmail != nil {
 		*c.ContactEmail = strings.TrimSpace(*c.ContactEmail)
@@ -210,6 +228,16 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 			}
 			c.retentionFlags.result = &p
 		}
+		if c.ReviewSLALive != "" {
+			if err := tx.SetReviewSLA(c.OrgID, kyc.Live, sla[kyc.Live]); err != nil {
+				return err
+			}
+		}
+		if c.ReviewSLASandbox != "" {
+			if err := tx.SetReviewSLA(c.OrgID, kyc.Sandbox, sla[kyc.Sandbox]); err != nil {
+				return err
+			}
+		}
 		return brand.apply(tx, c.OrgID)
 	})
 	if err != nil {
@@ -245,8 +273,23 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "%s: retention: decided %d years after the last decision, inactive %d days, sandbox %d days\n",
 			c.OrgID, p.DecidedYears, p.InactiveDays, p.SandboxDays)
 	}
+	for _, f := range []struct {
+		e kyc.Environment
+		v string
+	}{{kyc.Live, c.ReviewSLALive}, {kyc.Sandbox, c.ReviewSLASandbox}} {
+		if f.v != "" {
+			fmt.Fprintf(e.stdout, "%s: %s review due time %s\n", c.OrgID, f.e, slaText(sla[f.e]))
+		}
+	}
 	brand.print(e, c.OrgID)
 	return nil
+}
+
+func slaText(hours int) string {
+	if hours == 0 {
+		return "none"
+	}
+	return strconv.Itoa(hours) + " h after submission"
 }
 
 // kindsText shows an organization's AML kinds setting.

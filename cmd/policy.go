@@ -25,7 +25,7 @@ func (c *OrgsUpdateCmd) dryRun(e *env) error {
 	if c.Policy == "" {
 		return errors.New("--dry-run needs --policy FILE (or --policy default)")
 	}
-	if c.AMLThreshold != "" || c.FourEyes != "" || c.AMLKinds != "" || c.brandingFlags.given() {
+	if c.AMLThreshold != "" || c.FourEyes != "" || c.AMLKinds != "" || c.ReviewSLALive != "" || c.ReviewSLASandbox != "" || c.brandingFlags.given() {
 		return errors.New("--dry-run previews --policy only: give the other settings without it")
 	}
 	proposed := decision.DefaultPolicy()

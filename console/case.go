@@ -40,6 +40,7 @@ type casePage struct {
 	Timeline   []timelineView
 	Sandbox    *sandboxView
 	Form       struct{ Decision, Code, Note string }
+	Desk       *deskView
 }
 
 type pendingView struct {
@@ -83,6 +84,9 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 	d := &casePage{Req: req, Applicant: a, Personal: sess.User.Can(kyc.PermPersonalData), Now: now, Claim: claim,
 		FourEyes: settings.FourEyes && e == kyc.Live, Codes: reviewReasonCodes}
 	d.MyClaim = claim != nil && claim.UserID == sess.User.ID
+	if d.Desk, err = c.desk(r, org, e, req, settings.SLA(e), now); err != nil {
+		return err
+	}
 	if p := req.PendingReview; p != nil {
 		d.Pending = &pendingView{Approve: p.Approve, Reviewer: actorName(names, &p.Reviewer), Note: p.Note, Code: p.ReasonCode, At: p.At,
 			Mine: p.Reviewer == sess.User.ID}

@@ -103,7 +103,8 @@ func TestFourEyesByUsers(t *testing.T) {
 	casePath := "/console/live/cases/" + req.ID
 
 	q := bj.get("/console/live/queue")
-	if !strings.Contains(q.text(), "Viktor Petrenko") || !strings.Contains(q.text(), "SANCTIONS_MATCH") {
+	// The reason in words, its code on hover.
+	if !strings.Contains(q.text(), "Viktor Petrenko") || !strings.Contains(q.text(), "Possible sanctions match") || !strings.Contains(q.body, `title="SANCTIONS_MATCH"`) {
 		t.Fatalf("queue: %s", q.text())
 	}
 	for filter, want := range map[string]bool{"reason=SANCTIONS_MATCH": true, "reason=FACE_MISMATCH": false, "claim=unclaimed": true,

@@ -15,7 +15,7 @@ import (
 const queuePageSize = 50
 
 type queuePage struct {
-	Items        []store.QueueItem
+	Items        []queueRow
 	Total        int
 	Page, Pages  int
 	Filter       store.QueueFilter
@@ -24,6 +24,10 @@ type queuePage struct {
 	Now          time.Time
 	MyID         string
 	ClaimMinutes int
+	Deciders     []*kyc.User // for the assignee filter
+	SLA          time.Duration
+	Overdue      int  // overdue requests of the environment (with an SLA)
+	OnlyOverdue  bool // the overdue filter is on
 }
 
 // handleQueue handles "GET /console/{env}/queue": the KYC requests
@@ -45,13 +49,41 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 	if len(f.Reason) > 64 {
 		f.Reason = ""
 	}
-	now := c.now()
-	items, total, err := c.store.FindReviewQueue(r.Context(), sess.User.OrganizationID, env(r), f, now)
+	if f.Assignee = q.Get("assignee"); len(f.Assignee) > 64 {
+		f.Assignee = ""
+	}
+	org, e := sess.User.OrganizationID, env(r)
+	set, err := c.store.FindOrgSettings(r.Context(), org)
 	if err != nil {
 		return err
 	}
-	d := queuePage{Items: items, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
-		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID}
+	now := c.now()
+	sla := set.SLA(e)
+	overdue := 0
+	if sla > 0 {
+		if overdue, err = c.store.CountOverdue(r.Context(), org, e, now.Add(-sla)); err != nil {
+			return err
+		}
+		if q.Get("overdue") == "1" {
+			f.OverdueBefore = now.Add(-sla)
+		}
+	}
+	items, total, err := c.store.FindReviewQueue(r.Context(), org, e, f, now)
+	if err != nil {
+		return err
+	}
+	deciders, err := c.deciders(r, org)
+	if err != nil {
+		return err
+	}
+	rows := make([]queueRow, len(items))
+	for i, it := range items {
+		rows[i] = queueRow{QueueItem: it, Due: dueOf(it.SubmittedAt, sla)}
+		rows[i].Overdue = rows[i].Due != nil && now.After(*rows[i].Due)
+	}
+	d := queuePage{Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
+		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
+		OnlyOverdue: !f.OverdueBefore.IsZero()}
 	return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Review queue", Section: "queue", Data: d})
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"kycd/decision"
 	"kycd/kyc"
 	"kycd/store"
 	"kycd/webasset"
@@ -54,6 +55,9 @@ func mustParsePages(a *webasset.Set) map[string]*template.Template {
 		"thousands": thousands,
 		"size":      size,
 		"prefix":    func(s string, n int) string { return s[:min(n, len(s))] },
+		"codeLabel": decision.CodeLabel,
+		"risk":      riskText,
+		"due":       dueText,
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -109,6 +113,9 @@ func (p *page) SwitchURL(to kyc.Environment) string {
 // no text comes from the URL).
 var notices = map[string]string{
 	"claimed":       "You have claimed this case for 30 minutes.",
+	"assigned":      "The case is assigned.",
+	"unassigned":    "The case is no longer assigned to anyone.",
+	"sla-saved":     "The review due times are saved.",
 	"released":      "The claim is released.",
 	"decided":       "Your decision is recorded.",
 	"first":         "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",

@@ -77,6 +77,11 @@ func (c *console) table() []route {
 		{pattern: "GET /console/{env}/cases/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/claim", access: signedIn, perm: kyc.PermDecide, h: c.handleClaim, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/assign", access: signedIn, perm: kyc.PermDecide, h: c.handleAssign, back: c.handleCase},
+		{pattern: "GET /console/{env}/verifications", access: signedIn, perm: kyc.PermRead, h: c.handleVerifications},
+		// Within the role's rights: contact details are columns only for
+		// roles with personal data.
+		{pattern: "GET /console/{env}/verifications/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleVerificationsExport},
 		{pattern: "POST /console/{env}/cases/{id}/decision", access: signedIn, perm: kyc.PermDecide, h: c.handleDecision, back: c.handleCase},
 		{pattern: "GET /console/{env}/cases/{id}/images/{capture}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleImage},
 		{pattern: "GET /console/{env}/cases/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportPDF},
@@ -114,6 +119,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/contact", access: signedIn, perm: kyc.PermAdmin, h: c.handleContactSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/screening", access: signedIn, perm: kyc.PermAdmin, h: c.handleScreeningSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/review", access: signedIn, perm: kyc.PermAdmin, h: c.handleReviewSettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/sla", access: signedIn, perm: kyc.PermAdmin, h: c.handleSLASettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
 		{pattern: "GET /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicy},

@@ -35,6 +35,8 @@ type settingsPage struct {
 	Listed      []string // kinds the installation has a list of
 	Unlisted    []string // kinds without one
 	FourEyes    bool
+	SLALive     int // review due time in hours (0: none)
+	SLASandbox  int
 	RequireTOTP bool
 	Policy      policySummary
 	// PersonalData is how compliance reports print personal data.
@@ -95,6 +97,7 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.FourEyes, d.PersonalData = set.FourEyes, set.ReportPersonalData
+	d.SLALive, d.SLASandbox = set.SLAHours[kyc.Live], set.SLAHours[kyc.Sandbox]
 	if d.RequireTOTP, err = c.store.RequireTOTP(ctx, org); err != nil {
 		return err
 	}

@@ -314,6 +314,20 @@ func (tx *Tx) AppendKYCEvent(requestID string, ev *kyc.KYCEvent) error {
 	if err != nil {
 		return fmt.Errorf("append kyc event: %w", err)
 	}
+	// A final decision records who made it on the row, for the list of
+	// all verifications (decided by engine or person).
+	if ev.ToStatus == kyc.KYCApproved || ev.ToStatus == kyc.KYCRejected {
+		by := "api"
+		switch ev.ActorType {
+		case kyc.ActorSystem:
+			by = "engine"
+		case kyc.ActorReviewer:
+			by = "person"
+		}
+		if _, err := tx.exec(`UPDATE kyc_requests SET decided_by = ? WHERE id = ?`, by, requestID); err != nil {
+			return fmt.Errorf("record who decided: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"kycd/kyc"
 )
@@ -156,6 +157,15 @@ type OrgSettings struct {
 	// ReportPersonalData is how its compliance reports print personal
 	// data (full unless set).
 	ReportPersonalData kyc.PersonalData
+	// SLAHours is how many hours a submitted request may wait for
+	// review, per environment (absent: no due time).
+	SLAHours map[kyc.Environment]int
+}
+
+// SLA is how long a submitted request of env may wait for review (0: no
+// due time).
+func (o *OrgSettings) SLA(env kyc.Environment) time.Duration {
+	return time.Duration(o.SLAHours[env]) * time.Hour
 }
 
 // FindOrgSettings returns the organization's decision settings.
@@ -172,14 +182,22 @@ func findOrgSettings(ctx context.Context, q queryer, orgID string) (*OrgSettings
 	var policy sql.NullString
 	var four int
 	var personal string
-	err := q.QueryRowContext(ctx, `SELECT decision_policy, four_eyes, report_personal_data FROM organizations WHERE id = ?`, orgID).Scan(&policy, &four, &personal)
+	var slaLive, slaSandbox sql.NullInt64
+	err := q.QueryRowContext(ctx, `SELECT decision_policy, four_eyes, report_personal_data, review_sla_live_hours, review_sla_sandbox_hours
+		FROM organizations WHERE id = ?`, orgID).Scan(&policy, &four, &personal, &slaLive, &slaSandbox)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find organization settings: %w", err)
 	}
-	o := &OrgSettings{FourEyes: four == 1, ReportPersonalData: kyc.PersonalData(personal)}
+	o := &OrgSettings{FourEyes: four == 1, ReportPersonalData: kyc.PersonalData(personal), SLAHours: map[kyc.Environment]int{}}
+	if slaLive.Valid {
+		o.SLAHours[kyc.Live] = int(slaLive.Int64)
+	}
+	if slaSandbox.Valid {
+		o.SLAHours[kyc.Sandbox] = int(slaSandbox.Int64)
+	}
 	if policy.Valid {
 		o.DecisionPolicy = []byte(policy.String)
 	}
@@ -208,6 +226,30 @@ func (tx *Tx) SetFourEyes(orgID string, on bool) error {
 	}
 	return tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.four_eyes_changed",
 		"four-eyes review: "+map[bool]string{true: "on", false: "off"}[on])
+}
+
+// MaxSLAHours is the longest review SLA (a year).
+const MaxSLAHours = 8760
+
+// SetReviewSLA sets how many hours a submitted request of env may wait
+// for review (0 removes the due time).
+func (tx *Tx) SetReviewSLA(orgID string, env kyc.Environment, hours int) error {
+	if hours < 0 || hours > MaxSLAHours {
+		return kyc.Invalid(kyc.FieldError{Field: "slaHours", Message: fmt.Sprintf("must be from 1 to %d hours, or 0 for none", MaxSLAHours)})
+	}
+	col := map[kyc.Environment]string{kyc.Live: "review_sla_live_hours", kyc.Sandbox: "review_sla_sandbox_hours"}[env]
+	if col == "" {
+		return kyc.Invalid(kyc.FieldError{Field: "environment", Message: "must be live or sandbox"})
+	}
+	var v any
+	text := "none"
+	if hours > 0 {
+		v, text = hours, fmt.Sprintf("%d h", hours)
+	}
+	if err := tx.updateOrg(`UPDATE organizations SET `+col+` = ? WHERE id = ?`, v, orgID); err != nil {
+		return err
+	}
+	return tx.auditOperatorAction(orgID, env, "organization", orgID, "organization.review_sla_changed", "review SLA: "+text)
 }
 
 // SetReportPersonalData sets how the organization's reports print

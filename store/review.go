@@ -74,7 +74,11 @@ type QueueFilter struct {
 	UserID     string // for mine and others
 	Reason     string // a reason code the engine gave, e.g. FACE_MISMATCH
 	SecondEyes bool   // only requests whose first four-eyes decision waits for a second reviewer
-	Page, Size int
+	Assignee   string // "", "me" (UserID), "none", or a user id
+	// OverdueBefore, when set, keeps only requests submitted before it
+	// (now minus the SLA: the overdue ones).
+	OverdueBefore time.Time
+	Page, Size    int
 }
 
 // QueueItem is one row of the review queue.
@@ -89,6 +93,8 @@ type QueueItem struct {
 	Reasons             []string // reason codes, most severe first
 	PendingReview       bool     // a first four-eyes decision waits
 	Claim               *Claim
+	AssigneeID          string
+	AssigneeName        string
 }
 
 // FindReviewQueue returns one page of the requests awaiting review,
@@ -116,6 +122,18 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 	if f.SecondEyes {
 		where = append(where, `r.pending_review IS NOT NULL`)
 	}
+	switch f.Assignee {
+	case "":
+	case "none":
+		where = append(where, `r.assignee_id IS NULL`)
+	case "me":
+		where, args = append(where, `r.assignee_id = ?`), append(args, f.UserID)
+	default:
+		where, args = append(where, `r.assignee_id = ?`), append(args, f.Assignee)
+	}
+	if !f.OverdueBefore.IsZero() {
+		where, args = append(where, `r.submitted_at < ?`), append(args, kyc.FormatTime(f.OverdueBefore))
+	}
 	w := strings.Join(where, " AND ")
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+w, args...).Scan(&total); err != nil {
@@ -125,11 +143,12 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 	// column the filters need); only those rows are then read and joined,
 	// so a deep page does not join every row it skips.
 	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.public_id, r.applicant_id, a.first_name, a.last_name, r.submitted_at, r.created_at,
-		r.risk_score, r.decision_reason, r.pending_review IS NOT NULL, r.reason_codes, c.user_id, u.name, c.claimed_at, c.expires_at
+		r.risk_score, r.decision_reason, r.pending_review IS NOT NULL, r.reason_codes, c.user_id, u.name, c.claimed_at, c.expires_at, r.assignee_id, au.name
 		FROM (SELECT r.id FROM kyc_requests r WHERE `+w+` ORDER BY r.submitted_at, r.id LIMIT ? OFFSET ?) page
 		JOIN kyc_requests r ON r.id = page.id JOIN applicants a ON a.id = r.applicant_id
 		LEFT JOIN case_claims c ON c.request_id = r.id AND c.expires_at > ?
 		LEFT JOIN users u ON u.id = c.user_id
+		LEFT JOIN users au ON au.id = r.assignee_id
 		ORDER BY r.submitted_at, r.id`, append(append(args, f.Size, (f.Page-1)*f.Size), nowS)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find queue: %w", err)
@@ -138,14 +157,15 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 	out := make([]QueueItem, 0, f.Size)
 	for rows.Next() {
 		var it QueueItem
-		var submitted, reason, codes, claimUser, claimName, claimed, expires sql.NullString
+		var submitted, reason, codes, claimUser, claimName, claimed, expires, assignee, assigneeName sql.NullString
 		var risk sql.NullFloat64
 		var created string
 		if err := rows.Scan(&it.ID, &it.PublicID, &it.ApplicantID, &it.FirstName, &it.LastName, &submitted, &created, &risk, &reason,
-			&it.PendingReview, &codes, &claimUser, &claimName, &claimed, &expires); err != nil {
+			&it.PendingReview, &codes, &claimUser, &claimName, &claimed, &expires, &assignee, &assigneeName); err != nil {
 			return nil, 0, fmt.Errorf("scan queue: %w", err)
 		}
 		it.SubmittedAt, it.CreatedAt, it.DecisionReason = parseTimePtr(submitted), parseTime(created), ptrString(reason)
+		it.AssigneeID, it.AssigneeName = assignee.String, assigneeName.String
 		if risk.Valid {
 			it.RiskScore = &risk.Float64
 		}
@@ -159,6 +179,18 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 		out = append(out, it)
 	}
 	return out, total, rows.Err()
+}
+
+// CountOverdue is how many requests of env await review since before
+// cutoff (now minus the SLA).
+func (s *Store) CountOverdue(ctx context.Context, orgID string, env kyc.Environment, cutoff time.Time) (int, error) {
+	var n int
+	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests WHERE organization_id = ? AND environment = ?
+		AND status = 'awaiting_review' AND submitted_at < ?`, orgID, string(env), kyc.FormatTime(cutoff)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count overdue: %w", err)
+	}
+	return n, nil
 }
 
 // FindKYCRequestsOfApplicant returns every request of an applicant,

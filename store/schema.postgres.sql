@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 27
+-- kycd_schema version = 28
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -475,7 +475,12 @@ CREATE TABLE kyc_requests (
   portal_opened_at text COLLATE "C",
   reason_codes text COLLATE "C",
   document_number_read text COLLATE "C",
+  assignee_id text COLLATE "C",
+  assigned_at text COLLATE "C",
+  decided_by text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
+  CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT kyc_requests_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
@@ -621,6 +626,8 @@ CREATE TABLE organizations (
   retention_decided_years integer,
   retention_inactive_days integer,
   retention_sandbox_days integer,
+  review_sla_live_hours bigint,
+  review_sla_sandbox_hours bigint,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
@@ -629,7 +636,9 @@ CREATE TABLE organizations (
   CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_retention_decided_years_check CHECK (((retention_decided_years >= 1) AND (retention_decided_years <= 50))),
   CONSTRAINT organizations_retention_inactive_days_check CHECK (((retention_inactive_days >= 1) AND (retention_inactive_days <= 36500))),
-  CONSTRAINT organizations_retention_sandbox_days_check CHECK (((retention_sandbox_days >= 1) AND (retention_sandbox_days <= 36500)))
+  CONSTRAINT organizations_retention_sandbox_days_check CHECK (((retention_sandbox_days >= 1) AND (retention_sandbox_days <= 36500))),
+  CONSTRAINT organizations_review_sla_live_hours_check CHECK (((review_sla_live_hours >= 1) AND (review_sla_live_hours <= 8760))),
+  CONSTRAINT organizations_review_sla_sandbox_hours_check CHECK (((review_sla_sandbox_hours >= 1) AND (review_sla_sandbox_hours <= 8760)))
 );
 
 CREATE TABLE subject_keys (
@@ -823,7 +832,23 @@ CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests USING btree (o
 
 CREATE INDEX kyc_requests_org_document_number_read_idx ON kyc_requests USING btree (organization_id, environment, document_number_read) WHERE (document_number_read IS NOT NULL);
 
+CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests USING btree (organization_id, environment, assignee_id, id);
+
+CREATE INDEX kyc_requests_org_env_created_idx ON kyc_requests USING btree (organization_id, environment, created_at, id);
+
+CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests USING btree (organization_id, environment, decided_by, decided_at, id);
+
+CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests USING btree (organization_id, environment, decided_at, id);
+
+CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests USING btree (organization_id, environment, decision, id);
+
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
+
+CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests USING btree (organization_id, environment, id, reason_codes);
+
+CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests USING btree (organization_id, environment, risk_score, id);
+
+CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests USING btree (organization_id, environment, status, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests USING btree (organization_id, environment, status, id);
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 27
+-- PRAGMA user_version = 28
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -364,7 +364,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api'))) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -456,7 +456,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500)) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760)) STRICT;
 
 CREATE TABLE usage_events (
   metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
@@ -624,7 +624,23 @@ CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests (organization_
 CREATE INDEX kyc_requests_org_document_number_read_idx ON kyc_requests (organization_id, environment, document_number_read)
   WHERE document_number_read IS NOT NULL;
 
+CREATE INDEX kyc_requests_org_env_assignee_idx ON kyc_requests (organization_id, environment, assignee_id, id);
+
+CREATE INDEX kyc_requests_org_env_created_idx ON kyc_requests (organization_id, environment, created_at, id);
+
+CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests (organization_id, environment, decided_by, decided_at, id);
+
+CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests (organization_id, environment, decided_at, id);
+
+CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests (organization_id, environment, decision, id);
+
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
+
+CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests (organization_id, environment, id, reason_codes);
+
+CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests (organization_id, environment, risk_score, id);
+
+CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organization_id, environment, status, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id, environment, status, id);
 
