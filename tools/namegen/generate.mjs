@@ -7,7 +7,7 @@
 //
 // OUT defaults to $KYCD_GENERATED_CUSTOMERS, else
 // ${XDG_CACHE_HOME:-~/.cache}/kycd/generated_customers.csv, the path
-// bench/screening-eval and the screening tests read. The file is a test
+// bench/screening-eval reads. The file is a test
 // fixture: never commit it.
 //
 // Columns: full_name, date_of_birth (YYYY-MM-DD), country (ISO 3166-1
