@@ -35,6 +35,10 @@ type captureJSON struct {
 	Capture      map[string]any `json:"captureMetadata"`
 	DownloadURL  string         `json:"downloadUrl"`
 	ExpiresAt    string         `json:"downloadUrlExpiresAt"`
+	// Reading is what the engine read from a document image when it
+	// decided (documentReadings); absent before a decision and for
+	// images it read nothing from.
+	Reading map[string]any `json:"reading,omitempty"`
 }
 
 // signDownload returns the signature of a capture id and expiry.
@@ -80,9 +84,11 @@ func (s *Server) handleKYCCaptures(kind string) handlerFunc {
 		if err := s.store.RecordAccess(r.Context(), req.OrganizationID, req.Environment, "kyc_request", req.ID, action, ""); err != nil {
 			return err
 		}
+		readings := documentReadings(req.ProcessingResult)
 		out := make([]captureJSON, len(caps))
 		for i, c := range caps {
 			out[i] = s.toCaptureJSON(c)
+			out[i].Reading = readings[c.ID]
 		}
 		if kind != "selfie" {
 			writeJSON(w, http.StatusOK, map[string]any{"data": out})
