@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"kycd/decision"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -36,7 +37,7 @@ type captureJSON struct {
 	DownloadURL  string         `json:"downloadUrl"`
 	ExpiresAt    string         `json:"downloadUrlExpiresAt"`
 	// Reading is what the engine read from a document image when it
-	// decided (documentReadings); absent before a decision and for
+	// decided (decision.Readings); absent before a decision and for
 	// images it read nothing from.
 	Reading map[string]any `json:"reading,omitempty"`
 }
@@ -84,7 +85,7 @@ func (s *Server) handleKYCCaptures(kind string) handlerFunc {
 		if err := s.store.RecordAccess(r.Context(), req.OrganizationID, req.Environment, "kyc_request", req.ID, action, ""); err != nil {
 			return err
 		}
-		readings := documentReadings(req.ProcessingResult)
+		readings := decision.Readings(req.ProcessingResult)
 		out := make([]captureJSON, len(caps))
 		for i, c := range caps {
 			out[i] = s.toCaptureJSON(c)

@@ -1,16 +1,16 @@
-package server
+package decision
 
-// documentReadings finds, in a request's processingResult, what the
+// Readings finds, in a request's processingResult, what the
 // engine read from each document capture (the document_data signal's
 // reads[].reading: raw MRZ lines or barcode text, their confidence and
 // the fields taken from them), by capture id. A request not yet decided
 // has none.
-func documentReadings(processing map[string]any) map[string]map[string]any {
+func Readings(processing map[string]any) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	signals, _ := processing["signals"].([]any)
 	for _, s := range signals {
 		sig, _ := s.(map[string]any)
-		if sig["name"] != "document_data" {
+		if sig["name"] != SigDocumentData {
 			continue
 		}
 		data, _ := sig["data"].(map[string]any)
