@@ -119,3 +119,27 @@ func TestReadsCarryReading(t *testing.T) {
 		t.Fatalf("reading: %v", r)
 	}
 }
+
+// FuzzReading: whatever text a barcode or a zone yields (the applicant's
+// image decides it), recording it never panics, keeps its length, and
+// never keeps more than the last four characters of a DAQ value.
+func FuzzReading(f *testing.F) {
+	f.Add(aamvatest.Record(10, false), "I<UTOD23145890<AB1234<<<<<<<<<")
+	f.Add("@\n\x1e\rANSI 6360001000DLDAQ\n", "")
+	f.Add("DAQ", "P<")
+	f.Fuzz(func(t *testing.T, text, line string) {
+		m := barcodeReading(&BarcodeRead{Status: "invalid", Text: []byte(text)})
+		raw := m["raw"].(string)
+		if len(raw) != len(text) {
+			t.Fatalf("length %d → %d", len(text), len(raw))
+		}
+		for _, loc := range aamvaElement.FindAllStringSubmatchIndex(raw, -1) {
+			if raw[loc[2]:loc[3]] == "DAQ" && len(strings.NewReplacer("*", "", " ", "").Replace(raw[loc[4]:loc[5]])) > 4 {
+				t.Fatalf("DAQ value kept: %q", raw[loc[4]:loc[5]])
+			}
+		}
+		for _, format := range []mrz.Format{mrz.TD1, mrz.TD2, mrz.TD3, mrz.FRID} {
+			mrzReading(&ocr.Result{Status: ocr.StatusUnreadable, Format: format, Lines: []string{line, line, line}[:1+len(line)%3]})
+		}
+	})
+}
