@@ -32,6 +32,7 @@ type casePage struct {
 	Selfies    []captureView
 	Others     []captureView
 	Compare    []compareRow
+	Readings   []readingView
 	FaceMatch  *faceMatchView
 	Signals    []signalView
 	Reasons    []reasonView
@@ -146,6 +147,7 @@ func (c *console) fillEvidence(r *http.Request, d *casePage) error {
 	pr := d.Req.ProcessingResult
 	d.Signals = signals(pr, caps)
 	d.Compare = compare(d.Applicant, d.Req.DocumentData, pr)
+	d.Readings = readings(pr, caps)
 	d.FaceMatch = faceMatch(pr)
 	d.Duplicates = duplicates(pr)
 	d.Screenings = d.Req.Screenings

@@ -20,6 +20,7 @@ type BarcodeRead struct {
 	ECLevel   int
 	Corrected int
 	Erasures  int
+	Text      []byte // the decoded message, as read (nil when none)
 }
 
 // wantsBarcode tells whether a capture may carry a licence barcode: the
@@ -39,7 +40,7 @@ func readBarcode(img image.Image) *BarcodeRead {
 	if err != nil {
 		return &BarcodeRead{Status: "not_found"}
 	}
-	b := &BarcodeRead{Status: "read", ECLevel: res.ECLevel, Corrected: res.Corrected, Erasures: res.Erasures}
+	b := &BarcodeRead{Status: "read", ECLevel: res.ECLevel, Corrected: res.Corrected, Erasures: res.Erasures, Text: res.Text}
 	card, err := aamva.Parse(res.Text)
 	if err != nil {
 		if !errors.Is(err, aamva.ErrFormat) {

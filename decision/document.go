@@ -83,6 +83,9 @@ func DocumentDataSignal(typed *kyc.DocumentData, reads []DocumentRead, a *kyc.Ap
 		if r.Barcode != nil {
 			m["barcode"] = r.Barcode.Status
 		}
+		if reading := readingOf(r); reading != nil {
+			m["reading"] = reading
+		}
 		summary = append(summary, m)
 	}
 	s.Data["reads"] = summary

@@ -44,6 +44,9 @@ type captureResponse struct {
 	// MRZ is what the server read from a document photo (absent for a
 	// selfie): the details for the applicant to confirm, or a retake hint.
 	MRZ *mrzView `json:"mrz,omitempty"`
+	// Barcode is what the server read from the licence barcode on the
+	// back of a US or Canadian driving licence or identity card.
+	Barcode *barcodeView `json:"barcode,omitempty"`
 }
 
 // handleCaptureCreate handles "POST /portal/{token}/captures": one photo
@@ -107,6 +110,22 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 		}
 		c.Meta["mrzStatus"], c.Meta["mrzHint"] = view.Status, view.Hint
 	}
+	// The back of a North American licence: its barcode, read now for the
+	// same reason (the engine reads it again when it decides).
+	var barcode *barcodeView
+	if wantsBarcodeRead(c) {
+		err := p.gate.Run(r.Context(), img.Width, img.Height, func() error {
+			card, found, err := readLicence(img.Data)
+			if err == nil {
+				barcode = barcodeViewOf(card, found)
+			}
+			return err
+		})
+		if err != nil {
+			return imageError(err)
+		}
+		c.Meta["barcodeStatus"] = barcode.Status
+	}
 	err = p.store.InTx(r.Context(), func(tx *store.Tx) error {
 		_, err := p.svc.AddCaptureInSession(tx, token, c, img.Data, form.fields["sessionId"], form.fields["nonce"])
 		return err
@@ -114,7 +133,7 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return livenessError(err) // an ended camera session is 409
 	}
-	p.writeJSON(w, r, http.StatusCreated, captureResponse{ID: c.ID, Kind: c.Kind, Side: c.Side, Width: c.Width, Height: c.Height, MRZ: view})
+	p.writeJSON(w, r, http.StatusCreated, captureResponse{ID: c.ID, Kind: c.Kind, Side: c.Side, Width: c.Width, Height: c.Height, MRZ: view, Barcode: barcode})
 	return nil
 }
 

@@ -11,7 +11,8 @@ import (
 // (a script element of type application/json, which the policy allows
 // because it never runs).
 var scriptKeys = []string{"list.sep", "progress", "done.redirect", "review.send", "button.continue",
-	"capture.upload_instead", "capture.shoot", "capture.retry", "doc.passport", "doc.id_card", "doc.driving_licence", "doc.residence_permit"}
+	"capture.upload_instead", "capture.shoot", "capture.retry", "doc.passport", "doc.id_card", "doc.driving_licence", "doc.residence_permit",
+	"read.intro"}
 
 // scriptMessages returns what the page's script says, in c's language.
 func scriptMessages(c *locale.Catalog) map[string]locale.Message {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"kycd/aamva"
 	"kycd/kyc"
 	"kycd/mrz"
 	"kycd/mrz/ocr"
@@ -80,6 +81,22 @@ func (p *portal) confirmFromRead(ctx context.Context, token, captureID string, d
 	c, err := p.store.FindCaptureData(ctx, captureID)
 	if err != nil {
 		return err
+	}
+	if idx := slices.IndexFunc(caps, func(k kyc.Capture) bool { return k.ID == captureID }); wantsBarcodeRead(&caps[idx]) {
+		// The back of a North American card: its barcode, when it reads;
+		// else its zone, as any card's.
+		var card *aamva.Card
+		err = p.gate.Run(ctx, c.Width, c.Height, func() error {
+			card, _, err = readLicence(c.Data)
+			return err
+		})
+		if err != nil {
+			return imageError(err)
+		}
+		if card != nil {
+			d.DocumentNumber, d.ExpiryDate, d.MRZ = card.DocumentNumber, card.Expiry.Format("2006-01-02"), ""
+			return nil
+		}
 	}
 	var res *ocr.Result
 	err = p.gate.Run(ctx, c.Width, c.Height, func() error {

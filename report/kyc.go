@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"kycd/decision"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -111,6 +112,10 @@ type CapturePart struct {
 	Method       string         `json:"captureMethod"`
 	SessionID    *string        `json:"livenessSessionId"`
 	Metadata     map[string]any `json:"captureMetadata"`
+	// Reading is what the engine read from a document image when it
+	// decided: the raw MRZ lines or barcode text, their confidence, the
+	// fields taken (decision.Readings); absent when nothing was read.
+	Reading map[string]any `json:"reading,omitempty"`
 }
 
 // TimelinePart is one lifecycle event.
@@ -205,6 +210,7 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			rep.Reasons = s
 		}
 	}
+	readings := decision.Readings(r.ProcessingResult)
 	for _, c := range caps {
 		full, err := st.FindCaptureData(ctx, c.ID)
 		if err != nil {
@@ -213,7 +219,7 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 		meta := c.Metadata()
 		rep.Captures = append(rep.Captures, CapturePart{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType,
 			Country: c.Country, ContentType: c.ContentType, Width: c.Width, Height: c.Height, Size: c.Size, SHA256: c.SHA256,
-			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Metadata: meta})
+			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Metadata: meta, Reading: readings[c.ID]})
 		rep.Thumbnails[c.ID] = full.Data
 	}
 	pp := newPeople(ctx, st, orgID)

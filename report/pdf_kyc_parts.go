@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"codeberg.org/go-pdf/fpdf"
 )
@@ -47,6 +48,7 @@ func (d *doc) captures(caps []CapturePart, thumbs []thumb) {
 		for _, k := range sortedKeys(c.Metadata) {
 			m.kv("Metadata: "+k, orNone(value(c.Metadata[k])), false)
 		}
+		readingRows(m, c.Reading)
 		m.end()
 	}
 }
@@ -241,4 +243,55 @@ func kycNotes(d *doc, notes []ReviewerNote) {
 		t.row(n.At, reviewerLines(n), orNone(n.Decision), optStr(n.ReasonCode), orNone(n.Note))
 	}
 	t.end()
+}
+
+// readingRows prints what kycd read from a document image, as read: the
+// raw zone lines or barcode text (the number masked as recorded), how
+// sure the reader was, and which fields of the decision came from it.
+func readingRows(t *table, r map[string]any) {
+	if r == nil {
+		return
+	}
+	fields := make([]string, 0)
+	if list, ok := r["fields"].([]any); ok {
+		for _, f := range list {
+			fields = append(fields, text(f))
+		}
+	} else if list, ok := r["fields"].([]string); ok {
+		fields = list
+	}
+	taken := "none (the reading was not used)"
+	if len(fields) > 0 {
+		taken = strings.Join(fields, ", ")
+	}
+	switch r["source"] {
+	case "mrz":
+		t.kv("Read: zone ("+text(r["format"])+")", rawText(r["raw"]), true)
+		t.kv("Read: confidence", "least sure character "+text(r["minConfidence"])+" (each character's probability is in report.json)", false)
+	case "pdf417_aamva":
+		t.kv("Read: barcode text", rawText(r["raw"]), true)
+		t.kv("Read: confidence", "PDF417 level "+text(r["ecLevel"])+", "+text(r["codewordsCorrected"])+" codewords corrected, "+
+			text(r["codewordsErased"])+" erased"+map[bool]string{true: "; each field taken validated", false: ""}[len(fields) > 0], false)
+	default:
+		return
+	}
+	t.kv("Read: fields taken", taken, false)
+}
+
+// rawText is a reading's raw text: lines joined by line breaks, the
+// AAMVA separators shown as line breaks too.
+func rawText(v any) string {
+	switch raw := v.(type) {
+	case []any:
+		lines := make([]string, len(raw))
+		for i, l := range raw {
+			lines[i] = text(l)
+		}
+		return strings.Join(lines, "\n")
+	case []string:
+		return strings.Join(raw, "\n")
+	case string:
+		return strings.NewReplacer("\r\n", "\n", "\r", "\n", "\x1e", "").Replace(raw)
+	}
+	return none
 }

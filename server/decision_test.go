@@ -330,6 +330,20 @@ func TestLiveDocumentReadFromImage(t *testing.T) {
 			}
 		}
 	}
+	// The documents list carries what was read from the photo, as read:
+	// the zone's lines (the number masked), each character's confidence,
+	// the fields taken from it.
+	docs := e.call("GET", "/v1/kyc-requests/"+got["id"].(string)+"/documents", e.A.LiveKey, "").json(t)["data"].([]any)
+	reading, _ := docs[0].(map[string]any)["reading"].(map[string]any)
+	if reading == nil {
+		t.Fatalf("document without its reading: %v", docs[0])
+	}
+	raw, _ := reading["raw"].([]any)
+	conf, _ := reading["characterConfidence"].([]any)
+	if reading["source"] != "mrz" || reading["format"] != "TD2" || len(raw) != 2 || !strings.HasPrefix(raw[1].(string), "*****5890") ||
+		strings.Contains(raw[1].(string), "D23145890") || len(conf) != 2 || len(conf[1].([]any)) != 36 || len(reading["fields"].([]any)) != 9 {
+		t.Errorf("reading: %v", reading)
+	}
 }
 
 // TestLiveDuplicateFace: Anna Maria Eriksson comes back as another

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"kycd/decision"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -35,6 +36,10 @@ type captureJSON struct {
 	Capture      map[string]any `json:"captureMetadata"`
 	DownloadURL  string         `json:"downloadUrl"`
 	ExpiresAt    string         `json:"downloadUrlExpiresAt"`
+	// Reading is what the engine read from a document image when it
+	// decided (decision.Readings); absent before a decision and for
+	// images it read nothing from.
+	Reading map[string]any `json:"reading,omitempty"`
 }
 
 // signDownload returns the signature of a capture id and expiry.
@@ -80,9 +85,11 @@ func (s *Server) handleKYCCaptures(kind string) handlerFunc {
 		if err := s.store.RecordAccess(r.Context(), req.OrganizationID, req.Environment, "kyc_request", req.ID, action, ""); err != nil {
 			return err
 		}
+		readings := decision.Readings(req.ProcessingResult)
 		out := make([]captureJSON, len(caps))
 		for i, c := range caps {
 			out[i] = s.toCaptureJSON(c)
+			out[i].Reading = readings[c.ID]
 		}
 		if kind != "selfie" {
 			writeJSON(w, http.StatusOK, map[string]any{"data": out})

@@ -147,7 +147,8 @@
       return { title: t('js.passport_title'), hint: t('js.passport_hint'), caption: t('js.passport_caption') };
     }
     var title = t('js.' + slot + '.' + state.docType);
-    return { title: title, hint: t('js.card_hint'), caption: title };
+    var hint = slot === 'back' && hasBarcode() ? t('js.barcode_side_hint') : t('js.card_hint');
+    return { title: title, hint: hint, caption: title };
   }
 
   // Welcome and document steps.
@@ -438,6 +439,14 @@
     });
   }
 
+  // hasBarcode: the chosen document carries the AAMVA licence barcode on
+  // its back (driving licences and identity cards of the US and Canada),
+  // which the server reads at upload as it reads a zone.
+  function hasBarcode() {
+    return (state.docType === 'driving_licence' || state.docType === 'id_card') &&
+      (state.country === 'US' || state.country === 'CA');
+  }
+
   // zoneSide is the photo that shows the machine-readable zone: the photo
   // page of a passport, the back of a card that has one.
   function zoneSide() {
@@ -448,14 +457,21 @@
   // false when it asked for a retake: the zone's side was not read, and
   // fewer than MAX_UNREADABLE tries were made.
   function readZone(slot, body) {
-    var mrz = body && body.mrz;
-    if (!mrz || slot === 'selfie') return true;
-    if (mrz.status === 'read' || mrz.status === 'invalid') {
+    if (!body || slot === 'selfie') return true;
+    var mrz = body.mrz;
+    var barcode = body.barcode; // only for the back of a licence that has one
+    if (barcode && barcode.status === 'read') {
+      state.read = { captureId: body.id, mrz: barcode, barcode: true };
+      state.details = null; // to be confirmed again
+      return true;
+    }
+    if (mrz && (mrz.status === 'read' || mrz.status === 'invalid')) {
       state.read = { captureId: body.id, mrz: mrz };
       state.details = null; // to be confirmed again
       return true;
     }
-    if (!state.hasMrz || slot !== zoneSide() || state.read) return true;
+    var expected = barcode ? slot === 'back' : mrz && state.hasMrz && slot === zoneSide();
+    if (!expected || state.read) return true;
     state.unreadable++;
     if (state.unreadable >= MAX_UNREADABLE) {
       // Typed details from here on.
@@ -464,7 +480,8 @@
     forget(slot);
     status('');
     startSlot(slot);
-    captureError(t('js.mrz_hint.' + (mrz.hint || 'unclear')) + ' ' + t('js.retake_try', { n: state.unreadable + 1, total: MAX_UNREADABLE }));
+    var hint = barcode ? t('js.barcode_hint.' + (barcode.hint || 'not_found')) : t('js.mrz_hint.' + (mrz.hint || 'unclear'));
+    captureError(hint + ' ' + t('js.retake_try', { n: state.unreadable + 1, total: MAX_UNREADABLE }));
     return false;
   }
 
@@ -494,6 +511,7 @@
     var warning = $('read-warning');
     warning.textContent = m.status === 'invalid' ? t('js.mrz_invalid') : '';
     warning.hidden = m.status !== 'invalid';
+    $('read-intro').textContent = state.read.barcode ? t('js.read_intro_barcode') : t('read.intro');
     readError('');
     show('read');
   }
