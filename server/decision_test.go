@@ -344,6 +344,18 @@ func TestLiveDocumentReadFromImage(t *testing.T) {
 		strings.Contains(raw[1].(string), "D23145890") || len(conf) != 2 || len(conf[1].([]any)) != 36 || len(reading["fields"].([]any)) != 9 {
 		t.Errorf("reading: %v", reading)
 	}
+	// report.json carries the same reading on its capture (and is
+	// checked against the description, liveness verdicts included).
+	rep := e.call("GET", "/v1/kyc-requests/"+got["id"].(string)+"/report.json", e.A.LiveKey, "").json(t)
+	found := false
+	for _, c := range rep["captures"].([]any) {
+		if r, _ := c.(map[string]any)["reading"].(map[string]any); r != nil && r["source"] == "mrz" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("report.json: no capture carries the reading: %v", rep["captures"])
+	}
 }
 
 // TestLiveDuplicateFace: Anna Maria Eriksson comes back as another

@@ -93,6 +93,17 @@ func (s *Service) FinishLivenessSession(tx *store.Tx, token string, sess *kyc.Li
 	if sess.RequestID != r.ID {
 		return nil, kyc.Errorf(kyc.ENotFound, "Capture session not found.")
 	}
+	// The description says checks, steps and frames are arrays: a
+	// verdict that has none of one says so with [], never null.
+	if v.Checks == nil {
+		v.Checks = []liveness.Check{}
+	}
+	if v.Steps == nil {
+		v.Steps = []liveness.StepResult{}
+	}
+	if v.Frames == nil {
+		v.Frames = []liveness.FrameResult{}
+	}
 	if sess.Verdict, err = json.Marshal(v); err != nil {
 		return nil, fmt.Errorf("encode verdict: %w", err)
 	}
