@@ -393,7 +393,7 @@ func apply(p *Policy, env kyc.Environment, signals []Signal) Result {
 	case confidence < p.ApproveConfidence:
 		out.Outcome, out.Reason = Review, fmt.Sprintf("Confidence %.2f is below the %.2f an approval needs (%d of %d signals ran).", confidence, p.ApproveConfidence, ran, total)
 	default:
-		out.Outcome, out.Reason = Approve, approvalReason(p, signals, ignored)
+		out.Outcome, out.Reason = Approve, approvalReason(p, signals, ignored, reasons)
 	}
 	if reasons == nil {
 		reasons = []Reason{}

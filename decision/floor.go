@@ -177,9 +177,10 @@ func ruleShortfalls(r FloorRule, s Signal) []Reason {
 }
 
 // approvalReason is an approval's decisionReason: "All checks passed."
-// only when every signal ran, the policy ignored no finding and switched
-// no check off; otherwise it names each.
-func approvalReason(p *Policy, signals []Signal, ignored []string) string {
+// only when every signal ran, the policy ignored no finding, switched no
+// check off and no finding warned; otherwise it names each (the warnings,
+// which an approval carries within its risk score, by code).
+func approvalReason(p *Policy, signals []Signal, ignored []string, reasons []Reason) string {
 	var parts []string
 	var notRun []string
 	for _, s := range signals {
@@ -211,8 +212,19 @@ func approvalReason(p *Policy, signals []Signal, ignored []string) string {
 	if len(off) > 0 {
 		parts = append(parts, "switched off: "+strings.Join(off, ", "))
 	}
-	if len(parts) == 0 {
+	var warned []string
+	for _, r := range reasons {
+		if r.Action == ActWarn && !slices.Contains(warned, r.Code) {
+			warned = append(warned, r.Code)
+		}
+	}
+	switch {
+	case len(parts) == 0 && len(warned) == 0:
 		return "All checks passed."
+	case len(parts) == 0:
+		return "Approved with warnings within the risk score: " + strings.Join(warned, ", ") + "."
+	case len(warned) > 0:
+		parts = append(parts, "warnings within the risk score: "+strings.Join(warned, ", "))
 	}
 	return "Approved, but not every check counted: " + strings.Join(parts, "; ") + "."
 }

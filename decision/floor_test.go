@@ -180,3 +180,16 @@ func TestFloorRulesKnownCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalReasonNamesWarnings: an approval carrying warn findings
+// (within the risk score) names them instead of "All checks passed."
+// (an attacker's approved forgery read "All checks passed." beside
+// IMAGE_BLURRY).
+func TestApprovalReasonNamesWarnings(t *testing.T) {
+	signals := passing()
+	signals[slices.IndexFunc(signals, func(s Signal) bool { return s.Name == SigCaptureIntegrity })].add(Warn, 0.5, CodeManyAttemptsFromIP, "many")
+	res := apply(DefaultPolicy(), kyc.Live, signals)
+	if res.Outcome != Approve || res.Reason != "Approved with warnings within the risk score: MANY_ATTEMPTS_FROM_IP." {
+		t.Errorf("%s %q", res.Outcome, res.Reason)
+	}
+}
