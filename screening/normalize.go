@@ -224,8 +224,9 @@ func finishTokens(out []token, name string) []token {
 			out = append(out, makeToken(part, false))
 		}
 	}
+	out = spellNumbers(out)
 	if hasLegalForm(out) {
-		out = mergeLegalForms(out)
+		out = joinInitials(mergeLegalForms(out))
 	}
 	return mergeAbdAllah(out)
 }
