@@ -46,6 +46,10 @@ type token struct {
 	// Mohamed…): a typo in one of its spellings is a typo, not another
 	// name (see nearVariant).
 	canon bool
+	// acronym marks initials written apart and joined (A.B.C. → abc,
+	// see joinInitials): each letter is a word, so it matches only the
+	// same letters, never one letter more or less.
+	acronym bool
 }
 
 // honorifics are dropped: they are not part of anyone's name and lists and

@@ -122,7 +122,9 @@ func joinInitials(ts []token) []token {
 		for k := i; k < j; k++ {
 			b = append(b, ts[k].text...)
 		}
-		out = append(out, makeToken(string(b), false))
+		a := makeToken(string(b), false)
+		a.acronym = true
+		out = append(out, a)
 		i = j
 	}
 	return out

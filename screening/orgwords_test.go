@@ -35,6 +35,7 @@ func TestOrgWordVariants(t *testing.T) {
 	// Different numbers are different names.
 	for _, c := range [][2]string{
 		{"Quellar Forty-Four", "Quellar 45"},
+		{"Q.R.V.X. Company", "Q.R.V. Company"},
 	} {
 		if s := org(c[0], c[1]); s >= DefaultThreshold {
 			t.Errorf("%s ~ %s: %.3f, want under %.2f", c[0], c[1], s, DefaultThreshold)
