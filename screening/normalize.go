@@ -230,7 +230,7 @@ func finishTokens(out []token, name string) []token {
 	}
 	out = spellNumbers(out)
 	if hasLegalForm(out) {
-		out = joinInitials(mergeLegalForms(out))
+		out = markDescriptors(joinInitials(mergeLegalForms(out)))
 	}
 	return mergeAbdAllah(out)
 }

@@ -139,3 +139,34 @@ func allDigits(s string) bool {
 	}
 	return s != ""
 }
+
+// orgDescriptors are words a company name adds to say where it works or
+// how it is grouped (Brovalt Europe, Brovalt Group, Brovalt International
+// Holding): the same body is often named without them, so in a name with a
+// legal form they weigh like a particle. They still match when both names
+// have them.
+var orgDescriptors = setOf(
+	"europe", "european", "asia", "africa", "america", "americas", "global", "worldwide", "international",
+	"group", "holding", "holdings",
+)
+
+// markDescriptors marks the descriptor words of a company name as
+// particles, unless the name has nothing else (Global Holding Ltd).
+func markDescriptors(ts []token) []token {
+	other := false
+	for i := range ts {
+		if !ts[i].particle && !orgDescriptors[ts[i].text] {
+			other = true
+			break
+		}
+	}
+	if !other {
+		return ts
+	}
+	for i := range ts {
+		if orgDescriptors[ts[i].text] {
+			ts[i].particle = true
+		}
+	}
+	return ts
+}

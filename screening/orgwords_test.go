@@ -27,6 +27,9 @@ func TestOrgWordVariants(t *testing.T) {
 		{"Q.R.V. Company", "QRV Co."},
 		{"Q R V Ltd", "QRV Limited"},
 		{"Brovalt", "Brovalt Sp. z o.o."},
+		// A region or grouping word of a company name weighs little.
+		{"Quellarix", "Quellarix Europe Sp. z o.o."},
+		{"Quellarix Group Ltd", "Quellarix Holding Ltd"},
 	} {
 		if s := org(c[0], c[1]); s < DefaultThreshold {
 			t.Errorf("%s ~ %s: %.3f, want ≥ %.2f", c[0], c[1], s, DefaultThreshold)
