@@ -293,7 +293,12 @@ func weakAlignment(q, c *token, joined bool) bool {
 		// Across an abjad and Latin, a skeleton alone is weak (Muhammad
 		// and Mahmoud are both m-h-m-d); the long vowels the abjad part
 		// writes, found in the Latin one, make it a spelled match.
-		return joined || !spelledAcross(q, c)
+		// A join is weaker still: it needs two written long vowels
+		// confirmed (ولی جان, w-l-ī j-ā-n, is Walijan).
+		if joined {
+			return !spelledJoinAcross(q, c)
+		}
+		return !spelledAcross(q, c)
 	case joined:
 		// Two short parts written together fit many long ones (Li Wei
 		// ~ Ivey, Zhang Wei ~ Fangwei).

@@ -137,6 +137,10 @@ const maxCachedWords = 1 << 18
 // titleKey prefixes the byText key of a title token.
 const titleKey = "\x01"
 
+// markedKey prefixes the byText key of a word the whole name marked (see
+// intern).
+const markedKey = "\x02"
+
 // particleSeed is the context "after a particle" for appendWord.
 var particleSeed = []token{makeToken("al", false)}
 
@@ -184,6 +188,12 @@ func (ix *Index) intern(t token) int32 {
 	key := t.text
 	if t.title {
 		key = titleKey + key // a title and the same word as a name are two parts
+	}
+	if t.particle && !particles[t.text] || t.acronym {
+		// A word a company name makes a particle (a legal form, a
+		// descriptor) or an acronym is another part than the same word
+		// as it was first read, before the whole name was.
+		key = markedKey + key
 	}
 	if id, ok := ix.byText[key]; ok {
 		return id

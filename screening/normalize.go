@@ -46,6 +46,10 @@ type token struct {
 	// Mohamed…): a typo in one of its spellings is a typo, not another
 	// name (see nearVariant).
 	canon bool
+	// acronym marks initials written apart and joined (A.B.C. → abc,
+	// see joinInitials): each letter is a word, so it matches only the
+	// same letters, never one letter more or less.
+	acronym bool
 }
 
 // honorifics are dropped: they are not part of anyone's name and lists and
@@ -224,8 +228,9 @@ func finishTokens(out []token, name string) []token {
 			out = append(out, makeToken(part, false))
 		}
 	}
+	out = spellNumbers(out)
 	if hasLegalForm(out) {
-		out = mergeLegalForms(out)
+		out = markDescriptors(joinInitials(mergeLegalForms(out)))
 	}
 	return mergeAbdAllah(out)
 }

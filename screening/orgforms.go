@@ -32,6 +32,8 @@ var legalPhrases = []struct {
 	{[]string{"joint", "stock", "company"}, "jsc"},
 	{[]string{"limited", "liability", "company"}, "llc"},
 	{[]string{"aktsionernoe", "obshchestvo"}, "jsc"},
+	// Polish spolka z ograniczona odpowiedzialnoscia, written Sp. z o.o.
+	{[]string{"sp", "z", "o", "o"}, "llc"},
 }
 
 // longLegalWords are the legal-form words of six letters or more: written

@@ -123,3 +123,27 @@ func TestArabicJoinedCompounds(t *testing.T) {
 		}
 	}
 }
+
+// Two abjad parts written together against one Latin part are a spelled
+// match when the join writes two long vowels the Latin part has, and weak
+// when it writes fewer.
+func TestJoinAcrossScripts(t *testing.T) {
+	join := func(a, b string) token {
+		ta, tb := normalize(a)[0], normalize(b)[0]
+		return makeToken(ta.text+tb.text, true)
+	}
+	for _, c := range []struct {
+		a, b, latin string
+		weak        bool
+	}{
+		// بیلی ساد writes ī, ī and ā: Bilisad.
+		{"بیلی", "ساد", "Bilisad", false},
+		// بل سد writes no vowel: Bilsad by skeleton only.
+		{"بل", "سد", "Bilsad", true},
+	} {
+		j, l := join(c.a, c.b), normalize(c.latin)[0]
+		if weak := weakAlignment(&j, &l, true); weak != c.weak {
+			t.Errorf("%s %s ~ %s: weak %v, want %v", c.a, c.b, c.latin, weak, c.weak)
+		}
+	}
+}

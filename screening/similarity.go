@@ -76,6 +76,11 @@ func tokenSim(q, c *token) float64 {
 	if q.han || c.han {
 		return 0 // a syllable of another character
 	}
+	// A number is that number: 12 is not 13, nor an initial of 120. An
+	// acronym is its letters: N.A.B.C. is not A.B.C.
+	if allDigits(q.text) || allDigits(c.text) || q.acronym || c.acronym {
+		return 0
+	}
 	// An initial matches a name with that first letter, never fully.
 	if len(q.text) == 1 || len(c.text) == 1 {
 		if q.text[0] == c.text[0] {

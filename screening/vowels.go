@@ -179,6 +179,23 @@ func spelledAcross(q, c *token) bool {
 	return checked && agree && confirmed >= 1 && len(ab.skel)+confirmed >= minSpelledLetters
 }
 
+// spelledJoinAcross: two parts written together on one side and one part
+// on the other, across an abjad and Latin, spell the same name when
+// spelledAcross holds and the abjad side writes at least two long vowels
+// the Latin side has: a join fits more names than one part, so it needs
+// more letters that agree.
+func spelledJoinAcross(q, c *token) bool {
+	if !spelledAcross(q, c) {
+		return false
+	}
+	ab, lat := q, c
+	if !ab.abjad {
+		ab, lat = c, q
+	}
+	_, confirmed, _ := vowelAgreement(ab, lat)
+	return confirmed >= 2
+}
+
 // minSpelledLetters is the number of agreeing letters (consonants and
 // written long vowels) a spelled match across scripts needs.
 const minSpelledLetters = 3
