@@ -130,7 +130,8 @@ func (g *Gate) waitError(ctx context.Context, err error) error {
 // upload's: the portal reads a document photo's MRZ this way. It returns
 // an *Error with code EBusy when no room came free within the wait.
 func (g *Gate) Run(ctx context.Context, width, height int, fn func() error) error {
-	// A decoded image in RGBA and the reader's gray copies.
+	// A decoded image in RGBA and the reader's gray copies (the portal
+	// reads at the usual scale only: ocr.ReadAtUsualScale).
 	cost := min(int64(width)*int64(height)*6, g.memory)
 	wctx, cancel := context.WithTimeout(ctx, g.wait)
 	defer cancel()

@@ -29,7 +29,10 @@ import (
 // 8000×5000 (311 KB, ~650 MB decoded), which took a server from 42 MB to
 // 5.15 GB. Every request must be answered cleanly (201, a 400 refusal,
 // or 503 with Retry-After, each in the envelope), and the server's peak
-// resident memory, read from /proc, must stay under 300 MB.
+// resident memory, read from /proc, must stay under 350 MB. (300 MB until
+// 16 MP progressive phone JPEGs were let through, issue 23 item 19: eight
+// of them at once measured 313-324 MB, the gate's 128 MiB budget plus the
+// garbage collector's slack above the live heap.)
 func TestUploadBombsKeepMemoryBounded(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc to read the server's peak memory")
@@ -76,8 +79,8 @@ func TestUploadBombsKeepMemoryBounded(t *testing.T) {
 		wg.Wait()
 		t.Logf("%s ×8: %s; peak RSS so far %d MB", b.name, strings.Join(results, " "), peakRSS(t, p.cmd.Process.Pid)>>20)
 	}
-	if peak := peakRSS(t, p.cmd.Process.Pid); peak >= 300<<20 {
-		t.Errorf("peak RSS of kycd serve %d MB, want under 300 MB", peak>>20)
+	if peak := peakRSS(t, p.cmd.Process.Pid); peak >= 350<<20 {
+		t.Errorf("peak RSS of kycd serve %d MB, want under 350 MB", peak>>20)
 	}
 }
 

@@ -42,7 +42,9 @@ func readDocument(data []byte, now time.Time) (*ocr.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ocr.Read(img, now)
+	// The usual scale only: this read guides the applicant, within the
+	// upload gate's memory (see ocr.ReadAtUsualScale).
+	return ocr.ReadAtUsualScale(img, now)
 }
 
 // viewOf is the page's view of a read.
