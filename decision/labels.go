@@ -21,6 +21,10 @@ var codeLabels = map[string]string{
 	CodeFaceMismatch: "Selfie does not match the document", CodeDuplicateFace: "Face seen on another applicant",
 	CodeDocumentNotRead: "Document could not be read", CodeSelfieIsDocument: "Selfie is a photo of the document",
 	CodeSelfieNotLive: "Selfie not live", CodeSpoofScore: "Selfie looks like a spoof",
+	CodeDocumentUploaded: "Document uploaded, not taken in the camera session", CodeLooksRendered: "Document looks drawn, not photographed",
+	CodeRecaptured: "Document photographed from a screen or a print", CodeLayoutMismatch: "Document layout does not fit its format",
+	CodePortraitReused: "Document portrait is the selfie's photo", CodeSpecimen: "Published specimen document",
+	CodeLivenessDiscontinuous: "Liveness frames not one continuous capture", CodeFaceMatchUncertain: "Faces too close to call: compare them",
 }
 
 // CodeLabel is a reason code in words; an unknown code (one an API
