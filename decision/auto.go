@@ -66,6 +66,13 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	for i, c := range in.Captures {
 		wg.Go(func() { work[i] = e.imageWork(c, i == docIdx, i == selfieIdx, now) })
 	}
+	// The session frames' faces, for portrait_not_selfie: only when there
+	// is a document front whose portrait they are compared with.
+	var frames []sessionFrame
+	framesMissing := 0
+	if e.ImageSignals != nil && docIdx >= 0 {
+		wg.Go(func() { frames, framesMissing = sessionFrames(in.LivenessSessions) })
+	}
 
 	results, err := e.Screen(ctx, r.OrganizationID, r.Environment, a.FirstName, a.LastName, a.DOB, a.Country)
 	if err != nil {
@@ -148,7 +155,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	} else {
 		signals = append(signals, notRun(SigSelfieDocument, "Image signals are not configured."))
 	}
-	signals = append(signals, e.documentSignals(docs, docLooks, reads, work, docIdx, selfieIdx, in.Captures)...)
+	signals = append(signals, e.documentSignals(docs, docLooks, reads, work, docIdx, selfieIdx, in.Captures, frames, framesMissing)...)
 	res := apply(pol, r.Environment, signals)
 	res.Screenings, res.Faces, res.DocumentNumberRead = results, faces, readNumber
 	if r.Environment == kyc.Sandbox {

@@ -150,24 +150,36 @@ func DocumentSpecimen(reads []DocumentRead) Signal {
 }
 
 // PortraitNotSelfie checks that the document's portrait is not the
-// selfie's very photograph (docforensics.PortraitReused): a real
-// document's photo was taken months or years before. It is not_run
-// without both faces.
-func PortraitNotSelfie(docImg image.Image, doc *imageFace, selfieImg image.Image, selfie *imageFace) Signal {
-	if docImg == nil || selfieImg == nil || doc == nil || selfie == nil || doc.face == nil || selfie.face == nil {
-		return notRun(SigPortraitReuse, "The document's portrait and the selfie's face were not both found.")
+// selfie's very photograph, nor that of any frame of the request's camera
+// sessions (docforensics.PortraitReused, issue 24): a real document's
+// photo was taken months or years before. It is not_run without the
+// portrait, or with neither a selfie's face nor a session frame's face to
+// compare it with. missing counts session frames that could not be
+// compared (no image loaded, no face), recorded in the data.
+func PortraitNotSelfie(docImg image.Image, doc *imageFace, selfieImg image.Image, selfie *imageFace, frames []sessionFrame, missing int) Signal {
+	haveSelfie := selfieImg != nil && selfie != nil && selfie.face != nil
+	if docImg == nil || doc == nil || doc.face == nil || (!haveSelfie && len(frames) == 0) {
+		return notRun(SigPortraitReuse, "The document's portrait and the selfie's face (or a camera-session frame's) were not both found.")
 	}
-	dist := -1.0
-	if doc.face.Descriptor != (face.Descriptor{}) && selfie.face.Descriptor != (face.Descriptor{}) {
-		dist = face.Compare(doc.face.Descriptor, selfie.face.Descriptor)
-	}
-	fs, m := docforensics.PortraitReused(docImg, alignedRect(doc.face), selfieImg, alignedRect(selfie.face), dist)
 	s := newSignal(SigPortraitReuse)
-	s.Data["measures"] = m
-	for _, f := range fs {
-		s.add(Fail, 0, f.Code, f.Message)
+	if haveSelfie {
+		dist := -1.0
+		if doc.face.Descriptor != (face.Descriptor{}) && selfie.face.Descriptor != (face.Descriptor{}) {
+			dist = face.Compare(doc.face.Descriptor, selfie.face.Descriptor)
+		}
+		fs, m := docforensics.PortraitReused(docImg, alignedRect(doc.face), selfieImg, alignedRect(selfie.face), dist)
+		s.Data["measures"] = m
+		for _, f := range fs {
+			s.add(Fail, 0, f.Code, f.Message)
+		}
 	}
-	s.Detail = detailOr(s, "The document's portrait is not the selfie's photograph.")
+	s.Data["frames"] = portraitVsFrames(&s, docImg, doc.face, frames)
+	s.Data["framesNotCompared"] = missing
+	ok := fmt.Sprintf("The document's portrait is not the selfie's photograph, nor that of any of the %d camera-session frames compared.", len(frames))
+	if !haveSelfie {
+		ok = fmt.Sprintf("The document's portrait is not the photograph of any of the %d camera-session frames compared (no selfie face to compare).", len(frames))
+	}
+	s.Detail = detailOr(s, ok)
 	return s
 }
 
@@ -193,8 +205,8 @@ func detailOr(s Signal, ok string) string {
 
 // documentSignals are the request-level document-authenticity signals:
 // how the document was captured, its layout, the specimen table and the
-// portrait against the selfie.
-func (e *Auto) documentSignals(docs []kyc.Capture, looks []*imageLook, reads []DocumentRead, work []imageWork, docIdx, selfieIdx int, caps []kyc.Capture) []Signal {
+// portrait against the selfie and every camera-session frame.
+func (e *Auto) documentSignals(docs []kyc.Capture, looks []*imageLook, reads []DocumentRead, work []imageWork, docIdx, selfieIdx int, caps []kyc.Capture, frames []sessionFrame, missing int) []Signal {
 	out := []Signal{DocumentCapture(docs), DocumentSpecimen(reads)}
 	if e.ImageSignals == nil {
 		return append(out, notRun(SigDocumentLayout, "Image signals are not configured."), notRun(SigPortraitReuse, "Image signals are not configured."))
@@ -209,5 +221,5 @@ func (e *Auto) documentSignals(docs []kyc.Capture, looks []*imageLook, reads []D
 	if selfieIdx >= 0 {
 		selfieFace, selfieImg = work[selfieIdx].face, work[selfieIdx].img
 	}
-	return append(out, DocumentLayout(docs, looks, front, frontID), PortraitNotSelfie(docImg, front, selfieImg, selfieFace))
+	return append(out, DocumentLayout(docs, looks, front, frontID), PortraitNotSelfie(docImg, front, selfieImg, selfieFace, frames, missing))
 }

@@ -81,8 +81,8 @@ func TestAuthenticityNotRun(t *testing.T) {
 	for name, s := range map[string]Signal{
 		"layout, no zone read":       DocumentLayout(docs, []*imageLook{unread}, nil, "c1"),
 		"layout, no look":            DocumentLayout(docs, []*imageLook{nil}, nil, "c1"),
-		"portrait, no faces":         PortraitNotSelfie(nil, nil, nil, nil),
-		"portrait, no selfie face":   PortraitNotSelfie(nil, &imageFace{}, nil, &imageFace{}),
+		"portrait, no faces":         PortraitNotSelfie(nil, nil, nil, nil, nil, 0),
+		"portrait, no selfie face":   PortraitNotSelfie(nil, &imageFace{}, nil, &imageFace{}, nil, 0),
 		"specimen, nothing read":     DocumentSpecimen([]DocumentRead{{CaptureID: "c1", Result: &ocr.Result{Status: ocr.StatusUnreadable}}}),
 		"capture, no document image": DocumentCapture(nil),
 	} {

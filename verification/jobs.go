@@ -145,5 +145,16 @@ func (s *Service) decide(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applican
 	if err != nil {
 		return decision.Result{}, err
 	}
+	// The frames' images: the document's portrait is compared with every
+	// frame of every session (portrait_not_selfie, issue 24).
+	for i := range sessions {
+		for j, f := range sessions[i].Frames {
+			full, _, err := s.store.FindLivenessFrameData(ctx, f.ID)
+			if err != nil {
+				return decision.Result{}, err
+			}
+			sessions[i].Frames[j] = *full
+		}
+	}
 	return s.engine.Decide(ctx, decision.Input{Request: r, Applicant: a, Captures: caps, LivenessSessions: sessions})
 }
