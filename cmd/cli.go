@@ -9,10 +9,10 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
-	"runtime/debug"
 
 	"github.com/alecthomas/kong"
 
+	"kycd/internal/buildinfo"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -43,7 +43,8 @@ type dbFlag struct {
 // env carries what commands need besides their flags.
 type env struct {
 	ctx     context.Context
-	version string
+	version string         // build.Version, or what the caller passed
+	build   buildinfo.Info // version, commit; for kycd version and /healthz
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -51,8 +52,9 @@ type env struct {
 // Main parses args, runs the selected command and returns the exit code:
 // 0 on success, 1 when the command failed, 2 for a usage error.
 func Main(ctx context.Context, version string, args []string, stdout, stderr io.Writer) int {
-	if version == "" {
-		version = buildVersion()
+	build := buildinfo.Read()
+	if version != "" {
+		build.Version = version // tests pass "test"
 	}
 	var cli CLI
 	exit := -1
@@ -86,7 +88,7 @@ func Main(ctx context.Context, version string, args []string, stdout, stderr io.
 		fmt.Fprintln(stderr, "kycd:", err)
 		return 2
 	}
-	e := &env{ctx: ctx, version: version, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, version: build.Version, build: build, stdout: stdout, stderr: stderr}
 	if kctx.Command() != "serve" {
 		// What a command changes (keys, settings, lists…) is audited as
 		// this operator's doing. serve's jobs act as the system.
@@ -106,13 +108,6 @@ func userMessage(err error) string {
 		return e.Message
 	}
 	return err.Error()
-}
-
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // cliOptions are the store options of a short CLI command: no background
@@ -157,9 +152,9 @@ func operatorPrincipal() kyc.Principal {
 // VersionCmd prints the version.
 type VersionCmd struct{}
 
-// Run prints "kycd <version>".
+// Run prints "kycd <version> (commit <hash>[, modified]; schema <n>)".
 func (c *VersionCmd) Run(e *env) error {
-	fmt.Fprintf(e.stdout, "kycd %s (schema %d)\n", e.version, store.SchemaVersion())
+	fmt.Fprintf(e.stdout, "kycd %s\n", e.build.Describe(store.SchemaVersion()))
 	return nil
 }
 
