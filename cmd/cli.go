@@ -19,20 +19,21 @@ import (
 
 // CLI is the command-line interface of the kycd binary.
 type CLI struct {
-	Serve     ServeCmd     `cmd:"" help:"Run the HTTP API."`
-	Init      InitCmd      `cmd:"" help:"Create a database ready to serve: keys, the first organization with its contact e-mail, a sandbox key, optionally the first admin."`
-	Orgs      OrgsCmd      `cmd:"" help:"Manage organizations."`
-	Keys      KeysCmd      `cmd:"" help:"Create, list and revoke API keys."`
-	Users     UsersCmd     `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
-	Lists     ListsCmd     `cmd:"" help:"Import, list and update the AML watch lists."`
-	Webhooks  WebhooksCmd  `cmd:"" help:"Webhook tools."`
-	Audit     AuditCmd     `cmd:"" help:"Verify and export the hash-chained audit log."`
-	Usage     UsageCmd     `cmd:"" help:"Print an organization's metered (billable, live) usage in a month, per day."`
-	MasterKey MasterKeyCmd `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
-	Backup    BackupCmd    `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
-	Restore   RestoreCmd   `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
-	Migrate   MigrateCmd   `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
-	Version   VersionCmd   `cmd:"" help:"Print the version."`
+	Serve       ServeCmd       `cmd:"" help:"Run the HTTP API."`
+	Init        InitCmd        `cmd:"" help:"Create a database ready to serve: keys, the first organization with its contact e-mail, a sandbox key, optionally the first admin."`
+	Orgs        OrgsCmd        `cmd:"" help:"Manage organizations."`
+	Keys        KeysCmd        `cmd:"" help:"Create, list and revoke API keys."`
+	Users       UsersCmd       `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
+	Lists       ListsCmd       `cmd:"" help:"Import, list and update the AML watch lists."`
+	Webhooks    WebhooksCmd    `cmd:"" help:"Webhook tools."`
+	Audit       AuditCmd       `cmd:"" help:"Verify and export the hash-chained audit log."`
+	Usage       UsageCmd       `cmd:"" help:"Print an organization's metered (billable, live) usage in a month, per day."`
+	MasterKey   MasterKeyCmd   `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
+	Backup      BackupCmd      `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
+	Restore     RestoreCmd     `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
+	Migrate     MigrateCmd     `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
+	Version     VersionCmd     `cmd:"" help:"Print the version, commit and schema version."`
+	Healthcheck HealthcheckCmd `cmd:"" help:"Exit 0 when the kycd serving on --addr answers GET /healthz, else 1 (for container HEALTHCHECKs)."`
 }
 
 // dbFlag is the database flag of every command that opens the file.
