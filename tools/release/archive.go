@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,6 +56,53 @@ func writeArchive(path string, mtime time.Time, bin string) error {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// untar extracts git archive's tar stream into dir: regular files,
+// folders and symbolic links; any name leaving dir is refused.
+func untar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !filepath.IsLocal(h.Name) {
+			return fmt.Errorf("entry %q is outside the tree", h.Name)
+		}
+		p := filepath.Join(dir, h.Name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o777)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := os.Symlink(h.Linkname, p); err != nil {
+				return err
+			}
+		case tar.TypeXGlobalHeader: // git archive's commit id comment
+		default:
+			return fmt.Errorf("entry %q: type %c not expected from git archive", h.Name, h.Typeflag)
+		}
+	}
 }
 
 // writeChecksums writes SHA256SUMS over every file of dir, sorted by

@@ -3,7 +3,9 @@
 //
 //	go run ./tools/release [-out dist] [-targets linux/amd64,…] [-check]
 //
-// For each target, a static binary (CGO_ENABLED=0, -trimpath, no VCS
+// It builds the commit checked out (HEAD), exported with git archive into a
+// temporary folder: uncommitted changes are left out, and editing the tree
+// during a build cannot mix two versions. For each target, a static binary (CGO_ENABLED=0, -trimpath, no VCS
 // stamping, the version and commit given with -ldflags -X) in a .tar.gz
 // whose entries carry the commit's time (or SOURCE_DATE_EPOCH) and no
 // owner; then SHA256SUMS over the archives and the SBOM, and a CycloneDX
@@ -36,22 +38,35 @@ func main() {
 	out := flag.String("out", "dist", "folder for the release files (emptied first)")
 	targets := flag.String("targets", defaultTargets, "comma-separated GOOS/GOARCH pairs")
 	check := flag.Bool("check", false, "build twice (the second time with an empty build cache) and fail unless the files are byte-identical")
-	allowDirty := flag.Bool("allow-dirty", false, "build from a tree with uncommitted changes (the binaries say \"modified\")")
 	flag.Parse()
-	if err := run(*out, strings.Split(*targets, ","), *check, *allowDirty); err != nil {
+	if err := run(*out, strings.Split(*targets, ","), *check); err != nil {
 		fmt.Fprintln(os.Stderr, "release:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, targets []string, check, allowDirty bool) error {
-	// go build . and the docs of the archives are read from the current
-	// folder: it must be the repository's root.
+func run(out string, targets []string, check bool) error {
 	if _, err := os.Stat("CHANGELOG.md"); err != nil {
 		return errors.New("run it from the repository's root: go run ./tools/release")
 	}
-	src, err := readSource(allowDirty)
+	out, err := filepath.Abs(out)
 	if err != nil {
+		return err
+	}
+	src, err := readSource()
+	if err != nil {
+		return err
+	}
+	tree, err := os.MkdirTemp("", "kycd-release-src-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tree)
+	if err := exportHead(tree); err != nil {
+		return err
+	}
+	// go build . and the archives' docs read the exported tree.
+	if err := os.Chdir(tree); err != nil {
 		return err
 	}
 	if err := release(out, targets, src, ""); err != nil {
@@ -83,11 +98,11 @@ func run(out string, targets []string, check, allowDirty bool) error {
 type source struct {
 	version  string
 	commit   string
-	modified bool
+	modified bool      // always false: HEAD is built, as committed
 	time     time.Time // the commit's time, or SOURCE_DATE_EPOCH
 }
 
-func readSource(allowDirty bool) (source, error) {
+func readSource() (source, error) {
 	s := source{version: buildinfo.Read().Version}
 	commit, err := git("rev-parse", "HEAD")
 	if err != nil {
@@ -98,8 +113,8 @@ func readSource(allowDirty bool) (source, error) {
 	if err != nil {
 		return s, err
 	}
-	if s.modified = status != ""; s.modified && !allowDirty {
-		return s, errors.New("the tree has uncommitted changes: commit them, or pass -allow-dirty for a build that says \"modified\"")
+	if status != "" {
+		fmt.Fprintln(os.Stderr, "release: note: uncommitted changes are not in the build, which is of HEAD", commit)
 	}
 	epoch := os.Getenv("SOURCE_DATE_EPOCH")
 	if epoch == "" {
@@ -113,6 +128,29 @@ func readSource(allowDirty bool) (source, error) {
 	}
 	s.time = time.Unix(sec, 0).UTC()
 	return s, nil
+}
+
+// exportHead writes the files of HEAD into dir (git archive), as a
+// source archive of the commit would hold them.
+func exportHead(dir string) error {
+	c := exec.Command("git", "archive", "--format=tar", "HEAD")
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	pipe, err := c.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	if err := untar(pipe, dir); err != nil {
+		c.Wait()
+		return fmt.Errorf("git archive HEAD: %w", err)
+	}
+	if err := c.Wait(); err != nil {
+		return fmt.Errorf("git archive HEAD: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
 }
 
 func git(args ...string) (string, error) {
