@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"os"
@@ -145,5 +146,33 @@ func TestSBOM(t *testing.T) {
 	}
 	if len(bom.Dependencies) != 1 || len(bom.Dependencies[0].DependsOn) != 3 {
 		t.Errorf("dependencies: %+v", bom.Dependencies)
+	}
+}
+
+// TestUntarRefusesEscapes: an entry naming a path outside the tree is
+// refused before anything is written there.
+func TestUntarRefusesEscapes(t *testing.T) {
+	for _, name := range []string{"../escape", "/abs/path", "a/../../escape"} {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: 1})
+		tw.Write([]byte("x"))
+		tw.Close()
+		dir := t.TempDir()
+		if err := untar(&buf, filepath.Join(dir, "tree")); err == nil || !strings.Contains(err.Error(), "outside the tree") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "a/b.go", Mode: 0o644, Size: 2})
+	tw.Write([]byte("ok"))
+	tw.Close()
+	dir := t.TempDir()
+	if err := untar(&buf, dir); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "a", "b.go")); err != nil || string(b) != "ok" {
+		t.Errorf("a/b.go: %q %v", b, err)
 	}
 }
