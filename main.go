@@ -11,12 +11,11 @@ import (
 	"kycd/cmd"
 )
 
-// version is set at build time with -ldflags "-X main.version=v1.2.3".
-var version = ""
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cmd.Main(ctx, version, os.Args[1:], os.Stdout, os.Stderr)
+	// The version comes from kycd/internal/buildinfo (set there, or with
+	// -ldflags -X by tools/release).
+	code := cmd.Main(ctx, "", os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

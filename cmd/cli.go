@@ -9,30 +9,31 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
-	"runtime/debug"
 
 	"github.com/alecthomas/kong"
 
+	"kycd/internal/buildinfo"
 	"kycd/kyc"
 	"kycd/store"
 )
 
 // CLI is the command-line interface of the kycd binary.
 type CLI struct {
-	Serve     ServeCmd     `cmd:"" help:"Run the HTTP API."`
-	Init      InitCmd      `cmd:"" help:"Create a database ready to serve: keys, the first organization with its contact e-mail, a sandbox key, optionally the first admin."`
-	Orgs      OrgsCmd      `cmd:"" help:"Manage organizations."`
-	Keys      KeysCmd      `cmd:"" help:"Create, list and revoke API keys."`
-	Users     UsersCmd     `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
-	Lists     ListsCmd     `cmd:"" help:"Import, list and update the AML watch lists."`
-	Webhooks  WebhooksCmd  `cmd:"" help:"Webhook tools."`
-	Audit     AuditCmd     `cmd:"" help:"Verify and export the hash-chained audit log."`
-	Usage     UsageCmd     `cmd:"" help:"Print an organization's metered (billable, live) usage in a month, per day."`
-	MasterKey MasterKeyCmd `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
-	Backup    BackupCmd    `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
-	Restore   RestoreCmd   `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
-	Migrate   MigrateCmd   `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
-	Version   VersionCmd   `cmd:"" help:"Print the version."`
+	Serve       ServeCmd       `cmd:"" help:"Run the HTTP API."`
+	Init        InitCmd        `cmd:"" help:"Create a database ready to serve: keys, the first organization with its contact e-mail, a sandbox key, optionally the first admin."`
+	Orgs        OrgsCmd        `cmd:"" help:"Manage organizations."`
+	Keys        KeysCmd        `cmd:"" help:"Create, list and revoke API keys."`
+	Users       UsersCmd       `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
+	Lists       ListsCmd       `cmd:"" help:"Import, list and update the AML watch lists."`
+	Webhooks    WebhooksCmd    `cmd:"" help:"Webhook tools."`
+	Audit       AuditCmd       `cmd:"" help:"Verify and export the hash-chained audit log."`
+	Usage       UsageCmd       `cmd:"" help:"Print an organization's metered (billable, live) usage in a month, per day."`
+	MasterKey   MasterKeyCmd   `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
+	Backup      BackupCmd      `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
+	Restore     RestoreCmd     `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
+	Migrate     MigrateCmd     `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
+	Version     VersionCmd     `cmd:"" help:"Print the version, commit and schema version."`
+	Healthcheck HealthcheckCmd `cmd:"" help:"Exit 0 when the kycd serving on --addr answers GET /healthz, else 1 (for container HEALTHCHECKs)."`
 }
 
 // dbFlag is the database flag of every command that opens the file.
@@ -43,7 +44,8 @@ type dbFlag struct {
 // env carries what commands need besides their flags.
 type env struct {
 	ctx     context.Context
-	version string
+	version string         // build.Version, or what the caller passed
+	build   buildinfo.Info // version, commit; for kycd version and /healthz
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -51,8 +53,9 @@ type env struct {
 // Main parses args, runs the selected command and returns the exit code:
 // 0 on success, 1 when the command failed, 2 for a usage error.
 func Main(ctx context.Context, version string, args []string, stdout, stderr io.Writer) int {
-	if version == "" {
-		version = buildVersion()
+	build := buildinfo.Read()
+	if version != "" {
+		build.Version = version // tests pass "test"
 	}
 	var cli CLI
 	exit := -1
@@ -86,7 +89,7 @@ func Main(ctx context.Context, version string, args []string, stdout, stderr io.
 		fmt.Fprintln(stderr, "kycd:", err)
 		return 2
 	}
-	e := &env{ctx: ctx, version: version, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, version: build.Version, build: build, stdout: stdout, stderr: stderr}
 	if kctx.Command() != "serve" {
 		// What a command changes (keys, settings, lists…) is audited as
 		// this operator's doing. serve's jobs act as the system.
@@ -106,13 +109,6 @@ func userMessage(err error) string {
 		return e.Message
 	}
 	return err.Error()
-}
-
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // cliOptions are the store options of a short CLI command: no background
@@ -157,9 +153,9 @@ func operatorPrincipal() kyc.Principal {
 // VersionCmd prints the version.
 type VersionCmd struct{}
 
-// Run prints "kycd <version>".
+// Run prints "kycd <version> (commit <hash>[, modified]; schema <n>)".
 func (c *VersionCmd) Run(e *env) error {
-	fmt.Fprintf(e.stdout, "kycd %s (schema %d)\n", e.version, store.SchemaVersion())
+	fmt.Fprintf(e.stdout, "kycd %s\n", e.build.Describe(store.SchemaVersion()))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -112,7 +113,8 @@ func TestCLI(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.code, tt.wantErr)
 		}
 	}
-	if code, out, _ := run(t, "version"); code != 0 || !strings.HasPrefix(out, "kycd test") {
+	if code, out, _ := run(t, "version"); code != 0 || !strings.HasPrefix(out, "kycd test (commit ") ||
+		!strings.HasSuffix(out, fmt.Sprintf("; schema %d)\n", store.SchemaVersion())) {
 		t.Errorf("version: %d %q", code, out)
 	}
 	if code, out, _ := run(t, "--help"); code != 0 || !strings.Contains(out, "serve") {

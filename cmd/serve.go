@@ -152,6 +152,7 @@ func (c *ServeCmd) Run(e *env) error {
 	defer listImports.Wait()
 	defer stopImports()
 	srv, err := server.New(server.Options{Store: st, Logger: log, BaseURL: baseURL, PortalURL: portalURL, Dev: c.Dev, Version: e.version,
+		Commit: e.build.Commit, CommitModified: e.build.Modified,
 		Secrets: box, AllowPrivateWebhooks: c.AllowPrivateWebhooks, AML: amlSvc, KYC: kycSvc, URLKey: urlKey, TrustedProxies: proxies,
 		JobsLastPoll: runner.LastPoll, MetricsToken: c.MetricsToken, Replication: replicationStatus(rep),
 		UploadGate: capture.NewGate(capture.GateOptions{Memory: int64(c.UploadMemory) << 20}), UploadsPerMinute: c.uploadsPerMinute(),

@@ -40,8 +40,26 @@ const (
 // database trouble would get kycd restarted, which cures none of it (see
 // /readyz for that).
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.version})
+	writeJSON(w, http.StatusOK, health{Status: "ok", Version: s.version, Commit: s.commitOrNil(),
+		Modified: s.buildModified, SchemaVersion: store.SchemaVersion()})
 	return nil
+}
+
+// health is the body of /healthz: which kycd answers, so an operator (or
+// a fleet's proxy) can see which version each instance runs mid-upgrade.
+type health struct {
+	Status        string  `json:"status"`
+	Version       string  `json:"version"`
+	Commit        *string `json:"commit"` // null when the build did not record one
+	Modified      bool    `json:"modified"`
+	SchemaVersion int     `json:"schemaVersion"` // the migrations this binary knows
+}
+
+func (s *Server) commitOrNil() *string {
+	if s.buildCommit == "" {
+		return nil
+	}
+	return &s.buildCommit
 }
 
 // readiness is the body of /readyz, 200 or 503 alike.

@@ -191,3 +191,19 @@ func strs(v any) []string {
 	}
 	return out
 }
+
+// TestHealthBuild: /healthz names the build (version, commit, schema
+// version), null commit when the build recorded none; call checks both
+// bodies against the OpenAPI description.
+func TestHealthBuild(t *testing.T) {
+	e := newAPIEnv(t, func(o *server.Options) { o.Commit, o.CommitModified = "0123456789abcdef", true })
+	body := e.call("GET", "/healthz", "", "").json(t)
+	if body["version"] != "test" || body["commit"] != "0123456789abcdef" || body["modified"] != true ||
+		body["schemaVersion"] != float64(store.SchemaVersion()) {
+		t.Errorf("healthz: %v", body)
+	}
+	body = newAPIEnv(t).call("GET", "/healthz", "", "").json(t)
+	if c, ok := body["commit"]; !ok || c != nil || body["modified"] != false {
+		t.Errorf("healthz without a commit: %v", body)
+	}
+}

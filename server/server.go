@@ -36,6 +36,11 @@ type Options struct {
 	Now func() time.Time
 	// Version is reported in the OpenAPI description and /healthz.
 	Version string
+	// Commit is the git commit the binary was built from, shown at
+	// /healthz; empty when unknown. CommitModified: its tree had
+	// uncommitted changes.
+	Commit         string
+	CommitModified bool
 	// Secrets seals webhook signing secrets; required to create endpoints.
 	Secrets store.Sealer
 	// AllowPrivateWebhooks lets live endpoints point at private addresses.
@@ -90,13 +95,15 @@ type Options struct {
 
 // Server handles the API's requests.
 type Server struct {
-	store     *store.Store
-	log       *slog.Logger
-	baseURL   string
-	portalURL string
-	dev       bool
-	now       func() time.Time
-	version   string
+	store         *store.Store
+	log           *slog.Logger
+	baseURL       string
+	portalURL     string
+	dev           bool
+	now           func() time.Time
+	version       string
+	buildCommit   string // for /healthz; empty when unknown
+	buildModified bool
 
 	secrets              store.Sealer
 	allowPrivateWebhooks bool
@@ -129,19 +136,21 @@ func New(opts Options) (*Server, error) {
 		panic("server: nil Store")
 	}
 	s := &Server{
-		store:     opts.Store,
-		log:       opts.Logger,
-		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
-		portalURL: strings.TrimRight(opts.PortalURL, "/"),
-		dev:       opts.Dev,
-		now:       opts.Now,
-		version:   opts.Version,
-		secrets:   opts.Secrets,
-		aml:       opts.AML,
-		kyc:       opts.KYC,
-		users:     opts.Users,
-		clientIPs: clientip.New(opts.TrustedProxies),
-		urlKey:    opts.URLKey,
+		store:         opts.Store,
+		log:           opts.Logger,
+		baseURL:       strings.TrimRight(opts.BaseURL, "/"),
+		portalURL:     strings.TrimRight(opts.PortalURL, "/"),
+		dev:           opts.Dev,
+		now:           opts.Now,
+		version:       opts.Version,
+		buildCommit:   opts.Commit,
+		buildModified: opts.CommitModified,
+		secrets:       opts.Secrets,
+		aml:           opts.AML,
+		kyc:           opts.KYC,
+		users:         opts.Users,
+		clientIPs:     clientip.New(opts.TrustedProxies),
+		urlKey:        opts.URLKey,
 
 		allowPrivateWebhooks: opts.AllowPrivateWebhooks,
 		mailConfigured:       opts.MailConfigured,
