@@ -68,7 +68,7 @@ func TestApply(t *testing.T) {
 		{"all pass", []Signal{sig("a", Pass), sig("b", Pass)}, Approve, 0, "All checks passed."},
 		{"expired document rejects", []Signal{sig("a", Fail, CodeSanctionsMatch), sig("b", Fail, CodeDocumentExpired)}, Reject, 0, "DOCUMENT_EXPIRED message"},
 		{"sanctions match reviews", []Signal{sig("a", Fail, CodeSanctionsMatch), sig("b", Warn, CodeImageBlurry)}, Review, 15, "SANCTIONS_MATCH message"},
-		{"warnings below the review level", []Signal{sig("a", Warn, CodeImageBlurry, CodeImageGlare)}, Approve, 25, "All checks passed."},
+		{"warnings below the review level", []Signal{sig("a", Warn, CodeImageBlurry, CodeImageGlare)}, Approve, 25, "Approved with warnings within the risk score: IMAGE_BLURRY, IMAGE_GLARE."},
 		{"warnings reach the review level", []Signal{sig("a", Warn, CodeImageBlurry, CodeImageGlare, CodeUploadedNotCaptured, CodeImageDark)}, Review, 45, "Risk score 45 reaches"},
 		{"too little ran", []Signal{sig("a", Pass), notRun("b", "x"), notRun("c", "y")}, Review, 0, "Confidence 0.33 is below"},
 	} {
