@@ -33,7 +33,7 @@ func TestDocLinks(t *testing.T) {
 	files = append(files, guides...)
 	links := 0
 	for _, f := range files {
-		problems, n, err := docLinkProblems(repo, f)
+		problems, n, err := lnkProblems(repo, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestDocLinkChecker(t *testing.T) {
 			for k, v := range base {
 				fsys[k] = v
 			}
-			problems, _, err := docLinkProblems(fsys, "README.md")
+			problems, _, err := lnkProblems(fsys, "README.md")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestDocLinkChecker(t *testing.T) {
 	for k, v := range base {
 		fsys[k] = v
 	}
-	problems, _, err := docLinkProblems(fsys, "docs/a.md")
+	problems, _, err := lnkProblems(fsys, "docs/a.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,29 +110,29 @@ func TestDocLinkChecker(t *testing.T) {
 	}
 }
 
-type docLinkProblem struct {
+type lnkProblem struct {
 	file   string
 	line   int
 	target string
 	why    string
 }
 
-func (p docLinkProblem) String() string {
+func (p lnkProblem) String() string {
 	return fmt.Sprintf("%s:%d: link %q: %s", p.file, p.line, p.target, p.why)
 }
 
 var (
 	// [text](target "title") and ![alt](src); the text may hold code
 	// spans and one level of brackets (a badge, an image in a link).
-	mdLinkRE = regexp.MustCompile(`!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	lnkMarkdownRE = regexp.MustCompile(`!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
 	// <img src="…"> and <a href="…">
-	htmlLinkRE = regexp.MustCompile(`<(?:img|a)\s[^>]*?(?:src|href)="([^"]+)"`)
-	codeSpanRE = regexp.MustCompile("`[^`]*`")
+	lnkHTMLRE = regexp.MustCompile(`<(?:img|a)\s[^>]*?(?:src|href)="([^"]+)"`)
+	lnkCodeSpanRE = regexp.MustCompile("`[^`]*`")
 )
 
-// docLinkProblems returns the broken relative links and images of the
+// lnkProblems returns the broken relative links and images of the
 // Markdown file name in fsys, and how many links it checked.
-func docLinkProblems(fsys fs.FS, name string) ([]docLinkProblem, int, error) {
+func lnkProblems(fsys fs.FS, name string) ([]lnkProblem, int, error) {
 	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, 0, err
@@ -146,22 +146,22 @@ func docLinkProblems(fsys fs.FS, name string) ([]docLinkProblem, int, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := headingAnchors(string(md))
+		a := lnkHeadingAnchors(string(md))
 		anchorCache[file] = a
 		return a, nil
 	}
-	var problems []docLinkProblem
+	var problems []lnkProblem
 	n := 0
-	for i, line := range proseLines(string(b)) {
+	for i, line := range lnkProseLines(string(b)) {
 		if line == "" {
 			continue
 		}
-		line = codeSpanRE.ReplaceAllString(line, "")
+		line = lnkCodeSpanRE.ReplaceAllString(line, "")
 		var targets []string
-		for _, m := range mdLinkRE.FindAllStringSubmatch(line, -1) {
+		for _, m := range lnkMarkdownRE.FindAllStringSubmatch(line, -1) {
 			targets = append(targets, m[1])
 		}
-		for _, m := range htmlLinkRE.FindAllStringSubmatch(line, -1) {
+		for _, m := range lnkHTMLRE.FindAllStringSubmatch(line, -1) {
 			targets = append(targets, m[1])
 		}
 		for _, target := range targets {
@@ -170,7 +170,7 @@ func docLinkProblems(fsys fs.FS, name string) ([]docLinkProblem, int, error) {
 			}
 			n++
 			bad := func(why string) {
-				problems = append(problems, docLinkProblem{file: name, line: i + 1, target: target, why: why})
+				problems = append(problems, lnkProblem{file: name, line: i + 1, target: target, why: why})
 			}
 			file, anchor, _ := strings.Cut(target, "#")
 			if file == "" {
@@ -205,9 +205,9 @@ func docLinkProblems(fsys fs.FS, name string) ([]docLinkProblem, int, error) {
 	return problems, n, nil
 }
 
-// proseLines returns the file's lines with those of fenced code blocks
+// lnkProseLines returns the file's lines with those of fenced code blocks
 // blanked, so that their text is neither a link nor a heading.
-func proseLines(md string) []string {
+func lnkProseLines(md string) []string {
 	lines := strings.Split(md, "\n")
 	fence := ""
 	for i, l := range lines {
@@ -226,19 +226,19 @@ func proseLines(md string) []string {
 	return lines
 }
 
-// headingAnchors returns the anchors GitHub gives the ATX headings of md:
+// lnkHeadingAnchors returns the anchors GitHub gives the ATX headings of md:
 // the heading's text lower-cased, every character but letters, digits,
 // spaces, hyphens and underscores dropped, spaces turned into hyphens,
 // and -1, -2… added to repeats.
-func headingAnchors(md string) map[string]bool {
+func lnkHeadingAnchors(md string) map[string]bool {
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	for _, l := range proseLines(md) {
+	for _, l := range lnkProseLines(md) {
 		h := strings.TrimLeft(l, "#")
 		if len(l)-len(h) < 1 || len(l)-len(h) > 6 || !strings.HasPrefix(h, " ") {
 			continue
 		}
-		slug := githubSlug(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#")))
+		slug := lnkGitHubSlug(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#")))
 		if k := seen[slug]; k > 0 {
 			anchors[fmt.Sprintf("%s-%d", slug, k)] = true
 		} else {
@@ -249,10 +249,10 @@ func headingAnchors(md string) map[string]bool {
 	return anchors
 }
 
-var mdInlineLinkRE = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+var lnkInlineRE = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 
-func githubSlug(heading string) string {
-	heading = mdInlineLinkRE.ReplaceAllString(heading, "$1")
+func lnkGitHubSlug(heading string) string {
+	heading = lnkInlineRE.ReplaceAllString(heading, "$1")
 	var b strings.Builder
 	for _, r := range strings.ToLower(heading) {
 		switch {
