@@ -126,7 +126,7 @@ var (
 	// spans and one level of brackets (a badge, an image in a link).
 	lnkMarkdownRE = regexp.MustCompile(`!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
 	// <img src="…"> and <a href="…">
-	lnkHTMLRE = regexp.MustCompile(`<(?:img|a)\s[^>]*?(?:src|href)="([^"]+)"`)
+	lnkHTMLRE     = regexp.MustCompile(`<(?:img|a)\s[^>]*?(?:src|href)="([^"]+)"`)
 	lnkCodeSpanRE = regexp.MustCompile("`[^`]*`")
 )
 
