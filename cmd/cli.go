@@ -38,7 +38,7 @@ type CLI struct {
 
 // dbFlag is the database flag of every command that opens the file.
 type dbFlag struct {
-	DB string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"SQLite database file (init and serve create it if missing; every other command needs it to exist), or a postgres:// URL (README: PostgreSQL and fleets)."`
+	DB string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"SQLite database file (init and serve create it if missing; every other command needs it to exist), or a postgres:// URL (docs/operations.md: PostgreSQL and fleets)."`
 }
 
 // env carries what commands need besides their flags.
@@ -179,7 +179,7 @@ func (dbMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
 // exists for a SQLite file.
 func requireSQLite(db, what, instead string) error {
 	if store.IsPostgres(db) {
-		return fmt.Errorf("%s works on a SQLite database file only; on PostgreSQL %s (README: PostgreSQL and fleets)", what, instead)
+		return fmt.Errorf("%s works on a SQLite database file only; on PostgreSQL %s (docs/operations.md: PostgreSQL and fleets)", what, instead)
 	}
 	return nil
 }

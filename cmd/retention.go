@@ -10,7 +10,7 @@ import (
 	"kycd/store"
 )
 
-// kindRetention is the daily erasure run (README "Personal data"): it
+// kindRetention is the daily erasure run (docs/personal-data.md): it
 // carries out the erasures that were asked for while retention still
 // required the data, once their time has come.
 const kindRetention = "retention.erase"

@@ -9,7 +9,7 @@ import (
 	"kycd/store"
 )
 
-// retentionFlags set an organization's retention policy (README
+// retentionFlags set an organization's retention policy (docs/personal-data.md
 // "Personal data"); each takes a number or 'default'.
 type retentionFlags struct {
 	RetentionDecidedYears string `name:"retention-decided-years" env:"KYCD_RETENTION_DECIDED_YEARS" placeholder:"N|default" help:"Years live personal data is kept after the last decision of a decided KYC request (1-50; default 5)."`

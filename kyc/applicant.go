@@ -39,7 +39,7 @@ type Applicant struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	ArchivedAt     *time.Time
-	// The personal data lifecycle (README "Personal data"): a legal hold
+	// The personal data lifecycle (docs/personal-data.md): a legal hold
 	// suspends every erasure; an erasure asked for while retention still
 	// required the data runs at ErasureScheduledAt; ErasedAt is set once
 	// the personal fields were erased (the row stays as a tombstone).
@@ -79,7 +79,7 @@ func (in *ApplicantInput) Fields() []string {
 }
 
 // Limits of the applicant record. They are documented in the OpenAPI
-// description and the README; change them there too.
+// description and docs/api.md; change them there too.
 const (
 	MaxNameLen        = 100
 	MaxEmailLen       = 254 // RFC 5321 path limit

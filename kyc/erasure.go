@@ -2,7 +2,7 @@ package kyc
 
 import "time"
 
-// Retention (README "Personal data"). Anti-money-laundering law requires
+// Retention (docs/personal-data.md). Anti-money-laundering law requires
 // keeping the verification record of a decided live request for a set
 // period after the decision (AMLD art. 40: five years after the business
 // relationship ends); until then an erasure request is recorded and
@@ -56,7 +56,7 @@ type ErasureReceipt struct {
 	FieldsSHA256 string `json:"fieldsSha256"`
 	// KeyDestroyed: the applicant's data key was destroyed; false when the
 	// data predates per-applicant keys (sealed under the shared data key),
-	// so copies made before the erasure still hold it (see README).
+	// so copies made before the erasure still hold it (see docs/personal-data.md).
 	KeyDestroyed bool `json:"keyDestroyed"`
 	// SharedKeyRows counts erased rows that were sealed under the shared
 	// data key (before per-applicant keys): backups made before the

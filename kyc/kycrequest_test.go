@@ -6,7 +6,7 @@ import (
 )
 
 // TestTransitionMatrix checks every action from every status against the
-// table in the README: allowed moves and their targets, and
+// table in docs/api.md: allowed moves and their targets, and
 // INVALID_TRANSITION naming the current status for everything else.
 func TestTransitionMatrix(t *testing.T) {
 	allowed := map[KYCAction]map[KYCStatus]KYCStatus{

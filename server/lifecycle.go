@@ -11,7 +11,7 @@ import (
 	"kycd/store"
 )
 
-// The personal data lifecycle of the API (README "Personal data"):
+// The personal data lifecycle of the API (docs/personal-data.md):
 // erasure on request, its receipt, and legal hold.
 
 // legalHoldJSON is an applicant's legal hold; null when there is none.

@@ -2,7 +2,7 @@
 // use cases: KYC requests that an applicant took through the portal steps
 // (link, captures, document details, submission) for the decision engine
 // to send to review, and a small watch list for AML matches. The console's
-// tests, its benchmark and the README's screenshots use it.
+// tests, its benchmark and docs/back-office.md's screenshots use it.
 package reviewdata
 
 import (
