@@ -32,3 +32,35 @@ func TestInitialIsNotRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestCamelCaseJoin: two names written together keep the capital of the
+// second (HelmtGrabowski): the word is split there even when a typo keeps
+// either half from being a part the list knows. A prefix that is part of
+// one name (Mac, Mc, De, Fitz) is no such join.
+func TestCamelCaseJoin(t *testing.T) {
+	for _, c := range [][2]string{
+		{"HelmtGrabowski", "Helmut Grabowski"},
+		{"Helmut GrabowskiNowak", "Helmut Grabowski-Nowak"},
+		{"ВалентинаКоржова", "Валентина Коржова"},
+	} {
+		if got := CompareNames(c[0], c[1]); got < DefaultThreshold {
+			t.Errorf("%s ~ %s = %.3f, want ≥ %.2f", c[0], c[1], got, DefaultThreshold)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		want int
+	}{
+		{"HelmtGrabowski", 2},
+		{"Aileen MacArthur", 2},
+		{"Aileen McDonald", 2},
+		{"Aileen FitzGerald", 2},
+		{"Aileen DeLuca", 2},
+		{"AILEEN MACARTHUR", 2},
+		{"aileen macarthur", 2},
+	} {
+		if got := len(splitWords(c.name)); got != c.want {
+			t.Errorf("splitWords(%q) gives %d words, want %d", c.name, got, c.want)
+		}
+	}
+}
