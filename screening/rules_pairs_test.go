@@ -36,7 +36,8 @@ func TestInitialIsNotRepeated(t *testing.T) {
 // TestCamelCaseJoin: two names written together keep the capital of the
 // second (HelmtGrabowski): the word is split there even when a typo keeps
 // either half from being a part the list knows. A prefix that is part of
-// one name (Mac, Mc, De, Fitz) is no such join.
+// one name (Mac, Mc, De, Fitz) is no such join, and a company's name
+// with capitals inside (a brand's way of writing one word) is left whole.
 func TestCamelCaseJoin(t *testing.T) {
 	for _, c := range [][2]string{
 		{"HelmtGrabowski", "Helmut Grabowski"},
@@ -59,8 +60,15 @@ func TestCamelCaseJoin(t *testing.T) {
 		{"AILEEN MACARTHUR", 2},
 		{"aileen macarthur", 2},
 	} {
-		if got := len(splitWords(c.name)); got != c.want {
-			t.Errorf("splitWords(%q) gives %d words, want %d", c.name, got, c.want)
+		if got := len(splitCamel(splitWords(c.name))); got != c.want {
+			t.Errorf("splitCamel(%q) gives %d words, want %d", c.name, got, c.want)
 		}
+	}
+	company := Query{Name: "VelmraTrading", Schemas: []Schema{Organization}}
+	if got := queryWords(company); len(got) != 1 {
+		t.Errorf("a company's VelmraTrading is split: %q", got)
+	}
+	if got := queryWords(Query{Name: "VelmraTrading"}); len(got) != 2 {
+		t.Errorf("a person's VelmraTrading is not split: %q", got)
 	}
 }

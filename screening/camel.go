@@ -1,0 +1,89 @@
+package screening
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A person's two names written together keep the capital of the second
+// (HelmutGrabowski, FridaKahlo typed without the space): the word is split
+// there, even when a typo keeps either half from being a part the list
+// knows (splitJoined splits only into known parts). Company names are left
+// whole: internal capitals are a brand's way of writing one word
+// (PetroChina, PayPal), not a join of two names.
+
+// splitCamel splits each word of a person's name at a capital that follows
+// a small letter, when what comes before is a whole name (see camelJoin).
+func splitCamel(words []string) []string {
+	var out []string
+	for i, w := range words {
+		parts := camelParts(w)
+		if len(parts) == 1 && out == nil {
+			continue
+		}
+		if out == nil {
+			out = append([]string(nil), words[:i]...)
+		}
+		out = append(out, parts...)
+	}
+	if out == nil {
+		return words
+	}
+	return out
+}
+
+func camelParts(w string) []string {
+	var parts []string
+	start := 0
+	var prev rune
+	for i, r := range w {
+		if unicode.IsUpper(r) && unicode.IsLower(prev) && camelJoin(w[start:i]) {
+			parts = append(parts, w[start:i])
+			start = i
+		}
+		prev = r
+	}
+	return append(parts, w[start:])
+}
+
+// camelJoin reports whether the letters before an inner capital are a
+// whole name: three letters or more, and not a prefix written with a
+// capital inside one family name (MacArthur, VanDyke, FitzGerald; McDonald
+// and DeLuca are under three letters).
+func camelJoin(before string) bool {
+	if utf8.RuneCountInString(before) < 3 {
+		return false
+	}
+	low := strings.ToLower(before)
+	return !particles[low] && !nameMakers[low]
+}
+
+// nameMakers are prefixes of one family name that are not particles of
+// their own: Fitz (son of), Irish Nic and Mhic (daughter of).
+var nameMakers = setOf("fitz", "nic", "mhic")
+
+// queryWords splits the query's name into words, a person's at inner
+// capitals too.
+func queryWords(q Query) []string {
+	words := splitWords(readingOrder(q.Name))
+	if personQuery(q.Schemas) {
+		words = splitCamel(words)
+	}
+	return words
+}
+
+// personQuery reports whether a query may be a person's name: the
+// schemas it searches include people (no schemas: people and entities of
+// unknown kind, what KYC screens).
+func personQuery(schemas []Schema) bool {
+	if len(schemas) == 0 {
+		return true
+	}
+	for _, s := range schemas {
+		if s == Person || s == Unknown || s == "" {
+			return true
+		}
+	}
+	return false
+}
