@@ -72,13 +72,9 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		return place(&pairs[a]) < place(&pairs[b])
 	})
 	// The best single-part similarity of each query part, for repeats.
-	// A full name against an initial is no repeat: the initial stands
-	// for one name, and a second name of that letter (Kevin beside K.) is
-	// another name, not that one written again.
 	bestAny := make([]float64, len(qt))
 	for _, p := range pairs {
-		if p.qi == p.qj && p.c >= 0 && p.sim > bestAny[p.qi] &&
-			(len(qt[p.qi].text) == 1) == (len(ix.vocab[ctoks[p.c]].text) == 1) {
+		if p.qi == p.qj && p.c >= 0 && p.sim > bestAny[p.qi] {
 			bestAny[p.qi] = p.sim
 		}
 	}
