@@ -33,27 +33,37 @@ func splitCamel(words []string) []string {
 	return out
 }
 
+// camelParts splits w where a name written with a capital and small
+// letters is followed by another (Helmut|Grabowski). A small letter inside
+// capitals (HAMDULeAH, a typo in a name written in capitals) is no join.
 func camelParts(w string) []string {
 	var parts []string
 	start := 0
-	var prev rune
-	for i, r := range w {
-		if unicode.IsUpper(r) && unicode.IsLower(prev) && camelJoin(w[start:i]) {
-			parts = append(parts, w[start:i])
-			start = i
+	rs := []rune(w)
+	at := 0 // byte offset of rs[k]
+	for k, r := range rs {
+		if k > 0 && k+1 < len(rs) && unicode.IsUpper(r) && unicode.IsLower(rs[k-1]) && unicode.IsLower(rs[k+1]) && camelJoin(w[start:at]) {
+			parts = append(parts, w[start:at])
+			start = at
 		}
-		prev = r
+		at += utf8.RuneLen(r)
 	}
 	return append(parts, w[start:])
 }
 
 // camelJoin reports whether the letters before an inner capital are a
-// whole name: three letters or more, and not a prefix written with a
-// capital inside one family name (MacArthur, VanDyke, FitzGerald; McDonald
-// and DeLuca are under three letters).
+// whole name: a capital and two small letters or more, and not a prefix
+// written with a capital inside one family name (MacArthur, VanDyke,
+// FitzGerald; McDonald and DeLuca are under three letters).
 func camelJoin(before string) bool {
-	if utf8.RuneCountInString(before) < 3 {
+	rs := []rune(before)
+	if len(rs) < 3 || !unicode.IsUpper(rs[0]) {
 		return false
+	}
+	for _, r := range rs[1:] {
+		if !unicode.IsLower(r) {
+			return false
+		}
 	}
 	low := strings.ToLower(before)
 	return !particles[low] && !nameMakers[low]

@@ -8,7 +8,8 @@ import "testing"
 // TestCamelCaseJoin: two names written together keep the capital of the
 // second (HelmtGrabowski): the word is split there even when a typo keeps
 // either half from being a part the list knows. A prefix that is part of
-// one name (Mac, Mc, De, Fitz) is no such join, and a company's name
+// one name (Mac, Mc, De, Fitz) is no such join, nor a small letter inside
+// a name written in capitals (HELMUeGRABOWSKI, a typo), and a company's name
 // with capitals inside (a brand's way of writing one word) is left whole.
 func TestCamelCaseJoin(t *testing.T) {
 	for _, c := range [][2]string{
@@ -31,6 +32,9 @@ func TestCamelCaseJoin(t *testing.T) {
 		{"Aileen DeLuca", 2},
 		{"AILEEN MACARTHUR", 2},
 		{"aileen macarthur", 2},
+		{"HELMUeGRABOWSKI", 1},
+		{"HelmutGRABOWSKI", 1},
+		{"helmutGrabowski", 1},
 	} {
 		if got := len(splitCamel(splitWords(c.name))); got != c.want {
 			t.Errorf("splitCamel(%q) gives %d words, want %d", c.name, got, c.want)
