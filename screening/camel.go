@@ -42,7 +42,8 @@ func camelParts(w string) []string {
 	rs := []rune(w)
 	at := 0 // byte offset of rs[k]
 	for k, r := range rs {
-		if k > 0 && k+1 < len(rs) && unicode.IsUpper(r) && unicode.IsLower(rs[k-1]) && unicode.IsLower(rs[k+1]) && camelJoin(w[start:at]) {
+		if k > 0 && k+1 < len(rs) && unicode.IsUpper(r) && unicode.IsLower(rs[k-1]) && unicode.IsLower(rs[k+1]) &&
+			sameScript(rs[k-1], r, rs[k+1]) && camelJoin(w[start:at]) {
 			parts = append(parts, w[start:at])
 			start = at
 		}
@@ -50,6 +51,24 @@ func camelParts(w string) []string {
 	}
 	return append(parts, w[start:])
 }
+
+// sameScript: the capital and the small letters around it are of one
+// cased script. A capital of another script inside a word (NasralΙah with
+// a Greek Iota for l) is a look-alike, folded later, not a second name.
+func sameScript(rs ...rune) bool {
+	for _, sc := range casedScripts {
+		all := true
+		for _, r := range rs {
+			all = all && unicode.Is(sc, r)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+var casedScripts = []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Greek, unicode.Armenian, unicode.Georgian}
 
 // camelJoin reports whether the letters before an inner capital are a
 // whole name: a capital and two small letters or more, and not a prefix

@@ -9,7 +9,8 @@ import "testing"
 // second (HelmtGrabowski): the word is split there even when a typo keeps
 // either half from being a part the list knows. A prefix that is part of
 // one name (Mac, Mc, De, Fitz) is no such join, nor a small letter inside
-// a name written in capitals (HELMUeGRABOWSKI, a typo), and a company's name
+// a name written in capitals (HELMUeGRABOWSKI, a typo), nor a capital of
+// another script (a look-alike: a Greek or Cyrillic K in Grabowski), and a company's name
 // with capitals inside (a brand's way of writing one word) is left whole.
 func TestCamelCaseJoin(t *testing.T) {
 	for _, c := range [][2]string{
@@ -35,6 +36,8 @@ func TestCamelCaseJoin(t *testing.T) {
 		{"HELMUeGRABOWSKI", 1},
 		{"HelmutGRABOWSKI", 1},
 		{"helmutGrabowski", 1},
+		{"GrabowsΚi", 1},
+		{"GrabowsКi", 1},
 	} {
 		if got := len(splitCamel(splitWords(c.name))); got != c.want {
 			t.Errorf("splitCamel(%q) gives %d words, want %d", c.name, got, c.want)
