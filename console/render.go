@@ -58,6 +58,9 @@ func mustParsePages(a *webasset.Set) map[string]*template.Template {
 		"codeLabel": decision.CodeLabel,
 		"risk":      riskText,
 		"due":       dueText,
+		"duration":  durationText,
+		"percent":   percent,
+		"bar":       barWidth,
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -103,7 +106,7 @@ func (p *page) Sandbox() bool { return p.Env == kyc.Sandbox }
 // resource of one environment does not exist in the other).
 func (p *page) SwitchURL(to kyc.Environment) string {
 	sec := p.Section
-	if sec != "queue" && sec != "alerts" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
+	if sec != "queue" && sec != "alerts" && sec != "applicants" && sec != "webhooks" && sec != "keys" && sec != "dashboard" {
 		sec = "queue"
 	}
 	return "/console/" + string(to) + "/" + sec

@@ -79,6 +79,8 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/assign", access: signedIn, perm: kyc.PermDecide, h: c.handleAssign, back: c.handleCase},
 		{pattern: "GET /console/{env}/verifications", access: signedIn, perm: kyc.PermRead, h: c.handleVerifications},
+		// Counts only: every role; per-reviewer counts of others for admins.
+		{pattern: "GET /console/{env}/dashboard", access: signedIn, perm: kyc.PermRead, h: c.handleDashboard},
 		// Within the role's rights: contact details are columns only for
 		// roles with personal data.
 		{pattern: "GET /console/{env}/verifications/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleVerificationsExport},
