@@ -75,7 +75,6 @@ func (c *console) handleDashboard(w http.ResponseWriter, r *http.Request) error 
 	return c.render(w, r, http.StatusOK, "dashboard.html", &page{Title: "Dashboard", Section: "dashboard", Data: d})
 }
 
-
 // durationText says a number of seconds the way a reviewer reads a wait:
 // "40 minutes", "26 hours", "3 days".
 func durationText(secs *int64) string {
