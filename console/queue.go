@@ -28,6 +28,8 @@ type queuePage struct {
 	SLA          time.Duration
 	Overdue      int  // overdue requests of the environment (with an SLA)
 	OnlyOverdue  bool // the overdue filter is on
+	RoundRobin   bool // cases are assigned in turn
+	In           bool // this user is in (takes cases in turn)
 }
 
 // handleQueue handles "GET /console/{env}/queue": the KYC requests
@@ -83,7 +85,7 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := queuePage{Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
 		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
-		OnlyOverdue: !f.OverdueBefore.IsZero()}
+		OnlyOverdue: !f.OverdueBefore.IsZero(), RoundRobin: set.RoundRobin, In: sess.User.ReviewAvailable}
 	return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Review queue", Section: "queue", Data: d})
 }
 

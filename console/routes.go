@@ -66,6 +66,8 @@ func (c *console) table() []route {
 		{pattern: "GET /console/account", access: enrolling, h: c.handleAccount},
 		{pattern: "POST /console/account/password", access: signedIn, perm: kyc.PermRead, h: c.handleAccountPassword, back: c.handleAccount},
 		{pattern: "POST /console/account/totp", access: enrolling, h: c.handleTOTPEnable, back: c.handleAccount},
+		// A reviewer's own "in / out" for round-robin assignment.
+		{pattern: "POST /console/account/availability", access: signedIn, perm: kyc.PermDecide, h: c.handleAvailability},
 		{pattern: "POST /console/account/totp/disable", access: signedIn, perm: kyc.PermRead, h: c.handleTOTPDisable, back: c.handleAccount},
 
 		{pattern: "GET /console/users", access: signedIn, perm: kyc.PermAdmin, h: c.handleUsers},
@@ -122,6 +124,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/screening", access: signedIn, perm: kyc.PermAdmin, h: c.handleScreeningSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/review", access: signedIn, perm: kyc.PermAdmin, h: c.handleReviewSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/sla", access: signedIn, perm: kyc.PermAdmin, h: c.handleSLASettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/round-robin", access: signedIn, perm: kyc.PermAdmin, h: c.handleRoundRobinSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
 		{pattern: "GET /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicy},
