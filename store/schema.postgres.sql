@@ -422,6 +422,33 @@ CREATE TABLE kyc_captures (
   CONSTRAINT kyc_captures_side_check CHECK ((side = ANY (ARRAY['front'::text, 'back'::text])))
 );
 
+CREATE TABLE kyc_decision_counts (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  day text COLLATE "C" NOT NULL,
+  decision text COLLATE "C" NOT NULL,
+  decided_by text COLLATE "C" NOT NULL,
+  reviewer_id text COLLATE "C" NOT NULL DEFAULT ''::text,
+  decisions bigint NOT NULL,
+  CONSTRAINT kyc_decision_counts_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
+  CONSTRAINT kyc_decision_counts_decision_check CHECK ((decision = ANY (ARRAY['approved'::text, 'rejected'::text]))),
+  CONSTRAINT kyc_decision_counts_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_decision_counts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_decision_counts_pkey PRIMARY KEY (organization_id, environment, day, decision, decided_by, reviewer_id)
+);
+
+CREATE TABLE kyc_decision_times (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  day text COLLATE "C" NOT NULL,
+  seconds bigint NOT NULL,
+  decisions bigint NOT NULL,
+  CONSTRAINT kyc_decision_times_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_decision_times_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_decision_times_pkey PRIMARY KEY (organization_id, environment, day, seconds),
+  CONSTRAINT kyc_decision_times_seconds_check CHECK ((seconds >= 0))
+);
+
 CREATE TABLE kyc_events (
   id text COLLATE "C" NOT NULL,
   request_id text COLLATE "C" NOT NULL,
@@ -478,14 +505,10 @@ CREATE TABLE kyc_requests (
   assignee_id text COLLATE "C",
   assigned_at text COLLATE "C",
   decided_by text COLLATE "C",
-  decided_by_user_id text COLLATE "C",
-  decision_seconds bigint,
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
-  CONSTRAINT kyc_requests_decided_by_user_id_fkey FOREIGN KEY (decided_by_user_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
-  CONSTRAINT kyc_requests_decision_seconds_check CHECK ((decision_seconds >= 0)),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT kyc_requests_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
@@ -850,8 +873,6 @@ CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests USING btree (or
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests USING btree (organization_id, environment, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests USING btree (organization_id, environment, decision, id);
-
-CREATE INDEX kyc_requests_org_env_desk_idx ON kyc_requests USING btree (organization_id, environment, decided_at, decision, decided_by, decided_by_user_id, decision_seconds);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
 
