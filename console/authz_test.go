@@ -68,7 +68,7 @@ func (s *reviewStack) finishedImport(e kyc.Environment) string {
 // path fills a route's pattern with ids.
 func (r resources) path(pattern, userID string) string {
 	p := pattern[strings.Index(pattern, " ")+1:]
-	p = strings.NewReplacer("{id}", "ID", "{capture}", r.captureID, "{match}", r.matchID, "{hash}", "0", "{name}", "console.css", "{$}", "").Replace(p)
+	p = strings.NewReplacer("{id}", "ID", "{capture}", r.captureID, "{match}", r.matchID, "{hash}", "0", "{name}", "console.css", "{side}", "document", "{$}", "").Replace(p)
 	switch {
 	case strings.Contains(p, "/cases/"):
 		p = strings.Replace(p, "ID", r.caseID, 1)

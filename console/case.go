@@ -17,21 +17,27 @@ var reviewReasonCodes = []string{"VERIFIED_MANUALLY", "SCREENING_FALSE_POSITIVE"
 	"DOCUMENT_UNREADABLE", "FACE_MISMATCH", "DATA_MISMATCH", "SANCTIONS_MATCH", "PEP_RISK", "DUPLICATE_IDENTITY", "UNDER_AGE", "OTHER"}
 
 type casePage struct {
-	Req        *kyc.KYCRequest
-	Applicant  *kyc.Applicant
-	Personal   bool // the role may see personal data beyond names
-	Now        time.Time
-	Claim      *store.Claim
-	MyClaim    bool
-	CanDecide  bool   // awaiting review, the role decides, nobody else holds it
-	Blocked    string // why this user cannot decide now, when the role could
-	FourEyes   bool   // this decision needs two reviewers
-	Pending    *pendingView
-	Codes      []string
-	Documents  []captureView
-	Selfies    []captureView
-	Others     []captureView
-	Compare    []compareRow
+	Req       *kyc.KYCRequest
+	Applicant *kyc.Applicant
+	Personal  bool // the role may see personal data beyond names
+	Now       time.Time
+	Claim     *store.Claim
+	MyClaim   bool
+	CanDecide bool   // awaiting review, the role decides, nobody else holds it
+	Blocked   string // why this user cannot decide now, when the role could
+	FourEyes  bool   // this decision needs two reviewers
+	Pending   *pendingView
+	Codes     []string
+	Documents []captureView
+	Selfies   []captureView
+	Others    []captureView
+	Compare   []compareRow
+	// Differences are the fields where the document and the applicant
+	// disagree, for the line above the table.
+	Differences []string
+	// Faces are the document portrait and the selfie cropped alike (nil:
+	// no face compared; the page shows the whole images).
+	Faces      []faceView
 	Readings   []readingView
 	FaceMatch  *faceMatchView
 	Signals    []signalView
@@ -147,6 +153,12 @@ func (c *console) fillEvidence(r *http.Request, d *casePage) error {
 	pr := d.Req.ProcessingResult
 	d.Signals = signals(pr, caps)
 	d.Compare = compare(d.Applicant, d.Req.DocumentData, pr)
+	for _, row := range d.Compare {
+		if row.Differs {
+			d.Differences = append(d.Differences, strings.ToLower(row.Field[:1])+row.Field[1:])
+		}
+	}
+	d.Faces = faceViews(caseURL(env(r), d.Req.ID), pr)
 	d.Readings = readings(pr, caps)
 	d.FaceMatch = faceMatch(pr)
 	d.Duplicates = duplicates(pr)

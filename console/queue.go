@@ -28,6 +28,8 @@ type queuePage struct {
 	SLA          time.Duration
 	Overdue      int  // overdue requests of the environment (with an SLA)
 	OnlyOverdue  bool // the overdue filter is on
+	RoundRobin   bool // cases are assigned in turn
+	In           bool // this user is in (takes cases in turn)
 }
 
 // handleQueue handles "GET /console/{env}/queue": the KYC requests
@@ -79,11 +81,14 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 	rows := make([]queueRow, len(items))
 	for i, it := range items {
 		rows[i] = queueRow{QueueItem: it, Due: dueOf(it.SubmittedAt, sla)}
+		// One label per reason: the engine records a code once per image
+		// it was found on.
+		rows[i].Reasons = uniqueCodes(it.Reasons)
 		rows[i].Overdue = rows[i].Due != nil && now.After(*rows[i].Due)
 	}
 	d := queuePage{Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
 		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
-		OnlyOverdue: !f.OverdueBefore.IsZero()}
+		OnlyOverdue: !f.OverdueBefore.IsZero(), RoundRobin: set.RoundRobin, In: sess.User.ReviewAvailable}
 	return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Review queue", Section: "queue", Data: d})
 }
 
@@ -113,3 +118,16 @@ func (c *console) handleRelease(w http.ResponseWriter, r *http.Request) error {
 }
 
 func caseURL(e kyc.Environment, id string) string { return "/console/" + string(e) + "/cases/" + id }
+
+// uniqueCodes keeps the first of each code, in order.
+func uniqueCodes(codes []string) []string {
+	seen := make(map[string]bool, len(codes))
+	out := codes[:0:0]
+	for _, c := range codes {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -58,6 +58,9 @@ func mustParsePages(a *webasset.Set) map[string]*template.Template {
 		"codeLabel": decision.CodeLabel,
 		"risk":      riskText,
 		"due":       dueText,
+		"duration":  durationText,
+		"percent":   percent,
+		"bar":       barWidth,
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -103,7 +106,7 @@ func (p *page) Sandbox() bool { return p.Env == kyc.Sandbox }
 // resource of one environment does not exist in the other).
 func (p *page) SwitchURL(to kyc.Environment) string {
 	sec := p.Section
-	if sec != "queue" && sec != "alerts" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
+	if sec != "queue" && sec != "alerts" && sec != "applicants" && sec != "webhooks" && sec != "keys" && sec != "dashboard" {
 		sec = "queue"
 	}
 	return "/console/" + string(to) + "/" + sec
@@ -112,26 +115,30 @@ func (p *page) SwitchURL(to kyc.Environment) string {
 // notices are the confirmations a redirect may ask for (by code, so that
 // no text comes from the URL).
 var notices = map[string]string{
-	"claimed":       "You have claimed this case for 30 minutes.",
-	"assigned":      "The case is assigned.",
-	"unassigned":    "The case is no longer assigned to anyone.",
-	"sla-saved":     "The review due times are saved.",
-	"released":      "The claim is released.",
-	"decided":       "Your decision is recorded.",
-	"first":         "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
-	"match":         "Your decision on the match is recorded.",
-	"suppression":   "The suppression is lifted: later screenings of this person show the match for review again.",
-	"password":      "Your password is changed. Your other sessions have ended.",
-	"password-set":  "Your password is set. Sign in with it now.",
-	"totp-on":       "Two-step sign-in is on. Next time you sign in, you will need a code from your app.",
-	"totp-off":      "Two-step sign-in is off.",
-	"user-updated":  "The user is updated.",
-	"require-on":    "Every user must now use two-step sign-in. Users without it set it up at their next sign-in.",
-	"require-off":   "Two-step sign-in is now optional.",
-	"signed-out":    "You are signed out.",
-	"session-ended": "Your session ended. Please sign in again.",
-	"invite-sent":   "The invitation is sent.",
-	"link-sent":     "A new set-password link is sent.",
+	"claimed":         "You have claimed this case for 30 minutes.",
+	"assigned":        "The case is assigned.",
+	"unassigned":      "The case is no longer assigned to anyone.",
+	"sla-saved":       "The review due times are saved.",
+	"in":              "You are in: cases are assigned to you in turn when your organization assigns so.",
+	"out":             "You are out: no case is assigned to you in turn until you are in again.",
+	"round-robin-on":  "New cases are now assigned in turn to the reviewers who are in.",
+	"round-robin-off": "New cases are no longer assigned in turn.",
+	"released":        "The claim is released.",
+	"decided":         "Your decision is recorded.",
+	"first":           "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
+	"match":           "Your decision on the match is recorded.",
+	"suppression":     "The suppression is lifted: later screenings of this person show the match for review again.",
+	"password":        "Your password is changed. Your other sessions have ended.",
+	"password-set":    "Your password is set. Sign in with it now.",
+	"totp-on":         "Two-step sign-in is on. Next time you sign in, you will need a code from your app.",
+	"totp-off":        "Two-step sign-in is off.",
+	"user-updated":    "The user is updated.",
+	"require-on":      "Every user must now use two-step sign-in. Users without it set it up at their next sign-in.",
+	"require-off":     "Two-step sign-in is now optional.",
+	"signed-out":      "You are signed out.",
+	"session-ended":   "Your session ended. Please sign in again.",
+	"invite-sent":     "The invitation is sent.",
+	"link-sent":       "A new set-password link is sent.",
 
 	"endpoint-saved":    "The endpoint is saved.",
 	"endpoint-enabled":  "The endpoint is enabled: deliveries resume.",

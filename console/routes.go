@@ -66,6 +66,8 @@ func (c *console) table() []route {
 		{pattern: "GET /console/account", access: enrolling, h: c.handleAccount},
 		{pattern: "POST /console/account/password", access: signedIn, perm: kyc.PermRead, h: c.handleAccountPassword, back: c.handleAccount},
 		{pattern: "POST /console/account/totp", access: enrolling, h: c.handleTOTPEnable, back: c.handleAccount},
+		// A reviewer's own "in / out" for round-robin assignment.
+		{pattern: "POST /console/account/availability", access: signedIn, perm: kyc.PermDecide, h: c.handleAvailability},
 		{pattern: "POST /console/account/totp/disable", access: signedIn, perm: kyc.PermRead, h: c.handleTOTPDisable, back: c.handleAccount},
 
 		{pattern: "GET /console/users", access: signedIn, perm: kyc.PermAdmin, h: c.handleUsers},
@@ -79,11 +81,14 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/assign", access: signedIn, perm: kyc.PermDecide, h: c.handleAssign, back: c.handleCase},
 		{pattern: "GET /console/{env}/verifications", access: signedIn, perm: kyc.PermRead, h: c.handleVerifications},
+		// Counts only: every role; per-reviewer counts of others for admins.
+		{pattern: "GET /console/{env}/dashboard", access: signedIn, perm: kyc.PermRead, h: c.handleDashboard},
 		// Within the role's rights: contact details are columns only for
 		// roles with personal data.
 		{pattern: "GET /console/{env}/verifications/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleVerificationsExport},
 		{pattern: "POST /console/{env}/cases/{id}/decision", access: signedIn, perm: kyc.PermDecide, h: c.handleDecision, back: c.handleCase},
 		{pattern: "GET /console/{env}/cases/{id}/images/{capture}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleImage},
+		{pattern: "GET /console/{env}/cases/{id}/faces/{side}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleFaceCrop},
 		{pattern: "GET /console/{env}/cases/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportPDF},
 		{pattern: "GET /console/{env}/cases/{id}/report.json", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportJSON},
 
@@ -120,6 +125,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/screening", access: signedIn, perm: kyc.PermAdmin, h: c.handleScreeningSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/review", access: signedIn, perm: kyc.PermAdmin, h: c.handleReviewSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/sla", access: signedIn, perm: kyc.PermAdmin, h: c.handleSLASettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/round-robin", access: signedIn, perm: kyc.PermAdmin, h: c.handleRoundRobinSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
 		{pattern: "GET /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicy},

@@ -35,7 +35,9 @@ type settingsPage struct {
 	Listed      []string // kinds the installation has a list of
 	Unlisted    []string // kinds without one
 	FourEyes    bool
-	SLALive     int // review due time in hours (0: none)
+	RoundRobin  bool
+	InTurn      []*kyc.User // reviewers who are in, when round-robin is on
+	SLALive     int         // review due time in hours (0: none)
 	SLASandbox  int
 	RequireTOTP bool
 	Policy      policySummary
@@ -96,7 +98,12 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.FourEyes, d.PersonalData = set.FourEyes, set.ReportPersonalData
+	d.FourEyes, d.PersonalData, d.RoundRobin = set.FourEyes, set.ReportPersonalData, set.RoundRobin
+	if d.RoundRobin {
+		if d.InTurn, err = c.reviewersIn(r, org); err != nil {
+			return err
+		}
+	}
 	d.SLALive, d.SLASandbox = set.SLAHours[kyc.Live], set.SLAHours[kyc.Sandbox]
 	if d.RequireTOTP, err = c.store.RequireTOTP(ctx, org); err != nil {
 		return err

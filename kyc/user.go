@@ -97,10 +97,13 @@ type User struct {
 	// (kycd users installation-admin): an organization's admin must not
 	// change the lists every other organization screens against.
 	InstallationAdmin bool
-	DisabledAt        *time.Time
-	LastLoginAt       *time.Time
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// ReviewAvailable: the user is "in" and takes cases assigned in turn
+	// (round-robin), when the organization assigns so. Set by the user.
+	ReviewAvailable bool
+	DisabledAt      *time.Time
+	LastLoginAt     *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Can reports whether u may do what p allows: their role's permissions,

@@ -327,6 +327,15 @@ func (tx *Tx) AppendKYCEvent(requestID string, ev *kyc.KYCEvent) error {
 		if _, err := tx.exec(`UPDATE kyc_requests SET decided_by = ? WHERE id = ?`, by, requestID); err != nil {
 			return fmt.Errorf("record who decided: %w", err)
 		}
+		// And count it for the dashboard, with which person and how long
+		// it took from submission.
+		reviewer := ""
+		if by == "person" && ev.ActorID != nil && strings.HasPrefix(*ev.ActorID, "usr_") { // not a name given through the API
+			reviewer = *ev.ActorID
+		}
+		if err := tx.countDecision(requestID, string(ev.ToStatus), by, reviewer); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 28
+-- kycd_schema version = 29
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -422,6 +422,33 @@ CREATE TABLE kyc_captures (
   CONSTRAINT kyc_captures_side_check CHECK ((side = ANY (ARRAY['front'::text, 'back'::text])))
 );
 
+CREATE TABLE kyc_decision_counts (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  day text COLLATE "C" NOT NULL,
+  decision text COLLATE "C" NOT NULL,
+  decided_by text COLLATE "C" NOT NULL,
+  reviewer_id text COLLATE "C" NOT NULL DEFAULT ''::text,
+  decisions bigint NOT NULL,
+  CONSTRAINT kyc_decision_counts_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
+  CONSTRAINT kyc_decision_counts_decision_check CHECK ((decision = ANY (ARRAY['approved'::text, 'rejected'::text]))),
+  CONSTRAINT kyc_decision_counts_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_decision_counts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_decision_counts_pkey PRIMARY KEY (organization_id, environment, day, decision, decided_by, reviewer_id)
+);
+
+CREATE TABLE kyc_decision_times (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  day text COLLATE "C" NOT NULL,
+  seconds bigint NOT NULL,
+  decisions bigint NOT NULL,
+  CONSTRAINT kyc_decision_times_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_decision_times_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_decision_times_pkey PRIMARY KEY (organization_id, environment, day, seconds),
+  CONSTRAINT kyc_decision_times_seconds_check CHECK ((seconds >= 0))
+);
+
 CREATE TABLE kyc_events (
   id text COLLATE "C" NOT NULL,
   request_id text COLLATE "C" NOT NULL,
@@ -628,6 +655,8 @@ CREATE TABLE organizations (
   retention_sandbox_days integer,
   review_sla_live_hours bigint,
   review_sla_sandbox_hours bigint,
+  review_round_robin bigint NOT NULL DEFAULT 0,
+  review_round_robin_last text COLLATE "C",
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
@@ -637,6 +666,7 @@ CREATE TABLE organizations (
   CONSTRAINT organizations_retention_decided_years_check CHECK (((retention_decided_years >= 1) AND (retention_decided_years <= 50))),
   CONSTRAINT organizations_retention_inactive_days_check CHECK (((retention_inactive_days >= 1) AND (retention_inactive_days <= 36500))),
   CONSTRAINT organizations_retention_sandbox_days_check CHECK (((retention_sandbox_days >= 1) AND (retention_sandbox_days <= 36500))),
+  CONSTRAINT organizations_review_round_robin_check CHECK ((review_round_robin = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_review_sla_live_hours_check CHECK (((review_sla_live_hours >= 1) AND (review_sla_live_hours <= 8760))),
   CONSTRAINT organizations_review_sla_sandbox_hours_check CHECK (((review_sla_sandbox_hours >= 1) AND (review_sla_sandbox_hours <= 8760)))
 );
@@ -686,10 +716,12 @@ CREATE TABLE users (
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
   installation_admin bigint NOT NULL DEFAULT 0,
+  review_available bigint NOT NULL DEFAULT 0,
   CONSTRAINT users_email_key UNIQUE (email),
   CONSTRAINT users_installation_admin_check CHECK ((installation_admin = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT users_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT users_pkey PRIMARY KEY (id),
+  CONSTRAINT users_review_available_check CHECK ((review_available = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text])))
 );
 
@@ -851,6 +883,8 @@ CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests USING btree (organiza
 CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests USING btree (organization_id, environment, status, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests USING btree (organization_id, environment, status, id);
+
+CREATE INDEX kyc_requests_org_env_status_submitted_idx ON kyc_requests USING btree (organization_id, environment, status, submitted_at);
 
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests USING btree (id) WHERE ((document_key_id IS NULL) AND (document_data IS NOT NULL));
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 28
+-- PRAGMA user_version = 29
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -324,6 +324,26 @@ CREATE TABLE kyc_captures (
   captured_at   TEXT NOT NULL
 , key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id), document_session_id TEXT REFERENCES document_sessions (id)) STRICT;
 
+CREATE TABLE kyc_decision_counts (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  day             TEXT NOT NULL,                 -- YYYY-MM-DD, UTC, of the decision
+  decision        TEXT NOT NULL CHECK (decision IN ('approved', 'rejected')),
+  decided_by      TEXT NOT NULL CHECK (decided_by IN ('engine', 'person', 'api')),
+  reviewer_id     TEXT NOT NULL DEFAULT '',
+  decisions       INTEGER NOT NULL,
+  PRIMARY KEY (organization_id, environment, day, decision, decided_by, reviewer_id)
+) STRICT;
+
+CREATE TABLE kyc_decision_times (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  day             TEXT NOT NULL,
+  seconds         INTEGER NOT NULL CHECK (seconds >= 0),
+  decisions       INTEGER NOT NULL,
+  PRIMARY KEY (organization_id, environment, day, seconds)
+) STRICT;
+
 CREATE TABLE kyc_events (
   id          TEXT PRIMARY KEY,                -- kte_<ulid>
   request_id  TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
@@ -456,7 +476,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760)) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760), review_round_robin INTEGER NOT NULL DEFAULT 0 CHECK (review_round_robin IN (0, 1)), review_round_robin_last TEXT) STRICT;
 
 CREATE TABLE usage_events (
   metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
@@ -492,7 +512,7 @@ CREATE TABLE users (
   last_login_at   TEXT,
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL
-, installation_admin INTEGER NOT NULL DEFAULT 0 CHECK (installation_admin IN (0, 1))) STRICT;
+, installation_admin INTEGER NOT NULL DEFAULT 0 CHECK (installation_admin IN (0, 1)), review_available INTEGER NOT NULL DEFAULT 0 CHECK (review_available IN (0, 1))) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
@@ -643,6 +663,8 @@ CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests (organization_id, env
 CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organization_id, environment, status, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id, environment, status, id);
+
+CREATE INDEX kyc_requests_org_env_status_submitted_idx ON kyc_requests (organization_id, environment, status, submitted_at);
 
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;

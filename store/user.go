@@ -13,7 +13,7 @@ import (
 )
 
 const userColumns = `u.id, u.organization_id, u.email, u.name, u.role, u.password_hash IS NOT NULL, u.totp_secret IS NOT NULL,
-	u.installation_admin, u.disabled_at, u.last_login_at, u.created_at, u.updated_at`
+	u.installation_admin, u.disabled_at, u.last_login_at, u.created_at, u.updated_at, u.review_available`
 
 // CreateUser adds a user without a password (they set it through a
 // one-time link). An e-mail address already used by any user is CONFLICT.
@@ -36,12 +36,12 @@ func scanUser(row scanner) (*kyc.User, error) {
 	var u kyc.User
 	var role, created, updated string
 	var disabled, lastLogin sql.NullString
-	var installation int
+	var installation, available int
 	if err := row.Scan(&u.ID, &u.OrganizationID, &u.Email, &u.Name, &role, &u.PasswordSet, &u.TOTPEnabled, &installation, &disabled, &lastLogin,
-		&created, &updated); err != nil {
+		&created, &updated, &available); err != nil {
 		return nil, err
 	}
-	u.InstallationAdmin = installation == 1
+	u.InstallationAdmin, u.ReviewAvailable = installation == 1, available == 1
 	u.Role, u.CreatedAt, u.UpdatedAt = kyc.Role(role), parseTime(created), parseTime(updated)
 	u.DisabledAt, u.LastLoginAt = parseTimePtr(disabled), parseTimePtr(lastLogin)
 	return &u, nil

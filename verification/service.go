@@ -314,7 +314,13 @@ func (s *Service) move(tx *store.Tx, r *kyc.KYCRequest, action kyc.KYCAction, to
 	if err := tx.SaveKYCRequest(r); err != nil {
 		return err
 	}
-	return s.record(tx, r, t.Event, string(t.Event), &from, actor, reason)
+	if err := s.record(tx, r, t.Event, string(t.Event), &from, actor, reason); err != nil {
+		return err
+	}
+	if t.To == kyc.KYCAwaitingReview && from != kyc.KYCAwaitingReview {
+		return s.assignInTurn(tx, r)
+	}
+	return nil
 }
 
 // record writes the timeline entry, the webhook event (when typ is one)
