@@ -78,6 +78,9 @@ func (s *Server) handleApplicantExport(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	if a.ErasedAt != nil {
+		return exportErased(a)
+	}
 	out := exportJSON{Object: "applicant_export", GeneratedAt: kyc.FormatTime(s.now()), Applicant: toApplicantJSON(a),
 		Requests: []exportRequestJSON{}, AMLChecks: []amlCheckJSON{}}
 	var buf bytes.Buffer
@@ -176,4 +179,13 @@ func (s *Server) handleApplicantExport(w http.ResponseWriter, r *http.Request) e
 		s.log.Info("export download interrupted", "applicant", a.ID, "err", err)
 	}
 	return nil
+}
+
+// exportErased refuses the export of an erased applicant: nothing about the
+// person is left, and an archive of the tombstone would read as if it were
+// everything held. The receipt says what was erased.
+func exportErased(a *kyc.Applicant) error {
+	return &kyc.Error{Code: kyc.EUnprocessable, Reason: "applicant_erased",
+		Message: "Applicant " + a.ID + " was erased on " + kyc.FormatTime(*a.ErasedAt) +
+			"; kycd holds no personal data of theirs to export. GET /v1/applicants/" + a.ID + "/erasure returns the erasure receipt."}
 }
