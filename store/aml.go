@@ -231,6 +231,10 @@ func (s *Store) FindAMLChecks(ctx context.Context, orgID string, env kyc.Environ
 	if f.ReviewStatus != "" {
 		where += ` AND review_status = ?`
 		args = append(args, string(f.ReviewStatus))
+		if f.ReviewStatus == kyc.AMLReviewPending {
+			// An erased (sandbox) check has no match left to review.
+			where += ` AND erased_at IS NULL`
+		}
 	}
 	order := "id DESC"
 	if f.OldestFirst {

@@ -39,8 +39,9 @@ type AgedAMLCheck struct {
 
 // FindAgedAMLChecks returns up to limit checks, across organizations, whose
 // retention period ended at now: sandbox checks with no activity for
-// SandboxDays; live checks not monitored whose last screening and last
-// change are older than AMLYears. Erased checks are not returned.
+// SandboxDays; live checks not monitored, with no match awaiting review,
+// whose last screening and last change are older than AMLYears. Erased
+// checks are not returned.
 func (s *Store) FindAgedAMLChecks(ctx context.Context, now time.Time, limit int) ([]AgedAMLCheck, error) {
 	orgs, err := s.reader.QueryContext(ctx, `SELECT id FROM organizations ORDER BY id`)
 	if err != nil {
@@ -65,8 +66,11 @@ func (s *Store) FindAgedAMLChecks(ctx context.Context, now time.Time, limit int)
 			{`SELECT id FROM aml_checks WHERE organization_id = ? AND environment = 'sandbox' AND erased_at IS NULL
 				AND updated_at < ? AND last_screened_at < ?`, now.AddDate(0, 0, -p.SandboxDays), kyc.Sandbox,
 				fmt.Sprintf("sandbox AML check, no activity for %d days", p.SandboxDays)},
+			// A live check whose matches still await review is an open
+			// compliance matter (a potential listed person nobody looked
+			// at): it is kept, in the alerts queue, until decided.
 			{`SELECT id FROM aml_checks WHERE organization_id = ? AND environment = 'live' AND erased_at IS NULL
-				AND monitoring = 0 AND updated_at < ? AND last_screened_at < ?`, now.AddDate(-p.AMLYears, 0, 0), kyc.Live,
+				AND monitoring = 0 AND review_status <> 'pending' AND updated_at < ? AND last_screened_at < ?`, now.AddDate(-p.AMLYears, 0, 0), kyc.Live,
 				fmt.Sprintf("AML check not monitored, %d years after its last screening", p.AMLYears)},
 		} {
 			if len(out) >= limit {

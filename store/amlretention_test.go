@@ -23,11 +23,11 @@ func TestAMLRetention(t *testing.T) {
 	org := storetest.MustOrg(t, s, "acme", nil)
 	other := storetest.MustOrg(t, s, "other", nil)
 	dob := "1961-04-12"
-	mk := func(orgID string, env kyc.Environment, monitoring bool) *kyc.AMLCheck {
+	mkReview := func(orgID string, env kyc.Environment, monitoring bool, review kyc.AMLReviewStatus) *kyc.AMLCheck {
 		t.Helper()
 		risk := kyc.RiskLevel("high")
 		c := &kyc.AMLCheck{OrganizationID: orgID, Environment: env, FirstName: "Viktor", LastName: "Petrenko", DOB: &dob,
-			MonitoringEnabled: monitoring, Status: kyc.AMLPotentialMatch, RiskLevel: &risk, MatchCount: 1, Threshold: 0.82,
+			MonitoringEnabled: monitoring, Status: kyc.AMLPotentialMatch, RiskLevel: &risk, MatchCount: 1, Threshold: 0.82, ReviewStatus: review,
 			Results: []kyc.ListResult{{CheckType: "sanctions", Provider: "test", Status: kyc.ListStatus("potential_match"), RiskLevel: &risk, MatchCount: 1,
 				Matches: []kyc.MatchRecord{{EntityID: "TS-1", Source: "test", MatchedName: "Viktor Petrenko", Score: 0.97}}}}}
 		sc := &kyc.Screening{Trigger: kyc.TriggerInitial, Status: c.Status, RiskLevel: &risk, MatchCount: 1,
@@ -37,10 +37,16 @@ func TestAMLRetention(t *testing.T) {
 		}
 		return c
 	}
+	// Decided checks: their matches were reviewed.
+	mk := func(orgID string, env kyc.Environment, monitoring bool) *kyc.AMLCheck {
+		return mkReview(orgID, env, monitoring, kyc.AMLReviewResolved)
+	}
 	live := mk(org.ID, kyc.Live, false)
 	monitored := mk(org.ID, kyc.Live, true)
-	sandbox := mk(org.ID, kyc.Sandbox, false)
+	sandbox := mkReview(org.ID, kyc.Sandbox, false, kyc.AMLReviewPending)
 	otherLive := mk(other.ID, kyc.Live, false)
+	// A live match nobody reviewed is an open matter: never aged.
+	unreviewed := mkReview(org.ID, kyc.Live, false, kyc.AMLReviewPending)
 
 	aged := func(at time.Time) []string {
 		t.Helper()
@@ -70,7 +76,7 @@ func TestAMLRetention(t *testing.T) {
 		t.Errorf("before 5 years: %v", got)
 	}
 	if got := aged(now.AddDate(5, 0, 1)); !slices.Equal(got, want(live.ID, sandbox.ID, otherLive.ID)) {
-		t.Errorf("after 5 years: %v, want all but the monitored check", got)
+		t.Errorf("after 5 years: %v, want all but the monitored and the unreviewed checks", got)
 	}
 	// A shorter period for one organization only.
 	two := 2
@@ -136,6 +142,15 @@ func TestAMLRetention(t *testing.T) {
 	if e := kyc.AsError(err); e.Reason != "aml_check_erased" {
 		t.Errorf("re-screening an erased check: %v", err)
 	}
+	// The erased sandbox check had a match pending: it leaves the queue.
+	pending, _, err := s.FindAMLChecks(t.Context(), org.ID, kyc.Sandbox, kyc.AMLCheckFilter{ReviewStatus: kyc.AMLReviewPending, Page: 1, Size: 10})
+	if err != nil || len(pending) != 0 {
+		t.Errorf("erased sandbox check still pending review: %d %v", len(pending), err)
+	}
+	if pending, _, err := s.FindAMLChecks(t.Context(), org.ID, kyc.Live, kyc.AMLCheckFilter{ReviewStatus: kyc.AMLReviewPending, Page: 1, Size: 10}); err != nil ||
+		len(pending) != 1 || pending[0].ID != unreviewed.ID || pending[0].ErasedAt != nil {
+		t.Errorf("the unreviewed live check: %+v %v", pending, err)
+	}
 	// The other organization's check is untouched; so is the monitored one.
 	for _, c := range []*kyc.AMLCheck{otherLive, monitored} {
 		k, err := s.FindAMLCheck(t.Context(), c.OrganizationID, kyc.Live, c.ID)
@@ -153,8 +168,10 @@ func TestAMLRetention(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// Batches of one: the monitored check's first row and the unreviewed
+	// check's (which itself stays whole).
 	n, err := s.EraseAgedScreenings(t.Context(), clock.Now(), 1)
-	if err != nil || n != 1 {
+	if err != nil || n != 2 {
 		t.Fatalf("erase aged screenings: %d %v", n, err)
 	}
 	hist, err = s.FindScreenings(t.Context(), monitored.ID)

@@ -335,20 +335,31 @@ func (tx *Tx) SetLegalHold(orgID string, env kyc.Environment, idParam string, ho
 // erasableFrom is when retention lets the applicant's data be erased
 // (kyc.ErasableFrom), and the organization's policy.
 func (tx *Tx) erasableFrom(a *kyc.Applicant) (time.Time, kyc.RetentionPolicy, error) {
+	return erasableFrom(context.Background(), tx.q, tx.now, a)
+}
+
+// ErasableFrom is when retention lets an applicant's data be erased on
+// request (now, when it may be at once), and the organization's policy: what
+// the console shows before an admin confirms an erasure.
+func (s *Store) ErasableFrom(ctx context.Context, a *kyc.Applicant) (time.Time, kyc.RetentionPolicy, error) {
+	return erasableFrom(ctx, readPool{s.readStmts}, s.Now(), a)
+}
+
+func erasableFrom(ctx context.Context, q queryer, now time.Time, a *kyc.Applicant) (time.Time, kyc.RetentionPolicy, error) {
 	var latest sql.NullString
-	if err := tx.queryRow(`SELECT max(decided_at) FROM kyc_requests WHERE applicant_id = ? AND decision IN ('approved', 'rejected')`,
+	if err := q.QueryRowContext(ctx, `SELECT max(decided_at) FROM kyc_requests WHERE applicant_id = ? AND decision IN ('approved', 'rejected')`,
 		a.ID).Scan(&latest); err != nil {
 		return time.Time{}, kyc.RetentionPolicy{}, fmt.Errorf("erasable from: %w", err)
 	}
-	policy, err := retentionOf(context.Background(), tx.q, a.OrganizationID)
+	policy, err := retentionOf(ctx, q, a.OrganizationID)
 	if err != nil {
 		return time.Time{}, policy, err
 	}
 	if !latest.Valid {
-		return tx.now, policy, nil
+		return now, policy, nil
 	}
 	t := parseTime(latest.String)
-	return kyc.ErasableFrom(a.Environment, tx.now, &t, relationshipEnd(a), policy), policy, nil
+	return kyc.ErasableFrom(a.Environment, now, &t, relationshipEnd(a), policy), policy, nil
 }
 
 // relationshipEnd is the applicant's relationship end as a time (midnight
