@@ -169,12 +169,16 @@ func (s *Store) EraseAgedScreenings(ctx context.Context, now time.Time, limit in
 		for {
 			n := 0
 			// One transaction per batch: the API's writes queue behind one
-			// batch at most.
+			// batch at most. CROSS JOIN makes SQLite walk the history from
+			// aml_screenings_retention_idx (rows not yet erased, oldest
+			// first) and stop at the batch's end, instead of every row of
+			// the organization's checks each batch; PostgreSQL reads it as
+			// the inner join it is.
 			err := s.InTx(ctx, func(tx *Tx) error {
 				res, err := tx.exec(`UPDATE aml_screenings SET detail = ?, erased_at = ? WHERE id IN (
-					SELECT s.id FROM aml_screenings s JOIN aml_checks c ON c.id = s.check_id
-					WHERE c.organization_id = ? AND c.environment = 'live' AND s.erased_at IS NULL AND s.screened_at < ?
-					ORDER BY s.id LIMIT `+strconv.Itoa(limit)+`)`, erasedScreeningDetail, kyc.FormatTime(tx.now), org, cut)
+					SELECT s.id FROM aml_screenings s CROSS JOIN aml_checks c
+					WHERE c.id = s.check_id AND c.organization_id = ? AND c.environment = 'live' AND s.erased_at IS NULL AND s.screened_at < ?
+					ORDER BY s.screened_at, s.id LIMIT `+strconv.Itoa(limit)+`)`, erasedScreeningDetail, kyc.FormatTime(tx.now), org, cut)
 				if err != nil {
 					return fmt.Errorf("erase aged screenings: %w", err)
 				}

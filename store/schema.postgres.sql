@@ -780,11 +780,15 @@ CREATE INDEX aml_checks_org_env_id_idx ON aml_checks USING btree (organization_i
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks USING btree (organization_id, environment, status, id);
 
+CREATE INDEX aml_checks_retention_idx ON aml_checks USING btree (organization_id, environment, last_screened_at) WHERE (erased_at IS NULL);
+
 CREATE INDEX aml_checks_review_idx ON aml_checks USING btree (organization_id, environment, review_status, id);
 
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions USING btree (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings USING btree (check_id, id);
+
+CREATE INDEX aml_screenings_retention_idx ON aml_screenings USING btree (screened_at, id) WHERE (erased_at IS NULL);
 
 CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions USING btree (organization_id, environment, subject_key, match_id) WHERE (lifted_at IS NULL);
 

@@ -23,3 +23,11 @@ ALTER TABLE aml_checks ADD COLUMN erased_sha256 TEXT;
 -- A monitoring history row whose detail (matches added and removed) was
 -- erased: trigger, dates, statuses and counts stay.
 ALTER TABLE aml_screenings ADD COLUMN erased_at TEXT;
+
+-- The daily retention run's look-ups (store/amlretention.go): checks not
+-- yet erased by last screening, and history rows not yet erased by when
+-- they were screened, so that each batch reads only what it erases rather
+-- than the whole history again.
+CREATE INDEX aml_checks_retention_idx ON aml_checks (organization_id, environment, last_screened_at)
+  WHERE erased_at IS NULL;
+CREATE INDEX aml_screenings_retention_idx ON aml_screenings (screened_at, id) WHERE erased_at IS NULL;
