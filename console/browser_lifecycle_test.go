@@ -134,4 +134,16 @@ func TestBrowserLifecycle(t *testing.T) {
 	b.check("applicant-held")
 	b.open(base, "/console/sandbox/applicants/"+oid+"/erase")
 	b.check("erase-held")
+	// The confirmation page when retention allows it, and its refusal of a
+	// wrong confirmation, at 390 px.
+	nid, _ := mk(e.org.SandboxKey, map[string]any{"firstName": "Katherine", "lastName": "Johnson"})
+	b.open(base, "/console/sandbox/applicants/"+nid+"/erase")
+	b.check("erase-now")
+	b.typeInto("#erase-confirm", "app_wrong")
+	b.click(`form[action$="/erase"] button[type=submit]`)
+	b.check("erase-wrong-confirmation")
+	b.open(base, "/console/settings#retention")
+	eval[any](b, `document.getElementById('ret-sandboxDays').value = '0'; document.querySelector('form[action="/console/settings/retention"]').noValidate = true; 0`)
+	b.click(`form[action="/console/settings/retention"] button[type=submit]`)
+	b.check("settings-retention-refused")
 }
