@@ -29,7 +29,7 @@ type CLI struct {
 	Audit       AuditCmd       `cmd:"" help:"Verify and export the hash-chained audit log."`
 	Usage       UsageCmd       `cmd:"" help:"Print an organization's metered (billable, live) usage in a month, per day."`
 	MasterKey   MasterKeyCmd   `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
-	Backup      BackupCmd      `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
+	Backup      BackupCmd      `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs). The copy holds no per-applicant keys: back up <db>.keys and the master key too, apart from it."`
 	Restore     RestoreCmd     `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
 	Migrate     MigrateCmd     `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
 	Version     VersionCmd     `cmd:"" help:"Print the version, commit and schema version."`

@@ -270,8 +270,8 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "%s: report personal data %s\n", c.OrgID, c.ReportPersonalData)
 	}
 	if p := c.retentionFlags.result; p != nil {
-		fmt.Fprintf(e.stdout, "%s: retention: decided %d years after the last decision, inactive %d days, sandbox %d days\n",
-			c.OrgID, p.DecidedYears, p.InactiveDays, p.SandboxDays)
+		fmt.Fprintf(e.stdout, "%s: retention: decided %d years after the later of the last decision and the relationship end, inactive %d days, sandbox %d days, AML checks %d years\n",
+			c.OrgID, p.DecidedYears, p.InactiveDays, p.SandboxDays, p.AMLYears)
 	}
 	for _, f := range []struct {
 		e kyc.Environment

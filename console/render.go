@@ -160,6 +160,12 @@ var notices = map[string]string{
 	"policy-saved":       "The decision policy is saved. Requests submitted from now on are decided with it.",
 	"policy-unchanged":   "That is already the policy in force: nothing was changed.",
 	"update-queued":      "A list update is queued to run now. Its outcome shows here when it ends (reload the page).",
+
+	"erased":            "The applicant is erased. The receipt below is kept; integrators get svc.applicant.erased.",
+	"erasure-scheduled": "Retention still requires this applicant's data: the erasure is recorded and runs on the date shown below.",
+	"hold-set":          "The legal hold is set: nothing about this applicant is erased until an admin lifts it.",
+	"hold-lifted":       "The legal hold is lifted. A scheduled erasure that fell due meanwhile runs with the next daily retention run.",
+	"retention-saved":   "The retention periods are saved. The daily retention run erases what they no longer allow to keep.",
 }
 
 // render writes a page: executed into memory first, so that a template

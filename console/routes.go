@@ -100,6 +100,12 @@ func (c *console) table() []route {
 
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
+		// The personal data lifecycle: admins only (lifecycle.go).
+		{pattern: "GET /console/{env}/applicants/{id}/erase", access: signedIn, perm: kyc.PermAdmin, h: c.handleErasePage},
+		{pattern: "POST /console/{env}/applicants/{id}/erase", access: signedIn, perm: kyc.PermAdmin, h: c.handleErase, back: c.handleErasePage},
+		{pattern: "POST /console/{env}/applicants/{id}/legal-hold", access: signedIn, perm: kyc.PermAdmin, h: c.handleLegalHoldSet, back: c.handleApplicant},
+		{pattern: "POST /console/{env}/applicants/{id}/legal-hold/lift", access: signedIn, perm: kyc.PermAdmin, h: c.handleLegalHoldLift, back: c.handleApplicant},
+		{pattern: "GET /console/{env}/applicants/{id}/export.zip", access: signedIn, perm: kyc.PermAdmin, h: c.handleApplicantExport},
 
 		// Part 2: usage, integrations, settings, audit.
 		{pattern: "GET /console/usage", access: signedIn, perm: kyc.PermRead, h: c.handleUsage},
@@ -127,6 +133,7 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/sla", access: signedIn, perm: kyc.PermAdmin, h: c.handleSLASettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/round-robin", access: signedIn, perm: kyc.PermAdmin, h: c.handleRoundRobinSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/retention", access: signedIn, perm: kyc.PermAdmin, h: c.handleRetentionSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
 		{pattern: "GET /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicy},
 		{pattern: "POST /console/settings/policy/preview", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicyPreview, back: c.handlePolicy},

@@ -46,6 +46,8 @@ type settingsPage struct {
 	// ContactEmail is the organization's contact address (after an
 	// error: as sent).
 	ContactEmail string
+	// Retention is the retention form's periods (settings_retention.go).
+	Retention []retentionField
 }
 
 type brandForm struct {
@@ -113,6 +115,11 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Policy = policySummary{Custom: set.DecisionPolicy != nil, Version: pol.Version}
+	ret, err := c.store.RetentionOf(ctx, org)
+	if err != nil {
+		return err
+	}
+	d.Retention = retentionFields(ret)
 	if formError(r) != nil {
 		// Show what was sent, so nothing typed is lost.
 		switch r.URL.Path {
@@ -121,6 +128,10 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 				PrivacyURL: r.PostFormValue("privacyUrl"), BrandColor: r.PostFormValue("brandColor"), DefaultLocale: r.PostFormValue("defaultLocale")}
 		case "/console/settings/contact":
 			d.ContactEmail = r.PostFormValue("contactEmail")
+		case "/console/settings/retention":
+			for i := range d.Retention {
+				d.Retention[i].Value = r.PostFormValue(d.Retention[i].Name)
+			}
 		case "/console/settings/screening":
 			d.Threshold = r.PostFormValue("threshold")
 			d.KindsCustom = r.PostFormValue("kindsMode") == "custom"

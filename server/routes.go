@@ -76,7 +76,8 @@ func (s *Server) routes() {
 	// has its route table, each route with the permission it needs).
 	backOffice := console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
 		Now: s.now, BaseURL: s.baseURL, ClientIP: s.clientIPs.ClientIP, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks,
-		MailConfigured: s.mailConfigured, SwaggerUI: s.dev, ListImports: s.listImports, ListUploadMax: s.listUploadMax})
+		MailConfigured: s.mailConfigured, SwaggerUI: s.dev, ListImports: s.listImports, ListUploadMax: s.listUploadMax,
+		Export: s.ExportApplicant})
 	s.mux.Handle("/console/", backOffice)
 	// The front page (links to the back office, the API description and
 	// the docs) is an HTML page with the console's headers and CSP.

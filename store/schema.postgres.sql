@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 29
+-- kycd_schema version = 30
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -66,6 +66,8 @@ CREATE TABLE aml_checks (
   updated_at text COLLATE "C" NOT NULL,
   review_status text COLLATE "C" NOT NULL DEFAULT 'not_required'::text,
   resolved_at text COLLATE "C",
+  erased_at text COLLATE "C",
+  erased_sha256 text COLLATE "C",
   CONSTRAINT aml_checks_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT aml_checks_monitoring_check CHECK ((monitoring = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT aml_checks_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
@@ -103,6 +105,7 @@ CREATE TABLE aml_screenings (
   match_count bigint NOT NULL,
   changed bigint NOT NULL,
   detail text COLLATE "C" NOT NULL,
+  erased_at text COLLATE "C",
   CONSTRAINT aml_screenings_changed_check CHECK ((changed = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT aml_screenings_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_screenings_pkey PRIMARY KEY (id),
@@ -179,6 +182,7 @@ CREATE TABLE applicants (
   erasure_scheduled_at text COLLATE "C",
   legal_hold_reason text,
   legal_hold_at text COLLATE "C",
+  relationship_end text COLLATE "C",
   CONSTRAINT applicants_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT applicants_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT applicants_pkey PRIMARY KEY (id),
@@ -657,12 +661,14 @@ CREATE TABLE organizations (
   review_sla_sandbox_hours bigint,
   review_round_robin bigint NOT NULL DEFAULT 0,
   review_round_robin_last text COLLATE "C",
+  retention_aml_years integer,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT organizations_pkey PRIMARY KEY (id),
   CONSTRAINT organizations_report_personal_data_check CHECK ((report_personal_data = ANY (ARRAY['full'::text, 'masked'::text]))),
   CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT organizations_retention_aml_years_check CHECK (((retention_aml_years >= 1) AND (retention_aml_years <= 50))),
   CONSTRAINT organizations_retention_decided_years_check CHECK (((retention_decided_years >= 1) AND (retention_decided_years <= 50))),
   CONSTRAINT organizations_retention_inactive_days_check CHECK (((retention_inactive_days >= 1) AND (retention_inactive_days <= 36500))),
   CONSTRAINT organizations_retention_sandbox_days_check CHECK (((retention_sandbox_days >= 1) AND (retention_sandbox_days <= 36500))),
@@ -806,11 +812,15 @@ CREATE INDEX aml_checks_org_env_id_idx ON aml_checks USING btree (organization_i
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks USING btree (organization_id, environment, status, id);
 
+CREATE INDEX aml_checks_retention_idx ON aml_checks USING btree (organization_id, environment, last_screened_at) WHERE (erased_at IS NULL);
+
 CREATE INDEX aml_checks_review_idx ON aml_checks USING btree (organization_id, environment, review_status, id);
 
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions USING btree (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings USING btree (check_id, id);
+
+CREATE INDEX aml_screenings_retention_idx ON aml_screenings USING btree (screened_at, id) WHERE (erased_at IS NULL);
 
 CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions USING btree (organization_id, environment, subject_key, match_id) WHERE (lifted_at IS NULL);
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 29
+-- PRAGMA user_version = 30
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -68,7 +68,7 @@ CREATE TABLE aml_checks (
   created_at       TEXT NOT NULL,
   updated_at       TEXT NOT NULL
 , review_status TEXT NOT NULL DEFAULT 'not_required'
-  CHECK (review_status IN ('not_required', 'pending', 'resolved')), resolved_at TEXT) STRICT;
+  CHECK (review_status IN ('not_required', 'pending', 'resolved')), resolved_at TEXT, erased_at TEXT, erased_sha256 TEXT) STRICT;
 
 CREATE TABLE aml_match_decisions (
   id         TEXT PRIMARY KEY,                           -- amd_<ulid>
@@ -94,7 +94,7 @@ CREATE TABLE "aml_screenings" (
   match_count     INTEGER NOT NULL,
   changed         INTEGER NOT NULL CHECK (changed IN (0, 1)),
   detail          TEXT NOT NULL              -- JSON: new/removed matches, list versions
-) STRICT;
+, erased_at TEXT) STRICT;
 
 CREATE TABLE aml_suppressions (
   id              TEXT PRIMARY KEY,                      -- sup_<ulid>
@@ -149,7 +149,7 @@ CREATE TABLE applicants (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   archived_at     TEXT
-, erased_at TEXT, erasure_scheduled_at TEXT, legal_hold_reason TEXT, legal_hold_at TEXT) STRICT;
+, erased_at TEXT, erasure_scheduled_at TEXT, legal_hold_reason TEXT, legal_hold_at TEXT, relationship_end TEXT) STRICT;
 
 CREATE TABLE audit_head (
   id           INTEGER PRIMARY KEY CHECK (id = 1),
@@ -476,7 +476,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760), review_round_robin INTEGER NOT NULL DEFAULT 0 CHECK (review_round_robin IN (0, 1)), review_round_robin_last TEXT) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760), review_round_robin INTEGER NOT NULL DEFAULT 0 CHECK (review_round_robin IN (0, 1)), review_round_robin_last TEXT, retention_aml_years INTEGER CHECK (retention_aml_years BETWEEN 1 AND 50)) STRICT;
 
 CREATE TABLE usage_events (
   metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
@@ -581,11 +581,16 @@ CREATE INDEX aml_checks_org_env_id_idx ON aml_checks (organization_id, environme
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks (organization_id, environment, status, id);
 
+CREATE INDEX aml_checks_retention_idx ON aml_checks (organization_id, environment, last_screened_at)
+  WHERE erased_at IS NULL;
+
 CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, review_status, id);
 
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
+
+CREATE INDEX aml_screenings_retention_idx ON aml_screenings (screened_at, id) WHERE erased_at IS NULL;
 
 CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions (organization_id, environment, subject_key, match_id)
   WHERE lifted_at IS NULL;
