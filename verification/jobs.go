@@ -56,7 +56,13 @@ func (s *Service) runExpire(ctx context.Context, j store.Job) error {
 		if err != nil {
 			return err
 		}
-		if r.Status != kyc.KYCLinkGenerated || tx.Now().Before(r.PortalExpiresAt) {
+		if tx.Now().Before(r.PortalExpiresAt) {
+			return nil
+		}
+		if r.Status == kyc.KYCResubmissionRequested {
+			return s.expireResubmission(tx, r)
+		}
+		if r.Status != kyc.KYCLinkGenerated {
 			return nil
 		}
 		reason := "The portal link expired before the applicant submitted."
@@ -134,16 +140,19 @@ func (s *Service) decide(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applican
 	if err != nil {
 		return decision.Result{}, err
 	}
+	sessions, err := s.store.FindLivenessSessions(ctx, r.ID)
+	if err != nil {
+		return decision.Result{}, err
+	}
+	// After a resubmission: the latest image of each kind and side, and
+	// the camera checks of the selfie's attempt.
+	caps, sessions = currentEvidence(caps, sessions)
 	for i := range caps {
 		full, err := s.store.FindCaptureData(ctx, caps[i].ID)
 		if err != nil {
 			return decision.Result{}, err
 		}
 		caps[i] = *full
-	}
-	sessions, err := s.store.FindLivenessSessions(ctx, r.ID)
-	if err != nil {
-		return decision.Result{}, err
 	}
 	// The frames' images: the document's portrait is compared with every
 	// frame of every session (portrait_not_selfie, issue 24).
