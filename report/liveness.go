@@ -22,6 +22,7 @@ type LivenessPart struct {
 	SelfieCaptureID *string             `json:"selfieCaptureId"`
 	Verdict         json.RawMessage     `json:"verdict"`
 	Frames          []LivenessFramePart `json:"frames"`
+	Attempt         int                 `json:"attempt"` // the request's attempt it was opened in
 }
 
 // LivenessFramePart is one frame of a session.
@@ -39,7 +40,7 @@ type LivenessFramePart struct {
 func livenessParts(sessions []kyc.LivenessSession) []LivenessPart {
 	out := make([]LivenessPart, 0, len(sessions))
 	for _, s := range sessions {
-		p := LivenessPart{ID: s.ID, Status: s.Status, Challenge: s.Challenge, OpenedAt: kyc.FormatTime(s.OpenedAt),
+		p := LivenessPart{ID: s.ID, Attempt: max(s.Attempt, 1), Status: s.Status, Challenge: s.Challenge, OpenedAt: kyc.FormatTime(s.OpenedAt),
 			Deadline: kyc.FormatTime(s.DeadlineAt), ReceivedAt: fmtTime(s.ReceivedAt), SelfieCaptureID: s.SelfieCaptureID,
 			Verdict: s.Verdict, Frames: make([]LivenessFramePart, len(s.Frames))}
 		if p.Challenge == nil {

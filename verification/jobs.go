@@ -33,6 +33,7 @@ func (s *Service) RegisterJobs(r *jobs.Runner) {
 	r.Register(jobs.Kind{Name: KindExpire, MaxAttempts: 5, Backoff: jobs.Exponential(time.Second, time.Minute), Run: s.runExpire})
 	r.Register(jobs.Kind{Name: KindProcess, MaxAttempts: processAttempts, Timeout: 5 * time.Minute,
 		Backoff: jobs.Schedule(5*time.Second, 30*time.Second, 2*time.Minute, 10*time.Minute), Run: s.runProcess})
+	s.registerOverdue(r)
 }
 
 func payloadID(j store.Job) (string, error) {

@@ -64,7 +64,20 @@ func (s *Service) RequestResubmission(tx *store.Tx, orgID string, env kyc.Enviro
 		return nil, err
 	}
 	reason := fmt.Sprintf("Resubmission of %s requested (attempt %d): %s", in.Step, rs.Attempt, in.Message)
-	if err := s.move(tx, r, kyc.ActionRequestResubmission, "", actor, &reason); err != nil {
+	from := r.Status
+	t, err := kyc.CheckTransition(kyc.ActionRequestResubmission, from, "")
+	if err != nil {
+		return nil, err
+	}
+	r.Status, r.Decision = t.To, kyc.StatusDecision(t.To)
+	if err := tx.SaveKYCRequest(r); err != nil {
+		return nil, err
+	}
+	// The webhook names the step, attempt and link expiry; the message,
+	// written for the applicant, stays in the API's representation.
+	extra := map[string]any{"resubmission": map[string]any{"id": rs.ID, "step": rs.Step, "attempt": rs.Attempt,
+		"expiresAt": kyc.FormatTime(rs.ExpiresAt)}}
+	if err := s.recordWith(tx, r, t.Event, string(t.Event), &from, actor, &reason, extra); err != nil {
 		return nil, err
 	}
 	a, err := tx.FindApplicant(orgID, env, r.ApplicantID)
