@@ -123,6 +123,13 @@ func TestResubmissionLinkOpensOneStep(t *testing.T) {
 	if len(caps) != 2 || caps[1].Attempt != 2 || caps[1].Method != kyc.MethodUpload {
 		t.Errorf("documents: %+v", caps)
 	}
+	// The engine ran again, on the new front and the first selfie: two
+	// images of the three stored.
+	s.runJobs()
+	r := s.api("GET", "/v1/kyc-requests/"+id, nil, http.StatusOK)
+	if r["status"] != "awaiting_review" || r["processingResult"].(map[string]any)["capturesCount"] != float64(2) {
+		t.Errorf("after the resubmission: %v %v", r["status"], r["processingResult"])
+	}
 }
 
 // TestBrowserResubmissionStep is the applicant's single-step page in

@@ -78,6 +78,11 @@ func (s *Service) usable(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	if st := linkState(r, tx.Now()); st != LinkOpen {
 		return nil, errLink(st)
 	}
+	// A resubmission's link comes with its resubmission: the portal opens
+	// its step only.
+	if _, err := openResubmission(tx, r); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
