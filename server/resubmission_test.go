@@ -214,6 +214,19 @@ func TestKYCResubmission(t *testing.T) {
 	if r := e.call("POST", "/v1/kyc-requests/"+id+"/resubmission", key, `{"step":"selfie","message":"Please take it again."}`); r.status != 400 || r.errCode(t) != "INVALID_TRANSITION" {
 		t.Errorf("resubmission of a rejected request: %d %s", r.status, r.body)
 	}
+	// Erasure takes the reviewer's message (free text about the person)
+	// with the rest of the applicant's data. (It failed with a 500 before:
+	// the erasure read the request's space-separated reason codes as
+	// JSON.)
+	app := e.call("GET", "/v1/kyc-requests/"+id, key, "").json(t)["applicantId"].(string)
+	if r := e.call("DELETE", "/v1/applicants/"+app, key, ""); r.status/100 != 2 {
+		t.Fatalf("erase: %d %s", r.status, r.body)
+	}
+	for _, x := range e.call("GET", "/v1/kyc-requests/"+id, key, "").json(t)["resubmissions"].([]any) {
+		if m := x.(map[string]any)["message"]; m != "" {
+			t.Errorf("message after erasure: %q", m)
+		}
+	}
 	// Another environment's key does not reach it.
 	if r := e.call("POST", "/v1/kyc-requests/"+id+"/resubmission", e.A.LiveKey, `{"step":"selfie","message":"Please take it again."}`); r.status != 403 {
 		t.Errorf("live key on a sandbox request: %d %s", r.status, r.body)
