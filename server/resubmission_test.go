@@ -318,3 +318,108 @@ func TestKYCOverdueEvent(t *testing.T) {
 		t.Errorf("count after a decision: %d, want 1", count())
 	}
 }
+
+// TestKYCResubmissionCaptureRules: the server's capture rules hold on a
+// resubmitted step as on the first attempt. The camera check step takes
+// no upload; a liveness session of the earlier attempt does not serve the
+// new one; the new attempt has the first attempt's allowance of camera
+// checks, no more; a document step takes a camera_session photo only in
+// a session it opened, and a document session of the earlier attempt does
+// not count.
+func TestKYCResubmissionCaptureRules(t *testing.T) {
+	e := newKYCEnv(t)
+	key := e.A.SandboxKey
+	c := e.create(key, `{"applicant":{"firstName":"Ada","lastName":"Lovelace","dob":"1990-12-10","country":"GB"}}`)
+	id, tok := c["id"].(string), token(t, c)
+	var firstLive *kyc.LivenessSession
+	var firstLiveNonce string
+	var firstDoc *kyc.DocumentSession
+	var firstDocNonce string
+	if err := e.store.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		if firstLive, firstLiveNonce, err = e.svc.OpenLivenessSession(tx, tok, "test", "192.0.2.1"); err != nil {
+			return err
+		}
+		firstDoc, firstDocNonce, err = e.svc.OpenDocumentSession(tx, tok, "test", "192.0.2.1")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.submit(tok, "passport", true)
+	e.runJobs()
+
+	ask := func(step string) string {
+		t.Helper()
+		r := e.call("POST", "/v1/kyc-requests/"+id+"/resubmission", key, `{"step":"`+step+`","message":"Please do it again."}`)
+		if r.status != 200 {
+			t.Fatalf("resubmission of %s: %d %s", step, r.status, r.body)
+		}
+		return token(t, r.json(t))
+	}
+	redo := ask("liveness")
+	if err := e.capture(redo, "selfie", nil, "", "", 50); reasonOf(err) != "FORBIDDEN/step_not_requested" {
+		t.Errorf("an uploaded selfie for the camera check: %v", err)
+	}
+	err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		_, _, err := e.svc.LivenessSessionForUpload(tx, redo, firstLive.ID, firstLiveNonce)
+		return err
+	})
+	if kyc.AsError(err).Code != kyc.ENotFound {
+		t.Errorf("the first attempt's camera check on the new link: %v, want NOT_FOUND", err)
+	}
+	for i := 1; i <= kyc.MaxLivenessSessions+1; i++ {
+		err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
+			_, _, err := e.svc.OpenLivenessSession(tx, redo, "test", "192.0.2.1")
+			return err
+		})
+		if i <= kyc.MaxLivenessSessions && err != nil {
+			t.Fatalf("camera check %d of the new attempt: %v", i, err)
+		}
+		if i > kyc.MaxLivenessSessions && reasonOf(err) != "UNPROCESSABLE/too_many_sessions" {
+			t.Errorf("camera check %d: %v, want too_many_sessions", i, err)
+		}
+	}
+	if err := e.store.InTx(t.Context(), func(tx *store.Tx) error { _, err := e.svc.Submit(tx, redo); return err }); kyc.AsError(err).Code != kyc.EValidation {
+		t.Errorf("submit without a passed camera check: %v", err)
+	}
+	// The link runs out: back to review, then a document step.
+	e.clock.Advance(73 * time.Hour)
+	e.runJobs()
+	redo = ask("document_front")
+	front, pt, gb := "front", "passport", "GB"
+	photoOf := func(seed uint8) (*kyc.Capture, []byte) {
+		img := pngBytes(t, seed)
+		return &kyc.Capture{Kind: "document", Side: &front, DocumentType: &pt, Country: &gb, ContentType: "image/png", Width: 300, Height: 200,
+			Method: kyc.MethodUpload}, img
+	}
+	err = e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		c, img := photoOf(51)
+		_, err := e.svc.AddCaptureInSession(tx, redo, c, img, firstDoc.ID, firstDocNonce)
+		return err
+	})
+	if kyc.AsError(err).Code != kyc.ENotFound {
+		t.Errorf("the first attempt's document session on the new link: %v, want NOT_FOUND", err)
+	}
+	err = e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		sess, nonce, err := e.svc.OpenDocumentSession(tx, redo, "test", "192.0.2.1")
+		if err != nil {
+			return err
+		}
+		c, img := photoOf(52)
+		if _, err := e.svc.AddCaptureInSession(tx, redo, c, img, sess.ID, "not-the-nonce"); kyc.AsError(err).Reason != "nonce_mismatch" {
+			t.Errorf("a wrong nonce: %v", err)
+		}
+		c, img = photoOf(53)
+		_, err = e.svc.AddCaptureInSession(tx, redo, c, img, sess.ID, nonce)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, err := e.store.FindCaptures(t.Context(), id, "document")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := caps[len(caps)-1]; last.Attempt != 3 || last.Method != kyc.MethodCameraSession {
+		t.Errorf("the resubmitted front: attempt %d, %s; want 3, camera_session", last.Attempt, last.Method)
+	}
+}
