@@ -102,7 +102,11 @@ func kycLiveness(d *doc, sessions []LivenessPart) {
 		"near-identical frames, in time, once. It shows a live head that followed the instructions; it does not detect a "+
 		"real-time deepfake, a video injected in place of the camera, or a mask.", regular, 8)
 	for i, s := range sessions {
-		d.subsection(fmt.Sprintf("Session %d of %d — %s", i+1, len(sessions), s.Status))
+		title := fmt.Sprintf("Session %d of %d — %s", i+1, len(sessions), s.Status)
+		if s.Attempt > 1 {
+			title += fmt.Sprintf(", attempt %d", s.Attempt)
+		}
+		d.subsection(title)
 		t := d.kvTable()
 		t.kv("Session id", s.ID, true)
 		t.kv("Challenge", "look straight, then "+strings.Join(s.Challenge, ", "), false)
