@@ -68,6 +68,11 @@ func TestResubmissionFromCase(t *testing.T) {
 	if strings.Contains(page.body, `id="redo-form"`) || strings.Contains(page.body, "/decision\"") {
 		t.Error("a case awaiting the applicant offers a decision or another resubmission")
 	}
+	// The message is free text about the person: like the timeline's
+	// notes, only roles that see personal data read it.
+	if v := bv.get(casePath).text(); !strings.Contains(v, "document front") || strings.Contains(v, "blurred") {
+		t.Errorf("the viewer's case page:\n%s", v)
+	}
 	// The action is in the audit chain, by the user who took it.
 	rows, err := s.st.FindAudit(t.Context(), req.ID)
 	if err != nil {
