@@ -227,6 +227,10 @@ func TestKYCResubmission(t *testing.T) {
 			t.Errorf("message after erasure: %q", m)
 		}
 	}
+	// Another organization's key does not find it.
+	if r := e.call("POST", "/v1/kyc-requests/"+id+"/resubmission", e.B.SandboxKey, `{"step":"selfie","message":"Please take it again."}`); r.status != 404 {
+		t.Errorf("another organization's key: %d %s", r.status, r.body)
+	}
 	// Another environment's key does not reach it.
 	if r := e.call("POST", "/v1/kyc-requests/"+id+"/resubmission", e.A.LiveKey, `{"step":"selfie","message":"Please take it again."}`); r.status != 403 {
 		t.Errorf("live key on a sandbox request: %d %s", r.status, r.body)
