@@ -213,3 +213,33 @@ func TestBrowserResubmissionStep(t *testing.T) {
 		t.Errorf("captures: %v", got2)
 	}
 }
+
+// TestResubmissionPageForCameraCheck: a camera check's link renders the
+// one-step page for the face (no upload offered), opens a face camera
+// session, and refuses an uploaded selfie and a document camera.
+func TestResubmissionPageForCameraCheck(t *testing.T) {
+	s := newStack(t)
+	link, id := s.create(kyc.WorkflowStandard, "")
+	redo := s.submitFirst(link, id, kyc.StepLiveness)
+	res, err := http.Get(redo + "?lang=de")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{`data-redo-slot="selfie"`, `data-redo-camera-only="true"`, "die Kameraprüfung Ihres Gesichts", `id="step-welcome" data-stage="1" hidden`} {
+		if res.StatusCode != http.StatusOK || !strings.Contains(string(page), want) {
+			t.Errorf("page %d lacks %q", res.StatusCode, want)
+		}
+	}
+	body, ct := multipartBody(t, selfie(), photo(t, 800, 560))
+	if st, b := s.post(redo+"/captures", ct, body); st != http.StatusForbidden || !strings.Contains(b, "step_not_requested") {
+		t.Errorf("an uploaded selfie for the camera check: %d %s", st, b)
+	}
+	if st, b := s.post(redo+"/document-session", "", nil); st != http.StatusForbidden {
+		t.Errorf("a document camera for the camera check: %d %s", st, b)
+	}
+	if st, b := s.post(redo+"/liveness", "", nil); st/100 != 2 || !strings.Contains(b, "nonce") {
+		t.Errorf("the face camera check: %d %s", st, b)
+	}
+}
