@@ -92,5 +92,14 @@ func (c *console) handleResubmission(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	// Without an e-mail address kycd cannot send the link: the reviewer
+	// must know that the integration has to deliver it.
+	a, err := c.store.FindApplicant(r.Context(), req.OrganizationID, req.Environment, req.ApplicantID)
+	if err != nil {
+		return err
+	}
+	if a.Email == nil {
+		return redirect(w, r, caseURL(env(r), req.ID), "resubmission-no-email")
+	}
 	return redirect(w, r, caseURL(env(r), req.ID), "resubmission")
 }

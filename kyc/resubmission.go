@@ -94,6 +94,9 @@ func (in *ResubmissionInput) Validate(wf WorkflowType, documentType string) []Fi
 	}
 	if n := utf8.RuneCountInString(in.Message); n < minResubmissionMessageCh || n > MaxResubmissionMessage {
 		errs = append(errs, FieldError{Field: "message", Message: fmt.Sprintf("must be %d to %d characters", minResubmissionMessageCh, MaxResubmissionMessage)})
+	} else if r, bad := InvisibleRune(in.Message); bad {
+		// The applicant reads it in an e-mail: no hidden or reordered text.
+		errs = append(errs, FieldError{Field: "message", Message: fmt.Sprintf("must not contain invisible or text-direction characters (found U+%04X)", r)})
 	}
 	if in.TTL < 0 || in.TTL > MaxResubmissionTTL || (in.TTL > 0 && in.TTL < time.Hour) {
 		errs = append(errs, FieldError{Field: "linkTtlHours", Message: "must be 1 to 336 hours"})

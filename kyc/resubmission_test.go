@@ -94,6 +94,8 @@ func TestResubmissionInputValidate(t *testing.T) {
 		{"ttl too short", ResubmissionInput{Step: StepSelfie, Message: ok, TTL: time.Minute}, WorkflowStandard, "", "linkTtlHours"},
 		{"ttl too long", ResubmissionInput{Step: StepSelfie, Message: ok, TTL: MaxResubmissionTTL + time.Hour}, WorkflowStandard, "", "linkTtlHours"},
 		{"ttl longest", ResubmissionInput{Step: StepSelfie, Message: ok, TTL: MaxResubmissionTTL}, WorkflowStandard, "", ""},
+		{"text-direction override", ResubmissionInput{Step: StepSelfie, Message: "Please take it\u202e again."}, WorkflowStandard, "", "message"},
+		{"line breaks", ResubmissionInput{Step: StepSelfie, Message: "Please take it again.\nIn good light."}, WorkflowStandard, "", ""},
 		{"everything wrong", ResubmissionInput{Step: "x", Message: "", TTL: -time.Hour}, WorkflowStandard, "", "step,message,linkTtlHours"},
 	}
 	for _, c := range cases {

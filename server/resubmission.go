@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -73,9 +72,6 @@ func (s *Server) handleKYCResubmission(w http.ResponseWriter, r *http.Request) e
 	}
 	if msg := o.str("message"); msg != nil {
 		in.Message = strings.TrimSpace(*msg)
-		if c, bad := kyc.InvisibleRune(in.Message); bad {
-			errs = append(errs, kyc.FieldError{Field: "message", Message: fmt.Sprintf("must not contain invisible or text-direction characters (found U+%04X)", c)})
-		}
 	} else {
 		errs = append(errs, kyc.FieldError{Field: "message", Message: "is required: tell the applicant what to redo"})
 	}
