@@ -17,6 +17,13 @@ UPDATE sqlite_schema SET sql = replace(sql, '''expired'', ''cancelled'', ''faile
   '''expired'', ''cancelled'', ''failed'', ''resubmission_requested''))')
   WHERE type = 'table' AND name = 'kyc_requests';
 PRAGMA writable_schema = RESET;
+-- A file whose CREATE TABLE text differs would be left unchanged in
+-- silence; the CHECK below fails the migration (and rolls it back)
+-- instead.
+CREATE TEMP TABLE migration_0031_check (widened INTEGER NOT NULL CHECK (widened = 1));
+INSERT INTO migration_0031_check SELECT count(*) FROM sqlite_schema
+  WHERE type = 'table' AND name = 'kyc_requests' AND sql LIKE '%''failed'', ''resubmission_requested''))%';
+DROP TABLE migration_0031_check;
 
 -- The attempt the request's evidence is on: 1 for the first submission,
 -- one more for each resubmission. Captures and camera sessions carry the
