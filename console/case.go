@@ -46,8 +46,13 @@ type casePage struct {
 	Duplicates []duplicateView
 	Timeline   []timelineView
 	Sandbox    *sandboxView
-	Form       struct{ Decision, Code, Note string }
+	Form       struct{ Decision, Code, Note, Step, Message string }
 	Desk       *deskView
+	// Resubmission: every one asked for, the steps this request can
+	// redo, and how many more it may have.
+	Resubmissions []kyc.Resubmission
+	Steps         []stepOption
+	RedoLeft      int
 }
 
 type pendingView struct {
@@ -110,6 +115,10 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 	}
 	if fe := formError(r); fe != nil {
 		d.Form.Decision, d.Form.Code, d.Form.Note = r.PostFormValue("decision"), r.PostFormValue("reasonCode"), r.PostFormValue("note")
+		d.Form.Step, d.Form.Message = r.PostFormValue("step"), r.PostFormValue("message")
+	}
+	if err := c.fillResubmissions(r, d); err != nil {
+		return err
 	}
 	d.Timeline = timeline(c.eventsOrEmpty(r, req.ID), names, d.Personal)
 	if d.Personal {

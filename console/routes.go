@@ -87,6 +87,7 @@ func (c *console) table() []route {
 		// roles with personal data.
 		{pattern: "GET /console/{env}/verifications/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleVerificationsExport},
 		{pattern: "POST /console/{env}/cases/{id}/decision", access: signedIn, perm: kyc.PermDecide, h: c.handleDecision, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/resubmission", access: signedIn, perm: kyc.PermDecide, h: c.handleResubmission, back: c.handleCase},
 		{pattern: "GET /console/{env}/cases/{id}/images/{capture}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleImage},
 		{pattern: "GET /console/{env}/cases/{id}/faces/{side}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleFaceCrop},
 		{pattern: "GET /console/{env}/cases/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportPDF},

@@ -17,9 +17,14 @@ const (
 	EventKYCExpired         EventType = "svc.kyc.request.expired"
 	EventKYCCancelled       EventType = "svc.kyc.request.cancelled"
 	EventKYCFailed          EventType = "svc.kyc.request.failed"
-	EventAMLCompleted       EventType = "svc.aml_check.completed"
-	EventAMLMatchFound      EventType = "svc.aml_check.match_found"
-	EventAMLMonitoringAlert EventType = "svc.aml_check.monitoring_alert"
+	// kycd's own KYC events (not in spec §6.2), named like its others:
+	// a reviewer asked the applicant to redo one step; a request awaiting
+	// review passed its due time (once per request).
+	EventKYCResubmissionRequested EventType = "svc.kyc.request.resubmission_requested"
+	EventKYCOverdue               EventType = "svc.kyc.request.overdue"
+	EventAMLCompleted             EventType = "svc.aml_check.completed"
+	EventAMLMatchFound            EventType = "svc.aml_check.match_found"
+	EventAMLMonitoringAlert       EventType = "svc.aml_check.monitoring_alert"
 	// EventAMLBatchCompleted is kycd's own (not in spec §6.2): a batch
 	// screening has screened or refused every subject.
 	EventAMLBatchCompleted EventType = "svc.aml_batch.completed"
@@ -33,6 +38,7 @@ const (
 var EventTypes = []EventType{
 	EventKYCCreated, EventKYCPortalLinkReady, EventKYCSubmitted, EventKYCProcessing, EventKYCApproved,
 	EventKYCRejected, EventKYCAwaitingReview, EventKYCExpired, EventKYCCancelled, EventKYCFailed,
+	EventKYCResubmissionRequested, EventKYCOverdue,
 	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventWebhookTest, EventApplicantErased,
 }
 

@@ -185,6 +185,10 @@ var emittedEnums = map[string][]enumSite{
 	"WorkflowType": {{path: "KycRequestCreate workflowType"}, {path: "KycRequest workflowType"}},
 	// report.json says which rule printed it.
 	"PersonalData": {{path: "KycReport personalData"}},
+	// A resubmission's step (the request, its webhook and report.json)
+	// and its state (issue 27).
+	"ResubmissionStep":  {{path: "ResubmissionStep"}, {path: "KycEvent resubmission step"}},
+	"ResubmissionState": {{path: "KycResubmission status"}},
 	// The erasure receipt and its event say under which rule.
 	"ErasureRule": {{path: "ErasureReceipt rule"}, {path: "ApplicantErasedEvent rule"}},
 	// Written out as UsageCounts' property names, checked below.

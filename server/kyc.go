@@ -65,6 +65,11 @@ type kycJSON struct {
 	DecidedAt            *string         `json:"decidedAt"`
 	CreatedAt            string          `json:"createdAt"`
 	UpdatedAt            string          `json:"updatedAt"`
+	// kycd's extensions (issue 27): the attempt the evidence is on, every
+	// resubmission asked for, and when the overdue event fired.
+	Attempt       int                `json:"attempt"`
+	Resubmissions []resubmissionJSON `json:"resubmissions"`
+	OverdueAt     *string            `json:"overdueAt"`
 }
 
 func timePtr(t *time.Time) *string {
@@ -87,11 +92,12 @@ func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
 		PortalOpenedAt:     timePtr(r.PortalOpenedAt),
 		AutomationDecision: r.AutomationDecision, AutomationConfidence: r.AutomationConfidence,
 		ProcessingResult: r.ProcessingResult, ReviewerNote: r.ReviewerNote, ReviewReasonCode: r.ReviewReasonCode, SubmittedAt: timePtr(r.SubmittedAt),
-		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt)}
+		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt),
+		Attempt: max(r.Attempt, 1), Resubmissions: toResubmissionsJSON(r.Resubmissions), OverdueAt: timePtr(r.OverdueAt)}
 	if j.Metadata == nil {
 		j.Metadata = map[string]any{}
 	}
-	if r.Status == kyc.KYCLinkGenerated && r.PortalToken != "" && s.now().Before(r.PortalExpiresAt) {
+	if (r.Status == kyc.KYCLinkGenerated || r.Status == kyc.KYCResubmissionRequested) && r.PortalToken != "" && s.now().Before(r.PortalExpiresAt) {
 		u := s.kyc.PortalURL(r.PortalToken)
 		j.PortalURL = &u
 	}
@@ -258,6 +264,11 @@ func (s *Server) handleKYCList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	for _, req := range list {
+		if err := s.loadResubmissions(r.Context(), req); err != nil {
+			return err
+		}
+	}
 	writeJSON(w, http.StatusOK, newPage(mapAll(list, s.toKYCJSON), p, size, total))
 	return nil
 }
@@ -281,6 +292,9 @@ func (s *Server) findKYC(r *http.Request) (*kyc.KYCRequest, error) {
 func (s *Server) handleKYCGet(w http.ResponseWriter, r *http.Request) error {
 	req, err := s.findKYC(r)
 	if err != nil {
+		return err
+	}
+	if err := s.loadResubmissions(r.Context(), req); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, s.toKYCJSON(req))
@@ -333,6 +347,11 @@ func (s *Server) kycAction(w http.ResponseWriter, r *http.Request, o *object, fn
 		req, err := fn(tx, key, r.PathValue("id"))
 		if err != nil {
 			return nil, err
+		}
+		if req.Attempt > 1 && req.Resubmissions == nil {
+			if req.Resubmissions, err = tx.FindResubmissions(req.ID); err != nil {
+				return nil, err
+			}
 		}
 		return s.toKYCJSON(req), nil
 	})

@@ -33,6 +33,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/kyc-requests/{id}/resend-link", s.handleKYCResend)
 	s.handle("POST /v1/kyc-requests/{id}/approve", s.handleKYCReview(true))
 	s.handle("POST /v1/kyc-requests/{id}/reject", s.handleKYCReview(false))
+	s.handle("POST /v1/kyc-requests/{id}/resubmission", s.handleKYCResubmission)
 	s.handle("GET /v1/kyc-requests/{id}/report.json", s.handleKYCReportJSON)
 	s.handle("GET /v1/kyc-requests/{id}/report.pdf", s.handleKYCReportPDF)
 	s.handlePublic("GET /v1/files/{id}", s.handleFile)

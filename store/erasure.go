@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"kycd/kyc"
@@ -137,7 +138,11 @@ func (tx *Tx) erase(a *kyc.Applicant, r ErasureRequest) (*kyc.ErasureReceipt, er
 			return nil, fmt.Errorf("erase applicant: %w", err)
 		}
 		er.ReasonCodes = []string{}
-		if codes.Valid && codes.String != "" {
+		// reason_codes is space-separated (SaveKYCRequest's reasonCodes,
+		// for the queue's index); a JSON array is read too.
+		if codes.Valid && !strings.HasPrefix(codes.String, "[") {
+			er.ReasonCodes = append(er.ReasonCodes, strings.Fields(codes.String)...)
+		} else if codes.Valid && codes.String != "" {
 			if err := json.Unmarshal([]byte(codes.String), &er.ReasonCodes); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("erase applicant: reason codes of %s: %w", er.ID, err)
@@ -252,6 +257,8 @@ func (tx *Tx) eraseRequest(er *kyc.ErasedRequest, rec *kyc.ErasureReceipt) error
 		`DELETE FROM face_descriptors WHERE request_id = ?`,
 		`DELETE FROM kyc_captures WHERE request_id = ?`,
 		`DELETE FROM liveness_sessions WHERE request_id = ?`,
+		// A reviewer's message to the applicant is free text about them.
+		`UPDATE kyc_resubmissions SET message = '' WHERE request_id = ?`,
 		// The request row stays as the tombstone: ids, dates, status,
 		// decision, reason codes. What identified or described the person
 		// goes: document details and number, metadata, results that

@@ -108,7 +108,7 @@ func (s *Store) FindAgedErasures(ctx context.Context, now time.Time, limit int) 
 	const base = `SELECT a.id FROM applicants a WHERE a.organization_id = ?2 AND a.environment = ?3
 		AND a.erased_at IS NULL AND a.legal_hold_reason IS NULL AND a.updated_at < ?1
 		AND NOT EXISTS (SELECT 1 FROM kyc_requests r WHERE r.applicant_id = a.id AND (r.updated_at >= ?1
-			OR r.status IN ('link_generated', 'submitted', 'processing', 'awaiting_review')))`
+			OR r.status IN ('link_generated', 'submitted', 'processing', 'awaiting_review', 'resubmission_requested')))`
 	var out []AgedErasure
 	for _, org := range ids {
 		p, err := s.RetentionOf(ctx, org)

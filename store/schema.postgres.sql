@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 30
+-- kycd_schema version = 31
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -276,6 +276,8 @@ CREATE TABLE document_sessions (
   deadline_at text COLLATE "C" NOT NULL,
   user_agent text COLLATE "C" NOT NULL,
   ip text COLLATE "C" NOT NULL,
+  attempt bigint NOT NULL DEFAULT 1,
+  CONSTRAINT document_sessions_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT document_sessions_nonce_sha256_key UNIQUE (nonce_sha256),
   CONSTRAINT document_sessions_pkey PRIMARY KEY (id),
   CONSTRAINT document_sessions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE
@@ -416,6 +418,8 @@ CREATE TABLE kyc_captures (
   key_id bigint,
   session_id text COLLATE "C",
   document_session_id text COLLATE "C",
+  attempt bigint NOT NULL DEFAULT 1,
+  CONSTRAINT kyc_captures_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT kyc_captures_document_session_id_fkey FOREIGN KEY (document_session_id) REFERENCES document_sessions(id) DEFERRABLE,
   CONSTRAINT kyc_captures_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_captures_kind_check CHECK ((kind = ANY (ARRAY['document'::text, 'selfie'::text]))),
@@ -509,8 +513,11 @@ CREATE TABLE kyc_requests (
   assignee_id text COLLATE "C",
   assigned_at text COLLATE "C",
   decided_by text COLLATE "C",
+  attempt bigint NOT NULL DEFAULT 1,
+  overdue_at text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT kyc_requests_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT kyc_requests_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
@@ -520,7 +527,31 @@ CREATE TABLE kyc_requests (
   CONSTRAINT kyc_requests_portal_token_hash_key UNIQUE (portal_token_hash),
   CONSTRAINT kyc_requests_portal_token_key_id_fkey FOREIGN KEY (portal_token_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_public_id_key UNIQUE (public_id),
-  CONSTRAINT kyc_requests_status_check CHECK ((status = ANY (ARRAY['link_generated'::text, 'in_progress'::text, 'submitted'::text, 'processing'::text, 'approved'::text, 'rejected'::text, 'awaiting_review'::text, 'expired'::text, 'cancelled'::text, 'failed'::text])))
+  CONSTRAINT kyc_requests_status_check CHECK ((status = ANY (ARRAY['link_generated'::text, 'in_progress'::text, 'submitted'::text, 'processing'::text, 'approved'::text, 'rejected'::text, 'awaiting_review'::text, 'expired'::text, 'cancelled'::text, 'failed'::text, 'resubmission_requested'::text])))
+);
+
+CREATE TABLE kyc_resubmissions (
+  id text COLLATE "C" NOT NULL,
+  request_id text COLLATE "C" NOT NULL,
+  attempt bigint NOT NULL,
+  step text COLLATE "C" NOT NULL,
+  message text NOT NULL,
+  state text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C",
+  prior_automation_decision text COLLATE "C",
+  prior_decision_reason text,
+  prior_risk_score double precision,
+  prior_reason_codes text,
+  expires_at text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  closed_at text COLLATE "C",
+  CONSTRAINT kyc_resubmissions_attempt_check CHECK ((attempt >= 2)),
+  CONSTRAINT kyc_resubmissions_pkey PRIMARY KEY (id),
+  CONSTRAINT kyc_resubmissions_request_id_attempt_key UNIQUE (request_id, attempt),
+  CONSTRAINT kyc_resubmissions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_resubmissions_state_check CHECK ((state = ANY (ARRAY['open'::text, 'submitted'::text, 'expired'::text]))),
+  CONSTRAINT kyc_resubmissions_step_check CHECK ((step = ANY (ARRAY['document_front'::text, 'document_back'::text, 'selfie'::text, 'liveness'::text])))
 );
 
 CREATE TABLE kycd_schema (
@@ -612,6 +643,8 @@ CREATE TABLE liveness_sessions (
   selfie_capture_id text COLLATE "C",
   user_agent text COLLATE "C" NOT NULL,
   ip text COLLATE "C" NOT NULL,
+  attempt bigint NOT NULL DEFAULT 1,
+  CONSTRAINT liveness_sessions_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT liveness_sessions_nonce_sha256_key UNIQUE (nonce_sha256),
   CONSTRAINT liveness_sessions_pkey PRIMARY KEY (id),
   CONSTRAINT liveness_sessions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
@@ -895,6 +928,8 @@ CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests USING btree
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests USING btree (organization_id, environment, status, id);
 
 CREATE INDEX kyc_requests_org_env_status_submitted_idx ON kyc_requests USING btree (organization_id, environment, status, submitted_at);
+
+CREATE INDEX kyc_requests_overdue_idx ON kyc_requests USING btree (organization_id, environment, status, overdue_at, submitted_at);
 
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests USING btree (id) WHERE ((document_key_id IS NULL) AND (document_data IS NOT NULL));
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 30
+-- PRAGMA user_version = 31
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -224,7 +224,7 @@ CREATE TABLE document_sessions (
   deadline_at  TEXT NOT NULL,
   user_agent   TEXT NOT NULL,
   ip           TEXT NOT NULL
-) STRICT;
+, attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1)) STRICT;
 
 CREATE TABLE email_outbox (
   id              INTEGER PRIMARY KEY,
@@ -322,7 +322,7 @@ CREATE TABLE kyc_captures (
   meta          TEXT NOT NULL DEFAULT '{}',
   data          BLOB NOT NULL,
   captured_at   TEXT NOT NULL
-, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id), document_session_id TEXT REFERENCES document_sessions (id)) STRICT;
+, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id), document_session_id TEXT REFERENCES document_sessions (id), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1)) STRICT;
 
 CREATE TABLE kyc_decision_counts (
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -364,7 +364,7 @@ CREATE TABLE kyc_requests (
   environment           TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
   applicant_id          TEXT NOT NULL REFERENCES applicants (id),
   status                TEXT NOT NULL CHECK (status IN ('link_generated', 'in_progress', 'submitted', 'processing',
-                          'approved', 'rejected', 'awaiting_review', 'expired', 'cancelled', 'failed')),
+                          'approved', 'rejected', 'awaiting_review', 'expired', 'cancelled', 'failed', 'resubmission_requested')),
   decision              TEXT NOT NULL CHECK (decision IN ('pending', 'approved', 'rejected', 'none')),
   decision_reason       TEXT,
   risk_score            REAL,
@@ -384,7 +384,28 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api'))) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT) STRICT;
+
+CREATE TABLE kyc_resubmissions (
+  id                TEXT PRIMARY KEY,                          -- rsb_<ulid>
+  request_id        TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  attempt           INTEGER NOT NULL CHECK (attempt >= 2),     -- the attempt it opens
+  step              TEXT NOT NULL CHECK (step IN ('document_front', 'document_back', 'selfie', 'liveness')),
+  message           TEXT NOT NULL,                             -- the reviewer's words to the applicant
+  state             TEXT NOT NULL CHECK (state IN ('open', 'submitted', 'expired')),
+  actor_type        TEXT NOT NULL,
+  actor_id          TEXT,
+  -- The decision the earlier attempt had, kept beside it: the request's
+  -- own columns then hold the new attempt's.
+  prior_automation_decision TEXT,
+  prior_decision_reason     TEXT,
+  prior_risk_score          REAL,
+  prior_reason_codes        TEXT,
+  expires_at        TEXT NOT NULL,
+  created_at        TEXT NOT NULL,
+  closed_at         TEXT,                                      -- submitted or expired
+  UNIQUE (request_id, attempt)
+) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -454,7 +475,7 @@ CREATE TABLE liveness_sessions (
   selfie_capture_id TEXT REFERENCES kyc_captures (id) ON DELETE SET NULL,
   user_agent        TEXT NOT NULL,
   ip                TEXT NOT NULL
-) STRICT;
+, attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1)) STRICT;
 
 CREATE TABLE login_failures (
   scope   TEXT NOT NULL CHECK (scope IN ('account', 'address')),
@@ -670,6 +691,8 @@ CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organizati
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id, environment, status, id);
 
 CREATE INDEX kyc_requests_org_env_status_submitted_idx ON kyc_requests (organization_id, environment, status, submitted_at);
+
+CREATE INDEX kyc_requests_overdue_idx ON kyc_requests (organization_id, environment, status, overdue_at, submitted_at);
 
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;
