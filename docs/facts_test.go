@@ -80,3 +80,44 @@ func TestConfigurationNamesEveryServeFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorCommandsNameEveryCommand: every command of kycd --help is
+// in operations.md's synopsis of operator commands.
+func TestOperatorCommandsNameEveryCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kycd")
+	}
+	b, err := os.ReadFile("operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synopsis := section(t, string(b), "## Operator commands")
+	// "kycd users list|disable|enable|link …" names four commands.
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^kycd ([a-z-]+)(?: ([a-z|-]+))?`).FindAllStringSubmatch(synopsis, -1) {
+		named[m[1]] = true
+		for _, sub := range strings.Split(m[2], "|") {
+			if sub != "" {
+				named[m[1]+" "+sub] = true
+			}
+		}
+	}
+	out, err := exec.Command("go", "run", "..", "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kycd --help: %v\n%s", err, out)
+	}
+	_, list, ok := strings.Cut(string(out), "Commands:")
+	if !ok {
+		t.Fatalf("kycd --help lists no commands:\n%s", out)
+	}
+	cmds := regexp.MustCompile(`(?m)^  ([a-z-]+)(?: ([a-z][a-z-]*))?`).FindAllStringSubmatch(list, -1)
+	if len(cmds) < 20 {
+		t.Fatalf("found %d commands in kycd --help: the pattern no longer reads it", len(cmds))
+	}
+	for _, c := range cmds {
+		name := strings.TrimSpace(c[1] + " " + c[2])
+		if !named[name] {
+			t.Errorf("operations.md's operator commands do not name kycd %s", name)
+		}
+	}
+}
