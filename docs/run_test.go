@@ -125,9 +125,32 @@ func parseInfo(line int, info string) (block, error) {
 
 // result is what running a guide did.
 type result struct {
-	ran     int
-	skipped map[string]int // reason → blocks
-	output  string
+	ran         int
+	skipped     map[string]int // reason → blocks
+	output      string
+	slowest     int // the line of the block that took longest
+	slowestTook time.Duration
+}
+
+// slowestBlock reads the progress lines ("<index> <unix seconds>") and
+// returns the line in the guide of the block that ran longest, and how long.
+func slowestBlock(lines []string, ran []block) (int, time.Duration) {
+	var line int
+	var took time.Duration
+	for i := 0; i+1 < len(lines); i++ {
+		idx, t0, _ := strings.Cut(lines[i], " ")
+		_, t1, _ := strings.Cut(lines[i+1], " ")
+		n, err1 := strconv.Atoi(idx)
+		a, err2 := strconv.ParseFloat(t0, 64)
+		b, err3 := strconv.ParseFloat(t1, 64)
+		if err1 != nil || err2 != nil || err3 != nil || n >= len(ran) {
+			continue
+		}
+		if d := time.Duration((b - a) * float64(time.Second)); d > took {
+			line, took = ran[n].line, d
+		}
+	}
+	return line, took
 }
 
 // runGuide runs the runnable blocks of md in order, in one bash process
@@ -164,9 +187,11 @@ func runGuide(t *testing.T, name, md string, timeout time.Duration) (result, err
 			continue
 		}
 		ran = append(ran, b)
-		fmt.Fprintf(&script, "echo %d > %q\n%s", len(ran)-1, progress, b.text)
+		// Each block appends its index and start time: the last line is
+		// the block that was running, and the times say which are slow.
+		fmt.Fprintf(&script, "echo %d $(date +%%s.%%N) >> %q\n%s", len(ran)-1, progress, b.text)
 	}
-	fmt.Fprintf(&script, "echo done > %q\n", progress)
+	fmt.Fprintf(&script, "echo done $(date +%%s.%%N) >> %q\n", progress)
 	res.ran = len(ran)
 
 	root, err := filepath.Abs("..")
@@ -200,7 +225,9 @@ func runGuide(t *testing.T, name, md string, timeout time.Duration) (result, err
 		_ = os.WriteFile(f, b, 0o644)
 	}
 	at, _ := os.ReadFile(progress)
-	step := strings.TrimSpace(string(at))
+	lines := strings.Split(strings.TrimSpace(string(at)), "\n")
+	step, _, _ := strings.Cut(lines[len(lines)-1], " ")
+	res.slowest, res.slowestTook = slowestBlock(lines, ran)
 	if runErr == nil && step == "done" {
 		return res, nil
 	}
@@ -283,7 +310,8 @@ func TestGuides(t *testing.T) {
 			if res.ran == 0 {
 				t.Fatalf("%s: no block ran", name)
 			}
-			t.Logf("%s: %d blocks ran in %s", name, res.ran, time.Since(start).Round(100*time.Millisecond))
+			t.Logf("%s: %d blocks ran in %s; the slowest, at line %d, took %s", name, res.ran,
+				time.Since(start).Round(100*time.Millisecond), res.slowest, res.slowestTook.Round(100*time.Millisecond))
 			for why, n := range res.skipped {
 				t.Logf("%s: %d block(s) not run: %s", name, n, why)
 			}
