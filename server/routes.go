@@ -85,6 +85,8 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /{$}", backOffice)
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
+	s.handlePublic("GET /docs", s.handleAPIReference)
+	s.handlePublic("GET /docs/{$}", s.handleAPIReference)
 	s.handlePublic("GET /healthz", s.handleHealth)
 	s.handlePublic("GET /readyz", s.handleReady)
 	s.handlePublic("GET /metrics", s.handleMetrics)
