@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"kycd/kyc"
 )
 
 // section returns the text of md from the heading to the next heading of
@@ -24,25 +22,6 @@ func section(t *testing.T, md, heading string) string {
 		rest = rest[:j]
 	}
 	return rest
-}
-
-// TestOperationsNamesEveryEventType: the webhook delivery section names
-// every event type an endpoint can subscribe to, and what an empty list
-// subscribes to (issue 23 item 17, once checked on the README).
-func TestOperationsNamesEveryEventType(t *testing.T) {
-	b, err := os.ReadFile("operations.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := section(t, string(b), "## Webhook delivery")
-	for _, typ := range kyc.EventTypes {
-		if !strings.Contains(s, "| `"+string(typ)+"` |") {
-			t.Errorf("operations.md's table of event types lacks %s", typ)
-		}
-	}
-	if !strings.Contains(s, "an empty or missing list means every type") {
-		t.Error("operations.md does not say what an empty eventTypes list means")
-	}
 }
 
 // TestConfigurationNamesEveryServeFlag: every flag kycd serve --help lists
