@@ -28,6 +28,7 @@ const (
 	AccessImageViewed     = accessPrefix + "image_viewed"     // one captured image in the console
 	AccessAlertViewed     = accessPrefix + "alert_viewed"     // an AML check's page in the console
 	AccessApplicantViewed = accessPrefix + "applicant_viewed" // an applicant's page in the console
+	AccessSARFile         = accessPrefix + "sar_file"         // the filed copy of an AML case's suspicious-activity report
 )
 
 // AuditCategory is the category of an audit row's action.
