@@ -19,9 +19,24 @@ func TestREADMENamesEveryEventType(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(b)
+	// The README is being split into guides under docs/: an event type
+	// added since is named in its guide's table (docs/screening.md for
+	// the AML case events), which counts as well.
+	guides, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := readme
+	for _, g := range guides {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all += string(b)
+	}
 	for _, typ := range kyc.EventTypes {
-		if !strings.Contains(readme, "| `"+string(typ)+"` |") {
-			t.Errorf("the README's table of event types lacks %s", typ)
+		if !strings.Contains(all, "| `"+string(typ)+"` |") {
+			t.Errorf("neither the README's nor a guide's table of event types names %s", typ)
 		}
 	}
 	if !strings.Contains(readme, "an empty or missing list means every type") {

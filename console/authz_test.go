@@ -20,6 +20,7 @@ type resources struct {
 	caseID, captureID, checkID, matchID, applicantID string
 	webhookID, deliveryID, keyID                     string
 	listImportID                                     string
+	amlCaseID                                        string
 }
 
 func (s *reviewStack) resources(e kyc.Environment, last string) resources {
@@ -37,6 +38,20 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 		kyc.Sandbox: {"firstName": "Sandbox", "lastName": "Everything"}}[e]
 	c := s.api(key, "POST", "/v1/aml-checks", body, http.StatusCreated)
 	m := c["results"].([]any)[0].(map[string]any)["matches"].([]any)[0].(map[string]any)
+	// A confirmed match opens an AML case; its SAR carries a copy, so that
+	// the download route has a file to serve.
+	s.api(key, "POST", "/v1/aml-checks/"+c["id"].(string)+"/matches/"+m["id"].(string)+"/decision",
+		map[string]any{"decision": "confirmed", "note": "The same person."}, http.StatusOK)
+	cases, err := s.st.FindAMLCasesOfCheck(s.t.Context(), s.org.ID, e, c["id"].(string))
+	if err != nil || len(cases) != 1 {
+		s.t.Fatalf("AML case of %s: %v %d", c["id"], err, len(cases))
+	}
+	if err := s.st.InTx(s.t.Context(), func(tx *store.Tx) error {
+		return tx.SetAMLCaseSAR(cases[0], &kyc.SARRecord{Reference: "FIU-1", FiledOn: "2026-01-02", ActorType: kyc.ActorUser, ActorID: "authz",
+			File: &kyc.SARFile{Name: "sar.pdf", ContentType: "application/pdf"}}, []byte("%PDF-1.4 authz"))
+	}); err != nil {
+		s.t.Fatal(err)
+	}
 	ep := s.api(key, "POST", "/v1/webhook-endpoints", map[string]any{"url": "https://93.184.216.34/hook"}, http.StatusCreated)
 	test := s.api(key, "POST", "/v1/webhook-endpoints/"+ep["id"].(string)+"/test", nil, http.StatusAccepted)
 	var apiKey *kyc.APIKey
@@ -47,7 +62,8 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 		s.t.Fatal(err)
 	}
 	return resources{caseID: req.ID, captureID: caps[0].ID, checkID: c["id"].(string), matchID: m["id"].(string), applicantID: req.ApplicantID,
-		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID, listImportID: s.finishedImport(e)}
+		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID, listImportID: s.finishedImport(e),
+		amlCaseID: cases[0].ID}
 }
 
 // finishedImport records a console list import that failed, for the
@@ -72,6 +88,8 @@ func (r resources) path(pattern, userID string) string {
 	switch {
 	case strings.Contains(p, "/cases/"):
 		p = strings.Replace(p, "ID", r.caseID, 1)
+	case strings.Contains(p, "/aml-cases/"):
+		p = strings.Replace(p, "ID", r.amlCaseID, 1)
 	case strings.Contains(p, "/alerts/"):
 		p = strings.Replace(p, "ID", r.checkID, 1)
 	case strings.Contains(p, "/applicants/"):

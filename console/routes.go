@@ -93,6 +93,14 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/alerts/{id}/suppressions/{sup}/lift", access: signedIn, perm: kyc.PermDecide, h: c.handleLiftSuppression, back: c.handleAlert},
 		{pattern: "GET /console/{env}/alerts/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAlertReportPDF},
 
+		// AML cases: everyone reads them; those who decide work them;
+		// the filed report's copy is personal data.
+		{pattern: "GET /console/{env}/aml-cases", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCases},
+		{pattern: "GET /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCase},
+		{pattern: "POST /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseUpdate, back: c.handleAMLCase},
+		{pattern: "POST /console/{env}/aml-cases/{id}/sar", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseSAR, back: c.handleAMLCase},
+		{pattern: "GET /console/{env}/aml-cases/{id}/sar/file", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAMLCaseSARFile},
+
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
 

@@ -245,3 +245,23 @@ func scanAMLCase(row scanner) (*kyc.AMLCase, error) {
 	}
 	return &c, nil
 }
+
+// FindAMLCasesOfCheck returns the cases an AML check opened, newest first
+// (the console's alert page links them).
+func (s *Store) FindAMLCasesOfCheck(ctx context.Context, orgID string, env kyc.Environment, checkID string) ([]*kyc.AMLCase, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+amlCaseColumns+amlCaseFrom+`
+		WHERE c.organization_id = ? AND c.environment = ? AND c.check_id = ? ORDER BY c.id DESC`, orgID, string(env), checkID)
+	if err != nil {
+		return nil, fmt.Errorf("find aml cases of check: %w", err)
+	}
+	defer rows.Close()
+	var list []*kyc.AMLCase
+	for rows.Next() {
+		c, err := scanAMLCase(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, c)
+	}
+	return list, rows.Err()
+}
