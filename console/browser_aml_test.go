@@ -1,0 +1,55 @@
+package console_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"kycd/kyc"
+	"kycd/store"
+)
+
+// TestBrowserAMLWork is an analyst's AML work in Chromium: a confirmed
+// match's case in the list and on its page (assigned, with a note and a
+// recorded SAR), checked at 390 and 1280 px (no CSP violation, no serious
+// or critical axe-core violation, no horizontal scrolling) and kept as
+// screenshots.
+func TestBrowserAMLWork(t *testing.T) {
+	s := newReviewStack(t)
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) error { return tx.SetReviewSLA(s.org.ID, kyc.Sandbox, 24) }); err != nil {
+		t.Fatal(err)
+	}
+	c := s.api(s.org.SandboxKey, "POST", "/v1/aml-checks", map[string]any{"firstName": "Sandbox", "lastName": "Sanctioned"}, http.StatusCreated)
+	m := c["results"].([]any)[0].(map[string]any)["matches"].([]any)[0].(map[string]any)["id"].(string)
+	jane := s.mustUser("jane@acme.example", "Jane Reviewer", kyc.RoleReviewer)
+	base := s.srv.URL
+	b := newTab(t, 1280)
+	b.signIn(base, jane)
+	b.open(base, "/console/sandbox/alerts/"+c["id"].(string))
+	form := `form[action$="/matches/` + m + `"]`
+	eval[any](b, `document.querySelector('`+form+` input[value="confirmed"]').checked = true`)
+	b.typeInto(form+` textarea[name="note"]`, "Same person: date of birth and passport agree.")
+	b.click(form + ` button`)
+	b.waitFor(`document.body.innerText.includes('A confirmed match is investigated in an AML case')`)
+	b.open(base, "/console/sandbox/aml-cases")
+	if body := b.body(); !strings.Contains(body, "Sandbox Sanctioned") || !strings.Contains(body, "nobody") {
+		t.Fatalf("case list:\n%s", body)
+	}
+	cases := s.api(s.org.SandboxKey, "GET", "/v1/aml-cases", nil, http.StatusOK)["data"].([]any)
+	id := cases[0].(map[string]any)["id"].(string)
+	s.api(s.org.SandboxKey, "PATCH", "/v1/aml-cases/"+id, map[string]any{"assigneeId": jane.User.ID, "note": "Jane takes it."}, http.StatusOK)
+	pages := []struct{ name, path string }{
+		{"aml-cases", "/console/sandbox/aml-cases"},
+		{"aml-case", "/console/sandbox/aml-cases/" + id},
+	}
+	for _, w := range []int64{390, 1280} {
+		b.resize(w)
+		for _, p := range pages {
+			b.open(base, p.path)
+			b.check(p.name)
+		}
+	}
+	if body := b.body(); !strings.Contains(body, "Jane takes it.") || !strings.Contains(body, "Close with an outcome") {
+		t.Errorf("case page:\n%s", body)
+	}
+}
