@@ -20,7 +20,7 @@ type resources struct {
 	caseID, captureID, checkID, matchID, applicantID string
 	webhookID, deliveryID, keyID                     string
 	listImportID                                     string
-	amlCaseID                                        string
+	amlCaseID, batchID                               string
 }
 
 func (s *reviewStack) resources(e kyc.Environment, last string) resources {
@@ -52,6 +52,7 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 	}); err != nil {
 		s.t.Fatal(err)
 	}
+	batch := s.api(key, "POST", "/v1/aml-checks/batch", []map[string]any{{"firstName": "Anna", "lastName": "Example"}, {"firstName": "x"}}, http.StatusAccepted)
 	ep := s.api(key, "POST", "/v1/webhook-endpoints", map[string]any{"url": "https://93.184.216.34/hook"}, http.StatusCreated)
 	test := s.api(key, "POST", "/v1/webhook-endpoints/"+ep["id"].(string)+"/test", nil, http.StatusAccepted)
 	var apiKey *kyc.APIKey
@@ -63,7 +64,7 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 	}
 	return resources{caseID: req.ID, captureID: caps[0].ID, checkID: c["id"].(string), matchID: m["id"].(string), applicantID: req.ApplicantID,
 		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID, listImportID: s.finishedImport(e),
-		amlCaseID: cases[0].ID}
+		amlCaseID: cases[0].ID, batchID: batch["id"].(string)}
 }
 
 // finishedImport records a console list import that failed, for the
@@ -88,6 +89,8 @@ func (r resources) path(pattern, userID string) string {
 	switch {
 	case strings.Contains(p, "/cases/"):
 		p = strings.Replace(p, "ID", r.caseID, 1)
+	case strings.Contains(p, "/aml-batches/"):
+		p = strings.Replace(p, "ID", r.batchID, 1)
 	case strings.Contains(p, "/aml-cases/"):
 		p = strings.Replace(p, "ID", r.amlCaseID, 1)
 	case strings.Contains(p, "/alerts/"):

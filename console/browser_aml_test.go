@@ -10,8 +10,9 @@ import (
 )
 
 // TestBrowserAMLWork is an analyst's AML work in Chromium: a confirmed
-// match's case in the list and on its page (assigned, with a note and a
-// recorded SAR), checked at 390 and 1280 px (no CSP violation, no serious
+// match's case in the list and on its page (assigned, with a note), and a
+// batch pasted into the upload page and screened (its rows' outcomes and
+// errors); every page checked at 390 and 1280 px (no CSP violation, no serious
 // or critical axe-core violation, no horizontal scrolling) and kept as
 // screenshots.
 func TestBrowserAMLWork(t *testing.T) {
@@ -38,9 +39,24 @@ func TestBrowserAMLWork(t *testing.T) {
 	cases := s.api(s.org.SandboxKey, "GET", "/v1/aml-cases", nil, http.StatusOK)["data"].([]any)
 	id := cases[0].(map[string]any)["id"].(string)
 	s.api(s.org.SandboxKey, "PATCH", "/v1/aml-cases/"+id, map[string]any{"assigneeId": jane.User.ID, "note": "Jane takes it."}, http.StatusOK)
+	// A batch pasted into the upload page, screened by the job.
+	b.open(base, "/console/sandbox/aml-batches")
+	b.typeInto(`#batch-rows`, "Sandbox,Sanctioned,1970-01-01,RU,c-1\nAnna,Example,12/03/1980,DE,c-2\nMaria,Kowalczyk")
+	b.click(`form[action$="/aml-batches"] button`)
+	b.waitFor(`document.body.innerText.includes('The batch is uploaded')`)
+	batch := eval[string](b, `location.pathname`)
+	if _, err := s.runner.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b.open(base, batch)
+	if body := b.body(); !strings.Contains(body, "3 of 3 rows done") || !strings.Contains(body, "must be a real date") {
+		t.Errorf("batch page:\n%s", body)
+	}
 	pages := []struct{ name, path string }{
 		{"aml-cases", "/console/sandbox/aml-cases"},
 		{"aml-case", "/console/sandbox/aml-cases/" + id},
+		{"aml-batches", "/console/sandbox/aml-batches"},
+		{"aml-batch", batch},
 	}
 	for _, w := range []int64{390, 1280} {
 		b.resize(w)
@@ -49,6 +65,7 @@ func TestBrowserAMLWork(t *testing.T) {
 			b.check(p.name)
 		}
 	}
+	b.open(base, "/console/sandbox/aml-cases/"+id)
 	if body := b.body(); !strings.Contains(body, "Jane takes it.") || !strings.Contains(body, "Close with an outcome") {
 		t.Errorf("case page:\n%s", body)
 	}

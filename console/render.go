@@ -103,7 +103,7 @@ func (p *page) Sandbox() bool { return p.Env == kyc.Sandbox }
 // resource of one environment does not exist in the other).
 func (p *page) SwitchURL(to kyc.Environment) string {
 	sec := p.Section
-	if sec != "queue" && sec != "alerts" && sec != "aml-cases" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
+	if sec != "queue" && sec != "alerts" && sec != "aml-cases" && sec != "aml-batches" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
 		sec = "queue"
 	}
 	return "/console/" + string(to) + "/" + sec
@@ -123,6 +123,7 @@ var notices = map[string]string{
 	"match-case":    "Your decision on the match is recorded. A confirmed match is investigated in an AML case: see below.",
 	"aml-case":      "The AML case is updated.",
 	"sar":           "The suspicious-activity report is recorded.",
+	"batch":         "The batch is uploaded: its subjects are being screened.",
 	"suppression":   "The suppression is lifted: later screenings of this person show the match for review again.",
 	"password":      "Your password is changed. Your other sessions have ended.",
 	"password-set":  "Your password is set. Sign in with it now.",

@@ -101,6 +101,15 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/aml-cases/{id}/sar", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseSAR, back: c.handleAMLCase},
 		{pattern: "GET /console/{env}/aml-cases/{id}/sar/file", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAMLCaseSARFile},
 
+		// Batch screening: everyone sees the batches; uploading one
+		// screens (and creates checks), which is deciding work. The
+		// export leaves out dates of birth and countries for roles
+		// without personal data.
+		{pattern: "GET /console/{env}/aml-batches", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatches},
+		{pattern: "POST /console/{env}/aml-batches", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLBatchCreate, back: c.handleAMLBatches},
+		{pattern: "GET /console/{env}/aml-batches/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatch},
+		{pattern: "GET /console/{env}/aml-batches/{id}/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatchExport},
+
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
 
