@@ -117,7 +117,8 @@ func (r resources) path(pattern, userID string) string {
 // its page or its own validation (never 403, a redirect to sign-in or a
 // 5xx), a user without it with 403, and a visitor without a session with
 // a redirect to sign-in. An admin without the installation-admin flag is
-// refused the watch lists. A new route cannot be added without a
+// refused the watch lists; a reviewer without the senior flag is refused
+// the senior queue, one with it is let in. A new route cannot be added without a
 // permission this test checks.
 func TestAuthorization(t *testing.T) {
 	s := newReviewStack(t)
@@ -128,6 +129,17 @@ func TestAuthorization(t *testing.T) {
 	}
 	inst := s.mustInstallationAdmin("inst@acme.example", "Test Installation")
 	users["installation-admin"] = inst.User
+	// A reviewer with the senior flag: the senior queue and returning
+	// escalated cases (kyc.PermSenior), nothing of an admin's.
+	senior := s.mustUser("senior@acme.example", "Test Senior", kyc.RoleReviewer)
+	yes := true
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		senior.User, err = tx.UpdateUser(s.org.ID, senior.User.ID, store.UserUpdate{Senior: &yes})
+		return err
+	}); err != nil || !senior.User.Senior {
+		t.Fatalf("senior flag: %v", err)
+	}
+	users["senior-reviewer"] = senior.User
 	target := s.mustUser("target@acme.example", "Target Person", kyc.RoleViewer)
 	sessions := map[string]*browser{"anonymous": s.browser()}
 	for who, u := range users {

@@ -103,7 +103,7 @@ func (p *page) Sandbox() bool { return p.Env == kyc.Sandbox }
 // resource of one environment does not exist in the other).
 func (p *page) SwitchURL(to kyc.Environment) string {
 	sec := p.Section
-	if sec != "queue" && sec != "alerts" && sec != "aml-cases" && sec != "aml-batches" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
+	if sec != "queue" && sec != "alerts" && sec != "aml-cases" && sec != "aml-batches" && sec != "senior-queue" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
 		sec = "queue"
 	}
 	return "/console/" + string(to) + "/" + sec
@@ -124,6 +124,8 @@ var notices = map[string]string{
 	"aml-case":      "The AML case is updated.",
 	"sar":           "The suspicious-activity report is recorded.",
 	"batch":         "The batch is uploaded: its subjects are being screened.",
+	"escalated":     "The case is escalated: it has left the review queue and waits in the senior queue.",
+	"deescalated":   "The case is back in the review queue.",
 	"suppression":   "The suppression is lifted: later screenings of this person show the match for review again.",
 	"password":      "Your password is changed. Your other sessions have ended.",
 	"password-set":  "Your password is set. Sign in with it now.",
@@ -332,7 +334,7 @@ func deref(p *string) string {
 
 func permByName(name string) kyc.Permission {
 	return map[string]kyc.Permission{"read": kyc.PermRead, "personal": kyc.PermPersonalData, "decide": kyc.PermDecide, "admin": kyc.PermAdmin,
-		"installation": kyc.PermInstallation}[name]
+		"installation": kyc.PermInstallation, "senior": kyc.PermSenior}[name]
 }
 
 // withQuery returns base with one query parameter replaced.

@@ -78,6 +78,12 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/cases/{id}/claim", access: signedIn, perm: kyc.PermDecide, h: c.handleClaim, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/assign", access: signedIn, perm: kyc.PermDecide, h: c.handleAssign, back: c.handleCase},
+		// Escalation: a reviewer hands a case to a senior; seniors
+		// (admins, and reviewers with the senior flag) work the senior
+		// queue and return cases.
+		{pattern: "POST /console/{env}/cases/{id}/escalate", access: signedIn, perm: kyc.PermDecide, h: c.handleEscalate, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/deescalate", access: signedIn, perm: kyc.PermSenior, h: c.handleDeescalate, back: c.handleCase},
+		{pattern: "GET /console/{env}/senior-queue", access: signedIn, perm: kyc.PermSenior, h: c.handleSeniorQueue},
 		{pattern: "GET /console/{env}/verifications", access: signedIn, perm: kyc.PermRead, h: c.handleVerifications},
 		// Within the role's rights: contact details are columns only for
 		// roles with personal data.
@@ -240,6 +246,9 @@ func (c *console) guard(rt route, e kyc.Environment) http.Handler {
 			}
 			if rt.access == signedIn && !sess.User.Can(rt.perm) {
 				msg := "Your role (" + string(sess.User.Role) + ") does not allow this page or action."
+				if rt.perm == kyc.PermSenior {
+					msg = "Only senior reviewers and admins work escalated cases; an admin can make a reviewer a senior reviewer on the users page."
+				}
 				if rt.perm == kyc.PermInstallation {
 					msg = "Only installation admins may change what every organization of this installation shares. " +
 						"Whoever runs kycd on the server makes an admin one: kycd users installation-admin."

@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 28
+-- kycd_schema version = 32
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -43,6 +43,54 @@ CREATE TABLE aml_batches (
   CONSTRAINT aml_batches_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_batches_pkey PRIMARY KEY (id),
   CONSTRAINT aml_batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text])))
+);
+
+CREATE TABLE aml_case_entries (
+  id text COLLATE "C" NOT NULL,
+  case_id text COLLATE "C" NOT NULL,
+  kind text COLLATE "C" NOT NULL,
+  text text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT aml_case_entries_case_id_fkey FOREIGN KEY (case_id) REFERENCES aml_cases(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_case_entries_kind_check CHECK ((kind = ANY (ARRAY['opened'::text, 'confirmed'::text, 'note'::text, 'assigned'::text, 'due'::text, 'sar'::text, 'closed'::text, 'reopened'::text]))),
+  CONSTRAINT aml_case_entries_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE aml_cases (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C" NOT NULL,
+  match_id text COLLATE "C" NOT NULL,
+  match_key text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  outcome text COLLATE "C",
+  assignee_id text COLLATE "C",
+  due_at text COLLATE "C",
+  opened_at text COLLATE "C" NOT NULL,
+  closed_at text COLLATE "C",
+  updated_at text COLLATE "C" NOT NULL,
+  sar_reference text COLLATE "C",
+  sar_filed_on text COLLATE "C",
+  sar_recorded_at text COLLATE "C",
+  sar_actor_type text COLLATE "C",
+  sar_actor_id text COLLATE "C",
+  sar_file_name text COLLATE "C",
+  sar_file_type text COLLATE "C",
+  sar_file_size bigint,
+  sar_file_sha256 text COLLATE "C",
+  sar_file bytea,
+  sar_key_id bigint,
+  CONSTRAINT aml_cases_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT aml_cases_check CHECK (((status = 'closed'::text) = ((outcome IS NOT NULL) AND (closed_at IS NOT NULL)))),
+  CONSTRAINT aml_cases_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_cases_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT aml_cases_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_cases_outcome_check CHECK ((outcome = ANY (ARRAY['relationship_refused'::text, 'relationship_exited'::text, 'relationship_continued_with_measures'::text, 'reported'::text, 'false_positive_after_investigation'::text]))),
+  CONSTRAINT aml_cases_pkey PRIMARY KEY (id),
+  CONSTRAINT aml_cases_status_check CHECK ((status = ANY (ARRAY['open'::text, 'closed'::text])))
 );
 
 CREATE TABLE aml_checks (
@@ -478,12 +526,16 @@ CREATE TABLE kyc_requests (
   assignee_id text COLLATE "C",
   assigned_at text COLLATE "C",
   decided_by text COLLATE "C",
+  escalated_at text COLLATE "C",
+  escalated_by text COLLATE "C",
+  escalation_reason text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_requests_escalated_by_fkey FOREIGN KEY (escalated_by) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT kyc_requests_pkey PRIMARY KEY (id),
   CONSTRAINT kyc_requests_portal_token_hash_key UNIQUE (portal_token_hash),
@@ -686,11 +738,13 @@ CREATE TABLE users (
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
   installation_admin bigint NOT NULL DEFAULT 0,
+  senior bigint NOT NULL DEFAULT 0,
   CONSTRAINT users_email_key UNIQUE (email),
   CONSTRAINT users_installation_admin_check CHECK ((installation_admin = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT users_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT users_pkey PRIMARY KEY (id),
-  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text])))
+  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text]))),
+  CONSTRAINT users_senior_check CHECK ((senior = ANY (ARRAY[(0)::bigint, (1)::bigint])))
 );
 
 CREATE TABLE webhook_attempts (
@@ -768,6 +822,14 @@ CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows USING btree (batch_id, 
 
 CREATE INDEX aml_batches_org_idx ON aml_batches USING btree (organization_id, environment, id);
 
+CREATE INDEX aml_case_entries_case_idx ON aml_case_entries USING btree (case_id, id);
+
+CREATE INDEX aml_cases_assignee_idx ON aml_cases USING btree (organization_id, environment, assignee_id, id);
+
+CREATE UNIQUE INDEX aml_cases_open_idx ON aml_cases USING btree (check_id) WHERE (status = 'open'::text);
+
+CREATE INDEX aml_cases_org_idx ON aml_cases USING btree (organization_id, environment, status, id);
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks USING btree (next_screen_at) WHERE (next_screen_at IS NOT NULL);
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks USING btree (organization_id, environment, id);
@@ -841,6 +903,8 @@ CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests USING btree (or
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests USING btree (organization_id, environment, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests USING btree (organization_id, environment, decision, id);
+
+CREATE INDEX kyc_requests_org_env_escalated_idx ON kyc_requests USING btree (organization_id, environment, escalated_at, id);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
 
