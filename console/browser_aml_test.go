@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"kycd/internal/reviewdata"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -68,5 +69,52 @@ func TestBrowserAMLWork(t *testing.T) {
 	b.open(base, "/console/sandbox/aml-cases/"+id)
 	if body := b.body(); !strings.Contains(body, "Jane takes it.") || !strings.Contains(body, "Close with an outcome") {
 		t.Errorf("case page:\n%s", body)
+	}
+}
+
+// TestBrowserEscalation is escalation in Chromium: a reviewer escalates a
+// case from its page; a senior reviewer finds it in the senior queue and
+// opens it. The senior queue and the escalated case are checked at 390
+// and 1280 px (no CSP violation, no serious or critical axe-core
+// violation, no horizontal scrolling) and kept as screenshots.
+func TestBrowserEscalation(t *testing.T) {
+	s := newReviewStack(t)
+	req := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Viktor", LastName: "Petrenko", DOB: "1961-04-12", Country: "DE", DocNumber: "T22000129"})
+	rob := s.mustUser("rob@acme.example", "Rob Reviewer", kyc.RoleReviewer)
+	sue := s.mustUser("sue@acme.example", "Sue Senior", kyc.RoleReviewer)
+	yes := true
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		_, err = tx.UpdateUser(s.org.ID, sue.User.ID, store.UserUpdate{Senior: &yes})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	base := s.srv.URL
+	b := newTab(t, 1280)
+	b.signIn(base, rob)
+	b.open(base, "/console/live/cases/"+req.ID)
+	eval[any](b, `document.querySelector('#escalate').open = true`)
+	b.typeInto(`#escalate-reason`, "The passport photo looks re-laminated; please take a second look.")
+	b.click(`#escalate button`)
+	b.waitFor(`document.body.innerText.includes('waits in the senior queue')`)
+	b.signOut(base)
+	b.signIn(base, sue)
+	pages := []struct{ name, path string }{
+		{"senior-queue", "/console/live/senior-queue"},
+		{"escalated-case", "/console/live/cases/" + req.ID},
+	}
+	for _, w := range []int64{390, 1280} {
+		b.resize(w)
+		for _, p := range pages {
+			b.open(base, p.path)
+			b.check(p.name)
+		}
+	}
+	if body := b.body(); !strings.Contains(body, "re-laminated") || !strings.Contains(body, "Return to the review queue") {
+		t.Errorf("escalated case for the senior:\n%s", body)
+	}
+	b.open(base, "/console/live/senior-queue")
+	if body := b.body(); !strings.Contains(body, "Viktor Petrenko") {
+		t.Errorf("senior queue:\n%s", body)
 	}
 }
