@@ -132,6 +132,12 @@ func TestAMLCaseAPI(t *testing.T) {
 	}
 
 	sar := path + "/sar"
+	// A copy larger than a JSON body may be is taken.
+	bigPDF := append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte("0"), 3<<20)...)
+	big, bigCT := sarForm(t, "FIU-2026-0041", "2026-01-01", "big.pdf", bigPDF)
+	if r := d.call("PUT", sar, key, big, "Content-Type", bigCT); r.status != 200 {
+		t.Fatalf("SAR with a 3 MB copy: %d %.200s", r.status, r.body)
+	}
 	for _, tt := range []struct {
 		name, ref, on, file string
 		data                []byte
