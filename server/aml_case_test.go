@@ -198,6 +198,13 @@ func TestAMLCaseAPI(t *testing.T) {
 	if !slices.Contains(evs, string(kyc.EventAMLCaseOpened)) || !slices.Contains(evs, string(kyc.EventAMLCaseClosed)) {
 		t.Fatalf("events delivered for the case: %v", evs)
 	}
+	// The deliveries carry the bodies; call checks them against the
+	// description.
+	for _, typ := range []kyc.EventType{kyc.EventAMLCaseOpened, kyc.EventAMLCaseClosed} {
+		for _, x := range d.call("GET", "/v1/webhook-deliveries?eventType="+string(typ), key, "").json(t)["data"].([]any) {
+			d.call("GET", "/v1/webhook-deliveries/"+x.(map[string]any)["id"].(string), key, "")
+		}
+	}
 	rows, err := d.store.FindAudit(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
