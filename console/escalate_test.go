@@ -4,9 +4,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"kycd/internal/reviewdata"
 	"kycd/kyc"
+	"kycd/store"
 )
 
 // TestEscalation: an admin makes a reviewer a senior (audited; an analyst
@@ -20,6 +22,12 @@ func TestEscalation(t *testing.T) {
 	s := newReviewStack(t)
 	req := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Viktor", LastName: "Petrenko", DOB: "1961-04-12", Country: "DE", DocNumber: "T22000129"})
 	casePath := "/console/live/cases/" + req.ID
+	// With a one-hour due time two hours on, the case is overdue: counted
+	// in the queue it is in, only.
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) error { return tx.SetReviewSLA(s.org.ID, kyc.Live, 1) }); err != nil {
+		t.Fatal(err)
+	}
+	s.clock.Advance(2 * time.Hour)
 	admin := s.mustUser("ada@acme.example", "Ada Admin", kyc.RoleAdmin)
 	rev := s.mustUser("rob@acme.example", "Rob Reviewer", kyc.RoleReviewer)
 	sen := s.mustUser("sue@acme.example", "Sue Senior", kyc.RoleReviewer)
@@ -45,6 +53,13 @@ func TestEscalation(t *testing.T) {
 	if !inQueue(rb, "/console/live/queue") || inQueue(sb, "/console/live/senior-queue") {
 		t.Fatal("before escalating: not in the queue, or in the senior queue")
 	}
+	overdue := func(b *browser, path string) bool {
+		t.Helper()
+		return strings.Contains(b.get(path).text(), "1 overdue")
+	}
+	if !overdue(rb, "/console/live/queue") || overdue(sb, "/console/live/senior-queue") {
+		t.Error("before escalating: the overdue case is not counted in the review queue, or is in the senior queue's")
+	}
 	if p := rb.post(casePath+"/escalate", "reason", " "); p.status != http.StatusBadRequest {
 		t.Errorf("escalate without a reason: %d", p.status)
 	}
@@ -57,6 +72,9 @@ func TestEscalation(t *testing.T) {
 	}
 	if inQueue(rb, "/console/live/queue") || !inQueue(sb, "/console/live/senior-queue") || !inQueue(ab, "/console/live/senior-queue") {
 		t.Fatal("after escalating: still in the review queue, or not in the senior queue")
+	}
+	if overdue(rb, "/console/live/queue") || !overdue(sb, "/console/live/senior-queue") {
+		t.Error("after escalating: the overdue count did not move to the senior queue")
 	}
 	if p := rb.get("/console/live/senior-queue"); p.status != http.StatusForbidden {
 		t.Errorf("a reviewer opens the senior queue: %d", p.status)

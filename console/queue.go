@@ -68,7 +68,7 @@ func (c *console) queue(w http.ResponseWriter, r *http.Request, senior bool) err
 	sla := set.SLA(e)
 	overdue := 0
 	if sla > 0 {
-		if overdue, err = c.store.CountOverdue(r.Context(), org, e, now.Add(-sla)); err != nil {
+		if overdue, err = c.store.CountOverdue(r.Context(), org, e, now.Add(-sla), senior); err != nil {
 			return err
 		}
 		if q.Get("overdue") == "1" {

@@ -188,11 +188,16 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 }
 
 // CountOverdue is how many requests of env await review since before
-// cutoff (now minus the SLA).
-func (s *Store) CountOverdue(ctx context.Context, orgID string, env kyc.Environment, cutoff time.Time) (int, error) {
+// cutoff (now minus the SLA), in the ordinary queue or, with escalated,
+// the senior queue.
+func (s *Store) CountOverdue(ctx context.Context, orgID string, env kyc.Environment, cutoff time.Time, escalated bool) (int, error) {
 	var n int
+	queue := `escalated_at IS NULL`
+	if escalated {
+		queue = `escalated_at IS NOT NULL`
+	}
 	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests WHERE organization_id = ? AND environment = ?
-		AND status = 'awaiting_review' AND submitted_at < ?`, orgID, string(env), kyc.FormatTime(cutoff)).Scan(&n)
+		AND status = 'awaiting_review' AND `+queue+` AND submitted_at < ?`, orgID, string(env), kyc.FormatTime(cutoff)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count overdue: %w", err)
 	}

@@ -1,0 +1,1 @@
+-- placeholder 0029 (uncommitted)
