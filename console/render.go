@@ -120,7 +120,7 @@ var notices = map[string]string{
 	"decided":       "Your decision is recorded.",
 	"first":         "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
 	"match":         "Your decision on the match is recorded.",
-	"match-case":    "Your decision on the match is recorded. A confirmed match is investigated in an AML case: see below.",
+	"match-case":    "Your decision on the match is recorded. A confirmed match is investigated in an AML case, linked on this page.",
 	"aml-case":      "The AML case is updated.",
 	"sar":           "The suspicious-activity report is recorded.",
 	"batch":         "The batch is uploaded: its subjects are being screened.",
