@@ -1,1 +1,0 @@
--- placeholder 0029 (uncommitted)

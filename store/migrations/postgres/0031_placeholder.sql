@@ -1,1 +1,0 @@
--- placeholder 0031 (uncommitted)
