@@ -53,6 +53,11 @@ type casePage struct {
 	Resubmissions []kyc.Resubmission
 	Steps         []stepOption
 	RedoLeft      int
+	// Escalation: the case waits for a senior reviewer; CanEscalate and
+	// CanDeescalate offer the forms.
+	Escalation    *store.Escalation
+	CanEscalate   bool
+	CanDeescalate bool
 }
 
 type pendingView struct {
@@ -103,8 +108,16 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 		d.Pending = &pendingView{Approve: p.Approve, Reviewer: actorName(names, &p.Reviewer), Note: p.Note, Code: p.ReasonCode, At: p.At,
 			Mine: p.Reviewer == sess.User.ID}
 	}
-	if req.Status == kyc.KYCAwaitingReview && sess.User.Can(kyc.PermDecide) {
+	if d.Escalation, err = c.store.FindEscalation(r.Context(), req.ID); err != nil {
+		return err
+	}
+	awaiting := req.Status == kyc.KYCAwaitingReview
+	d.CanEscalate = awaiting && d.Escalation == nil && sess.User.Can(kyc.PermDecide)
+	d.CanDeescalate = awaiting && d.Escalation != nil && sess.User.Can(kyc.PermSenior)
+	if awaiting && sess.User.Can(kyc.PermDecide) {
 		switch {
+		case d.Escalation != nil && !sess.User.Can(kyc.PermSenior):
+			d.Blocked = "This case is escalated to a senior reviewer; only a senior reviewer or an admin can decide it."
 		case claim != nil && !d.MyClaim:
 			d.Blocked = claim.UserName + " is working on this case (claimed until " + claim.ExpiresAt.UTC().Format("15:04") + " UTC)."
 		case d.Pending != nil && d.Pending.Mine:

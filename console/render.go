@@ -108,7 +108,7 @@ func (p *page) Sandbox() bool { return p.Env == kyc.Sandbox }
 // resource of one environment does not exist in the other).
 func (p *page) SwitchURL(to kyc.Environment) string {
 	sec := p.Section
-	if sec != "queue" && sec != "alerts" && sec != "applicants" && sec != "webhooks" && sec != "keys" && sec != "dashboard" {
+	if sec != "queue" && sec != "alerts" && sec != "aml-cases" && sec != "aml-batches" && sec != "senior-queue" && sec != "applicants" && sec != "webhooks" && sec != "keys" && sec != "dashboard" {
 		sec = "queue"
 	}
 	return "/console/" + string(to) + "/" + sec
@@ -143,6 +143,12 @@ var notices = map[string]string{
 	"link-sent":             "A new set-password link is sent.",
 	"resubmission":          "The applicant has been sent a link to redo that step. The case returns to the queue when they send it, or when the link expires.",
 	"resubmission-no-email": "The applicant has no e-mail address, so kycd sent no link: your integration must give them the request's new portalUrl. The case returns to the queue when they send the step, or when the link expires.",
+	"match-case":            "Your decision on the match is recorded. A confirmed match is investigated in an AML case, linked on this page.",
+	"aml-case":              "The AML case is updated.",
+	"sar":                   "The suspicious-activity report is recorded.",
+	"batch":                 "The batch is uploaded: its subjects are being screened.",
+	"escalated":             "The case is escalated: it has left the review queue and waits in the senior queue.",
+	"deescalated":           "The case is back in the review queue.",
 
 	"endpoint-saved":    "The endpoint is saved.",
 	"endpoint-enabled":  "The endpoint is enabled: deliveries resume.",
@@ -345,7 +351,7 @@ func deref(p *string) string {
 
 func permByName(name string) kyc.Permission {
 	return map[string]kyc.Permission{"read": kyc.PermRead, "personal": kyc.PermPersonalData, "decide": kyc.PermDecide, "admin": kyc.PermAdmin,
-		"installation": kyc.PermInstallation}[name]
+		"installation": kyc.PermInstallation, "senior": kyc.PermSenior}[name]
 }
 
 // withQuery returns base with one query parameter replaced.

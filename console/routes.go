@@ -80,6 +80,12 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/cases/{id}/claim", access: signedIn, perm: kyc.PermDecide, h: c.handleClaim, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/assign", access: signedIn, perm: kyc.PermDecide, h: c.handleAssign, back: c.handleCase},
+		// Escalation: a reviewer hands a case to a senior; seniors
+		// (admins, and reviewers with the senior flag) work the senior
+		// queue and return cases.
+		{pattern: "POST /console/{env}/cases/{id}/escalate", access: signedIn, perm: kyc.PermDecide, h: c.handleEscalate, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/deescalate", access: signedIn, perm: kyc.PermSenior, h: c.handleDeescalate, back: c.handleCase},
+		{pattern: "GET /console/{env}/senior-queue", access: signedIn, perm: kyc.PermSenior, h: c.handleSeniorQueue},
 		{pattern: "GET /console/{env}/verifications", access: signedIn, perm: kyc.PermRead, h: c.handleVerifications},
 		// Counts only: every role; per-reviewer counts of others for admins.
 		{pattern: "GET /console/{env}/dashboard", access: signedIn, perm: kyc.PermRead, h: c.handleDashboard},
@@ -98,6 +104,23 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/alerts/{id}/matches/{match}", access: signedIn, perm: kyc.PermDecide, h: c.handleMatchDecision, back: c.handleAlert},
 		{pattern: "POST /console/{env}/alerts/{id}/suppressions/{sup}/lift", access: signedIn, perm: kyc.PermDecide, h: c.handleLiftSuppression, back: c.handleAlert},
 		{pattern: "GET /console/{env}/alerts/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAlertReportPDF},
+
+		// AML cases: everyone reads them; those who decide work them;
+		// the filed report's copy is personal data.
+		{pattern: "GET /console/{env}/aml-cases", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCases},
+		{pattern: "GET /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCase},
+		{pattern: "POST /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseUpdate, back: c.handleAMLCase},
+		{pattern: "POST /console/{env}/aml-cases/{id}/sar", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseSAR, back: c.handleAMLCase},
+		{pattern: "GET /console/{env}/aml-cases/{id}/sar/file", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAMLCaseSARFile},
+
+		// Batch screening: everyone sees the batches; uploading one
+		// screens (and creates checks), which is deciding work. The
+		// export leaves out dates of birth and countries for roles
+		// without personal data.
+		{pattern: "GET /console/{env}/aml-batches", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatches},
+		{pattern: "POST /console/{env}/aml-batches", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLBatchCreate, back: c.handleAMLBatches},
+		{pattern: "GET /console/{env}/aml-batches/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatch},
+		{pattern: "GET /console/{env}/aml-batches/{id}/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatchExport},
 
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
@@ -237,6 +260,9 @@ func (c *console) guard(rt route, e kyc.Environment) http.Handler {
 			}
 			if rt.access == signedIn && !sess.User.Can(rt.perm) {
 				msg := "Your role (" + string(sess.User.Role) + ") does not allow this page or action."
+				if rt.perm == kyc.PermSenior {
+					msg = "Only senior reviewers and admins work escalated cases; an admin can make a reviewer a senior reviewer on the users page."
+				}
 				if rt.perm == kyc.PermInstallation {
 					msg = "Only installation admins may change what every organization of this installation shares. " +
 						"Whoever runs kycd on the server makes an admin one: kycd users installation-admin."

@@ -28,7 +28,11 @@ const (
 	// EventAMLBatchCompleted is kycd's own (not in spec §6.2): a batch
 	// screening has screened or refused every subject.
 	EventAMLBatchCompleted EventType = "svc.aml_batch.completed"
-	EventWebhookTest       EventType = "svc.webhook.test"
+	// EventAMLCaseOpened and EventAMLCaseClosed are kycd's own: a
+	// confirmed match opened an AML case; the case's outcome was recorded.
+	EventAMLCaseOpened EventType = "svc.aml_case.opened"
+	EventAMLCaseClosed EventType = "svc.aml_case.closed"
+	EventWebhookTest   EventType = "svc.webhook.test"
 	// EventApplicantErased: an applicant's personal data was erased
 	// (DELETE /v1/applicants/{id}, or a scheduled erasure).
 	EventApplicantErased EventType = "svc.applicant.erased"
@@ -39,7 +43,7 @@ var EventTypes = []EventType{
 	EventKYCCreated, EventKYCPortalLinkReady, EventKYCSubmitted, EventKYCProcessing, EventKYCApproved,
 	EventKYCRejected, EventKYCAwaitingReview, EventKYCExpired, EventKYCCancelled, EventKYCFailed,
 	EventKYCResubmissionRequested, EventKYCOverdue,
-	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventWebhookTest, EventApplicantErased,
+	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventAMLCaseOpened, EventAMLCaseClosed, EventWebhookTest, EventApplicantErased,
 }
 
 // Valid reports whether t is one of the event types.

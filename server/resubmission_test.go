@@ -263,7 +263,7 @@ func TestKYCOverdueEvent(t *testing.T) {
 	}
 	e.runJobs() // 90 minutes after the second: only the first is 2 h old
 	count := func() int {
-		n, err := e.store.CountOverdue(t.Context(), e.A.ID, kyc.Sandbox, e.clock.Now().Add(-2*time.Hour))
+		n, err := e.store.CountOverdue(t.Context(), e.A.ID, kyc.Sandbox, e.clock.Now().Add(-2*time.Hour), false)
 		if err != nil {
 			t.Fatal(err)
 		}

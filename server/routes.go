@@ -51,6 +51,11 @@ func (s *Server) routes() {
 	s.handle("GET /v1/aml-batches/{id}/rows", s.handleAMLBatchRows)
 	s.handle("GET /v1/aml-batches/{id}/rows.csv", s.handleAMLBatchExport)
 	s.handle("POST /v1/aml-suppressions/{id}/lift", s.handleAMLSuppressionLift)
+	s.handle("GET /v1/aml-cases", s.handleAMLCaseList)
+	s.handle("GET /v1/aml-cases/{id}", s.handleAMLCaseGet)
+	s.handle("PATCH /v1/aml-cases/{id}", s.handleAMLCaseUpdate)
+	s.handle("PUT /v1/aml-cases/{id}/sar", s.handleAMLCaseSAR)
+	s.handle("GET /v1/aml-cases/{id}/sar/file", s.handleAMLCaseSARFile)
 
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
 	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)

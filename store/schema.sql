@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 31
+-- PRAGMA user_version = 32
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -46,6 +46,45 @@ CREATE TABLE aml_batches (
   created_at        TEXT NOT NULL,
   updated_at        TEXT NOT NULL,
   completed_at      TEXT
+) STRICT;
+
+CREATE TABLE aml_case_entries (
+  id         TEXT PRIMARY KEY,                           -- ace_<ulid>
+  case_id    TEXT NOT NULL REFERENCES aml_cases (id) ON DELETE CASCADE,
+  kind       TEXT NOT NULL CHECK (kind IN ('opened', 'confirmed', 'note', 'assigned', 'due', 'sar', 'closed', 'reopened')),
+  text       TEXT NOT NULL,
+  actor_type TEXT NOT NULL,
+  actor_id   TEXT NOT NULL,
+  created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE aml_cases (
+  id              TEXT PRIMARY KEY,                      -- amc_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  match_id        TEXT NOT NULL,                         -- the confirmed match that opened it
+  match_key       TEXT NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+  outcome         TEXT CHECK (outcome IN ('relationship_refused', 'relationship_exited', 'relationship_continued_with_measures',
+                    'reported', 'false_positive_after_investigation')),
+  assignee_id     TEXT REFERENCES users (id) ON DELETE SET NULL,
+  due_at          TEXT,
+  opened_at       TEXT NOT NULL,
+  closed_at       TEXT,
+  updated_at      TEXT NOT NULL,
+  sar_reference   TEXT,
+  sar_filed_on    TEXT,                                  -- YYYY-MM-DD
+  sar_recorded_at TEXT,
+  sar_actor_type  TEXT,
+  sar_actor_id    TEXT,
+  sar_file_name   TEXT,
+  sar_file_type   TEXT,
+  sar_file_size   INTEGER,
+  sar_file_sha256 TEXT,
+  sar_file        BLOB,                                  -- sealed with the data key, AAD the case id
+  sar_key_id      INTEGER,
+  CHECK ((status = 'closed') = (outcome IS NOT NULL AND closed_at IS NOT NULL))
 ) STRICT;
 
 CREATE TABLE aml_checks (
@@ -384,7 +423,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT, escalated_at TEXT, escalated_by TEXT REFERENCES users (id) ON DELETE SET NULL, escalation_reason TEXT) STRICT;
 
 CREATE TABLE kyc_resubmissions (
   id                TEXT PRIMARY KEY,                          -- rsb_<ulid>
@@ -533,7 +572,7 @@ CREATE TABLE users (
   last_login_at   TEXT,
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL
-, installation_admin INTEGER NOT NULL DEFAULT 0 CHECK (installation_admin IN (0, 1)), review_available INTEGER NOT NULL DEFAULT 0 CHECK (review_available IN (0, 1))) STRICT;
+, installation_admin INTEGER NOT NULL DEFAULT 0 CHECK (installation_admin IN (0, 1)), review_available INTEGER NOT NULL DEFAULT 0 CHECK (review_available IN (0, 1)), senior INTEGER NOT NULL DEFAULT 0 CHECK (senior IN (0, 1))) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
@@ -595,6 +634,14 @@ CREATE TABLE write_probe (
 CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows (batch_id, status, row_index);
 
 CREATE INDEX aml_batches_org_idx ON aml_batches (organization_id, environment, id);
+
+CREATE INDEX aml_case_entries_case_idx ON aml_case_entries (case_id, id);
+
+CREATE INDEX aml_cases_assignee_idx ON aml_cases (organization_id, environment, assignee_id, id);
+
+CREATE UNIQUE INDEX aml_cases_open_idx ON aml_cases (check_id) WHERE status = 'open';
+
+CREATE INDEX aml_cases_org_idx ON aml_cases (organization_id, environment, status, id);
 
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 
@@ -679,6 +726,8 @@ CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests (organization_i
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests (organization_id, environment, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests (organization_id, environment, decision, id);
+
+CREATE INDEX kyc_requests_org_env_escalated_idx ON kyc_requests (organization_id, environment, escalated_at, id);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
 

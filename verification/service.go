@@ -238,6 +238,9 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 	if err := checkClaim(tx, r, actor); err != nil {
 		return nil, err
 	}
+	if err := checkEscalation(tx, r, actor); err != nil {
+		return nil, err
+	}
 	// The decision (first or final) ends the decider's claim, so that a
 	// second reviewer can take the case.
 	if err := tx.DeleteClaim(r.ID); err != nil {
