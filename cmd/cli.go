@@ -24,6 +24,7 @@ type CLI struct {
 	Orgs        OrgsCmd        `cmd:"" help:"Manage organizations."`
 	Keys        KeysCmd        `cmd:"" help:"Create, list and revoke API keys."`
 	Users       UsersCmd       `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
+	Applicants  ApplicantsCmd  `cmd:"" help:"Personal data of one applicant: show, erase, legal hold, export (docs/personal-data.md)."`
 	Lists       ListsCmd       `cmd:"" help:"Import, list and update the AML watch lists."`
 	Webhooks    WebhooksCmd    `cmd:"" help:"Webhook tools."`
 	Audit       AuditCmd       `cmd:"" help:"Verify and export the hash-chained audit log."`

@@ -104,37 +104,64 @@ func ExportFileName(a *kyc.Applicant, now time.Time) string {
 // is returned: an export that is not recorded is not handed out. The
 // console's download uses it too, so both give the same archive.
 func (s *Server) ExportApplicant(ctx context.Context, a *kyc.Applicant) ([]byte, error) {
+	return Exporter{Store: s.store, Now: s.now, PortalURL: s.kyc.PortalURL}.Export(ctx, a)
+}
+
+// Exporter builds applicants' export archives without a Server: the API,
+// the console (through ExportApplicant) and the operator's kycd applicants
+// export all build them here, so the archive is the same whoever asks.
+type Exporter struct {
+	Store *store.Store
+	// Now is the clock of generatedAt and of portal links' expiry;
+	// default time.Now.
+	Now func() time.Time
+	// PortalURL makes an open portal link from its token; nil when the
+	// caller does not know the portal's address: portalUrl is then left
+	// out of the archive rather than written wrong.
+	PortalURL func(token string) string
+}
+
+// Export builds the archive of an applicant found in the caller's
+// organization and environment and audits it (applicant.exported, with the
+// context's actor: the API key, the console's user, the operator's CLI)
+// before it is returned: an export that is not recorded is not handed out.
+// An erased applicant's is refused (UNPROCESSABLE applicant_erased).
+func (x Exporter) Export(ctx context.Context, a *kyc.Applicant) ([]byte, error) {
 	if a.ErasedAt != nil {
 		return nil, exportErased(a)
 	}
+	now := x.Now
+	if now == nil {
+		now = time.Now
+	}
 	org, env := a.OrganizationID, a.Environment
-	out := exportJSON{Object: "applicant_export", GeneratedAt: kyc.FormatTime(s.now()), Applicant: toApplicantJSON(a),
+	out := exportJSON{Object: "applicant_export", GeneratedAt: kyc.FormatTime(now()), Applicant: toApplicantJSON(a),
 		Requests: []exportRequestJSON{}, AMLChecks: []amlCheckJSON{}}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	addFile := func(name string, data []byte) error {
-		f, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: s.now()})
+		f, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: now()})
 		if err != nil {
 			return err
 		}
 		_, err = f.Write(data)
 		return err
 	}
-	reqs, err := s.store.FindKYCRequestsOfApplicant(ctx, org, env, a.ID)
+	reqs, err := x.Store.FindKYCRequestsOfApplicant(ctx, org, env, a.ID)
 	if err != nil {
 		return nil, err
 	}
 	for _, req := range reqs {
-		er := exportRequestJSON{Request: s.toKYCJSON(req), Captures: []exportCaptureJSON{}, Liveness: []exportSessionJSON{}}
-		if er.Timeline, err = s.store.FindKYCEvents(ctx, req.ID); err != nil {
+		er := exportRequestJSON{Request: kycToJSON(req, now(), x.PortalURL), Captures: []exportCaptureJSON{}, Liveness: []exportSessionJSON{}}
+		if er.Timeline, err = x.Store.FindKYCEvents(ctx, req.ID); err != nil {
 			return nil, err
 		}
-		caps, err := s.store.FindCaptures(ctx, req.ID, "")
+		caps, err := x.Store.FindCaptures(ctx, req.ID, "")
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range caps {
-			full, err := s.store.FindCaptureData(ctx, c.ID)
+			full, err := x.Store.FindCaptureData(ctx, c.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -146,7 +173,7 @@ func (s *Server) ExportApplicant(ctx context.Context, a *kyc.Applicant) ([]byte,
 				SHA256: c.SHA256, Method: c.Method, UserAgent: c.UserAgent, IP: c.IP, Meta: c.Meta,
 				CapturedAt: kyc.FormatTime(c.CapturedAt), File: name})
 		}
-		sessions, err := s.store.FindLivenessSessions(ctx, req.ID)
+		sessions, err := x.Store.FindLivenessSessions(ctx, req.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +181,7 @@ func (s *Server) ExportApplicant(ctx context.Context, a *kyc.Applicant) ([]byte,
 			es := exportSessionJSON{ID: ls.ID, Status: ls.Status, Challenge: ls.Challenge, OpenedAt: kyc.FormatTime(ls.OpenedAt),
 				UserAgent: ls.UserAgent, IP: ls.IP, Verdict: ls.Verdict, Frames: []exportFrameJSON{}}
 			for _, f := range ls.Frames {
-				full, _, err := s.store.FindLivenessFrameData(ctx, f.ID)
+				full, _, err := x.Store.FindLivenessFrameData(ctx, f.ID)
 				if err != nil {
 					return nil, err
 				}
@@ -168,7 +195,7 @@ func (s *Server) ExportApplicant(ctx context.Context, a *kyc.Applicant) ([]byte,
 		}
 		out.Requests = append(out.Requests, er)
 	}
-	checks, err := s.store.FindAMLChecksForPerson(ctx, org, env, a.FirstName, a.LastName, a.DOB)
+	checks, err := x.Store.FindAMLChecksForPerson(ctx, org, env, a.FirstName, a.LastName, a.DOB)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +213,7 @@ func (s *Server) ExportApplicant(ctx context.Context, a *kyc.Applicant) ([]byte,
 		return nil, err
 	}
 	// Audited before a byte leaves: an export that is not recorded is not sent.
-	if err := s.store.InTx(ctx, func(tx *store.Tx) error {
+	if err := x.Store.InTx(ctx, func(tx *store.Tx) error {
 		reason := "data subject access export, " + strconv.Itoa(len(reqs)) + " request(s), " + strconv.Itoa(buf.Len()) + " bytes"
 		return tx.AppendAudit(store.AuditEntry{OrganizationID: org, Environment: env,
 			ResourceType: "applicant", ResourceID: a.ID, Action: "applicant.exported", Reason: &reason})

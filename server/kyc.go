@@ -85,6 +85,13 @@ func timePtr(t *time.Time) *string {
 // (requests created before tokens were kept sealed have none until
 // resend-link).
 func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
+	return kycToJSON(r, s.now(), s.kyc.PortalURL)
+}
+
+// kycToJSON is toKYCJSON for callers without a Server (Exporter): now is
+// the time the link's expiry is compared with; portalURL makes the link,
+// nil when the caller does not know where the portal is (no portalUrl).
+func kycToJSON(r *kyc.KYCRequest, now time.Time, portalURL func(token string) string) kycJSON {
 	j := kycJSON{ID: r.ID, PublicID: r.PublicID, ApplicantID: r.ApplicantID, ApplicantPublicID: r.ApplicantPublicID,
 		Environment: r.Environment, Status: r.Status, Decision: r.Decision, DecisionReason: r.DecisionReason,
 		RiskScore: r.RiskScore, WorkflowType: string(r.WorkflowType), CallbackURL: r.CallbackURL, RedirectURL: r.RedirectURL,
@@ -97,8 +104,8 @@ func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
 	if j.Metadata == nil {
 		j.Metadata = map[string]any{}
 	}
-	if (r.Status == kyc.KYCLinkGenerated || r.Status == kyc.KYCResubmissionRequested) && r.PortalToken != "" && s.now().Before(r.PortalExpiresAt) {
-		u := s.kyc.PortalURL(r.PortalToken)
+	if (r.Status == kyc.KYCLinkGenerated || r.Status == kyc.KYCResubmissionRequested) && r.PortalToken != "" && portalURL != nil && now.Before(r.PortalExpiresAt) {
+		u := portalURL(r.PortalToken)
 		j.PortalURL = &u
 	}
 	if p := r.PendingReview; p != nil {
