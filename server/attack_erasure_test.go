@@ -114,3 +114,22 @@ func TestAttackLinkAfterErasure(t *testing.T) {
 		t.Errorf("status after the erasure: %v", st)
 	}
 }
+
+// TestAttackErasureBeforeProcessing: the applicant is erased between
+// submission and the engine's job: the job decides nothing on the erased
+// record (the manual engine would send it to review with a result).
+func TestAttackErasureBeforeProcessing(t *testing.T) {
+	e := newKYCEnv(t)
+	key := e.A.LiveKey
+	c := e.create(key, `{"applicant":{"firstName":"Ada","lastName":"Lovelace","dob":"1990-12-10","country":"GB"}}`)
+	id := c["id"].(string)
+	e.submit(token(t, c), "passport", true)
+	if r := e.call("DELETE", "/v1/applicants/"+c["applicantId"].(string), key, ""); r.status != 200 {
+		t.Fatalf("erase: %d %s", r.status, r.body)
+	}
+	e.runJobs()
+	got := e.call("GET", "/v1/kyc-requests/"+id, key, "").json(t)
+	if got["status"] != "failed" || got["processingResult"] != nil {
+		t.Errorf("after the job: %v, result %v", got["status"], got["processingResult"])
+	}
+}
