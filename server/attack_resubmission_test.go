@@ -59,7 +59,7 @@ func TestAttackResubmissionAPI(t *testing.T) {
 		t.Fatalf("after the refused bodies: %s", st)
 	}
 	for _, body := range []string{`{"relationshipEndDate":"2026-02-30"}`, `{"relationshipEndDate":"99999-01-01"}`, `{"relationshipEndDate":20260101}`,
-`{"relationshipEndDate":"2026-01-01T00:00:00Z"}`, `{"relationshipEndDate":"２０２６-01-01"}`} {
+		`{"relationshipEndDate":"2026-01-01T00:00:00Z"}`, `{"relationshipEndDate":"２０２６-01-01"}`} {
 		if r := e.call("PATCH", "/v1/applicants/"+applicant, live, body); r.status < 400 || r.status >= 500 {
 			t.Errorf("PATCH %s: %d %s", body, r.status, r.body)
 		}
