@@ -92,7 +92,10 @@ func (in *ResubmissionInput) Validate(wf WorkflowType, documentType string) []Fi
 	case in.Step == StepDocumentBack && documentType != "" && !DocumentTypes[documentType]:
 		errs = append(errs, FieldError{Field: "step", Message: fmt.Sprintf("cannot be document_back: a %s has no back side", documentType)})
 	}
-	if n := utf8.RuneCountInString(in.Message); n < minResubmissionMessageCh || n > MaxResubmissionMessage {
+	if !StorableText(in.Message) {
+		// PostgreSQL refuses it, and the applicant reads it in an e-mail.
+		errs = append(errs, FieldError{Field: "message", Message: TextProblem})
+	} else if n := utf8.RuneCountInString(in.Message); n < minResubmissionMessageCh || n > MaxResubmissionMessage {
 		errs = append(errs, FieldError{Field: "message", Message: fmt.Sprintf("must be %d to %d characters", minResubmissionMessageCh, MaxResubmissionMessage)})
 	} else if r, bad := InvisibleRune(in.Message); bad {
 		// The applicant reads it in an e-mail: no hidden or reordered text.

@@ -283,6 +283,18 @@ func (tx *Tx) countDecision(requestID, decision, by, reviewerID string) error {
 		Scan(&org, &env, &submitted); err != nil {
 		return fmt.Errorf("count decision: %w", err)
 	}
+	if reviewerID != "" {
+		// Only a user of the organization is a reviewer: a name given
+		// through the API is free text, whatever it starts with, and must
+		// not become a /metrics label or a dashboard row.
+		var n int
+		if err := tx.queryRow(`SELECT count(*) FROM users WHERE id = ? AND organization_id = ?`, reviewerID, org).Scan(&n); err != nil {
+			return fmt.Errorf("count decision: %w", err)
+		}
+		if n == 0 {
+			reviewerID = ""
+		}
+	}
 	day := tx.now.UTC().Format(time.DateOnly)
 	if _, err := tx.exec(`INSERT INTO kyc_decision_counts (organization_id, environment, day, decision, decided_by, reviewer_id, decisions)
 		VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT (organization_id, environment, day, decision, decided_by, reviewer_id)

@@ -91,8 +91,10 @@ func (s *Service) runProcess(ctx context.Context, j store.Job) error {
 				return err
 			}
 		}
-		a, err = tx.FindApplicant(r.OrganizationID, r.Environment, r.ApplicantID)
-		return err
+		if a, err = tx.FindApplicant(r.OrganizationID, r.Environment, r.ApplicantID); err != nil {
+			return err
+		}
+		return s.failErased(tx, r, a)
 	})
 	if err != nil {
 		return err
@@ -109,6 +111,16 @@ func (s *Service) runProcess(ctx context.Context, j store.Job) error {
 		r, err := tx.FindKYCRequestByID(id)
 		if err != nil || r.Status != kyc.KYCProcessing {
 			return err
+		}
+		// The applicant may have been erased while the engine ran (it
+		// runs outside a transaction): what it read from their images is
+		// not written back, and an erased person is not approved.
+		a, err := tx.FindApplicant(r.OrganizationID, r.Environment, r.ApplicantID)
+		if err != nil {
+			return err
+		}
+		if a.ErasedAt != nil {
+			return s.failErased(tx, r, a)
 		}
 		if engineErr != nil {
 			reason := "Processing failed: " + engineErr.Error()
@@ -167,4 +179,15 @@ func (s *Service) decide(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applican
 		}
 	}
 	return s.engine.Decide(ctx, decision.Input{Request: r, Applicant: a, Captures: caps, LivenessSessions: sessions})
+}
+
+// failErased ends a processing request whose applicant was erased: it
+// fails, with no result kept (erasure removed what the checks read).
+func (s *Service) failErased(tx *store.Tx, r *kyc.KYCRequest, a *kyc.Applicant) error {
+	if a.ErasedAt == nil || r.Status != kyc.KYCProcessing {
+		return nil
+	}
+	reason := "The applicant's personal data was erased while the request was processed; no result was kept."
+	r.DecisionReason = &reason
+	return s.move(tx, r, kyc.ActionFail, "", systemActor, &reason)
 }

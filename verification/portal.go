@@ -54,6 +54,13 @@ func (s *Service) PortalState(ctx context.Context, token string) (*kyc.KYCReques
 			return nil, "", fmt.Errorf("request %s awaits a resubmission but has none open", r.ID)
 		}
 	}
+	a, err := s.store.FindApplicant(ctx, r.OrganizationID, r.Environment, r.ApplicantID)
+	if err != nil {
+		return nil, "", err
+	}
+	if a.ErasedAt != nil {
+		return r, LinkCancelled, nil // usable refuses it as well
+	}
 	return r, linkState(r, s.store.Now()), nil
 }
 
@@ -77,6 +84,15 @@ func (s *Service) usable(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	}
 	if st := linkState(r, tx.Now()); st != LinkOpen {
 		return nil, errLink(st)
+	}
+	// An erased applicant's link takes nothing more: erasure is not
+	// followed by fresh images of the person.
+	a, err := tx.FindApplicant(r.OrganizationID, r.Environment, r.ApplicantID)
+	if err != nil {
+		return nil, err
+	}
+	if a.ErasedAt != nil {
+		return nil, errLink(LinkCancelled)
 	}
 	// A resubmission's link comes with its resubmission: the portal opens
 	// its step only.

@@ -27,6 +27,15 @@ func (s *Service) RequestResubmission(tx *store.Tx, orgID string, env kyc.Enviro
 	if _, err := kyc.CheckTransition(kyc.ActionRequestResubmission, r.Status, ""); err != nil {
 		return nil, err
 	}
+	a, err := tx.FindApplicant(orgID, env, r.ApplicantID)
+	if err != nil {
+		return nil, err
+	}
+	// An erased applicant's data is gone: no new link asks them for more.
+	if a.ErasedAt != nil {
+		return nil, &kyc.Error{Code: kyc.EUnprocessable, Reason: "applicant_erased",
+			Message: fmt.Sprintf("The applicant of request %s was erased: approve or reject it on the record there is.", r.ID)}
+	}
 	docType := ""
 	if r.DocumentData != nil {
 		docType = r.DocumentData.DocumentType
@@ -78,10 +87,6 @@ func (s *Service) RequestResubmission(tx *store.Tx, orgID string, env kyc.Enviro
 	extra := map[string]any{"resubmission": map[string]any{"id": rs.ID, "step": rs.Step, "attempt": rs.Attempt,
 		"expiresAt": kyc.FormatTime(rs.ExpiresAt)}}
 	if err := s.recordWith(tx, r, t.Event, string(t.Event), &from, actor, &reason, extra); err != nil {
-		return nil, err
-	}
-	a, err := tx.FindApplicant(orgID, env, r.ApplicantID)
-	if err != nil {
 		return nil, err
 	}
 	if a.Email != nil {
