@@ -32,6 +32,9 @@ type Index struct {
 	bySkel      keyIndex // abjad parts
 	bySkelLatin keyIndex // other parts
 	maxIDF      float32
+	// veryCommon marks the parts the general source calls very common
+	// names (see veryCommon).
+	veryCommon []bool
 	// nameWeight is the summed weight of each name's parts, to rank
 	// candidates by how much of the name a query covers.
 	nameWeight []float32
@@ -97,8 +100,13 @@ func BuildIndex(entities []Entity) *Index {
 	ix.bySkelLatin.freeze()
 	n := float64(len(ix.names)) + 1
 	ix.idf = make([]float32, len(ix.vocab))
+	ix.veryCommon = make([]bool, len(ix.vocab))
 	for v := range ix.vocab {
-		ix.idf[v] = float32(math.Log(n / float64(max(1, len(ix.postings[v])))))
+		ix.veryCommon[v] = veryCommon(&ix.vocab[v])
+		// How rare the part is in this list, and (generalWeight) in the
+		// names of many cultures: a part rare in a list of terrorists
+		// may still be the most common given name of a country.
+		ix.idf[v] = float32(math.Log(n/float64(max(1, len(ix.postings[v]))))) * generalWeight(&ix.vocab[v])
 	}
 	ix.maxIDF = float32(math.Log(n))
 	ix.nameWeight = make([]float32, len(ix.names))
