@@ -103,10 +103,11 @@ func BuildIndex(entities []Entity) *Index {
 	ix.veryCommon = make([]bool, len(ix.vocab))
 	for v := range ix.vocab {
 		ix.veryCommon[v] = veryCommon(&ix.vocab[v])
-		// How rare the part is in this list, and (generalWeight) in the
-		// names of many cultures: a part rare in a list of terrorists
-		// may still be the most common given name of a country.
-		ix.idf[v] = float32(math.Log(n/float64(max(1, len(ix.postings[v]))))) * generalWeight(&ix.vocab[v])
+		// The list's own count only: lowering the weight of the parts the
+		// general source calls common (generalWeight) raised the alerts
+		// on the generated customers' tuning half (see namefreq.go), so
+		// the source only marks them (veryCommon).
+		ix.idf[v] = float32(math.Log(n / float64(max(1, len(ix.postings[v])))))
 	}
 	ix.maxIDF = float32(math.Log(n))
 	ix.nameWeight = make([]float32, len(ix.names))

@@ -45,10 +45,11 @@ type Features struct {
 	WeakEvidence bool `json:"weakEvidence"`
 	// weakOnly: two or more weak alignments and nothing spelled.
 	weakOnly bool
-	// CommonNamesOnly: the name matched in part, through very common name
-	// parts only (see Index.common), and neither the date of birth (exact
-	// or same year) nor the country supports it; its name score was
-	// scaled by commonEvidenceFactor.
+	// CommonNamesOnly: the name matched in part, through very common names
+	// only (each pair of parts found has one the general source calls very
+	// common, see veryCommon), and neither the date of birth (exact or
+	// same year) nor the country supports it; its name score was scaled by
+	// commonEvidenceFactor.
 	CommonNamesOnly bool `json:"commonNamesOnly"`
 	// commonOnly: the name matched through common parts only.
 	commonOnly bool
@@ -225,10 +226,9 @@ func supportWeak(f *Features) {
 }
 
 // commonEvidenceFactor scales the name score of a record matched in part
-// through very common parts only, with no date of birth or country to
-// support it: so scaled, even a full match of the query's parts (0.65 of
-// the score, and most of the listed name) stays under the default
-// threshold. Chosen with bench/screening-eval on the tuning halves.
+// through very common names only, with no date of birth or country to
+// support it: so scaled, even a name score of 1 stays under the default
+// threshold (0.82). Set by that bound, not tuned.
 const commonEvidenceFactor = 0.8
 
 // supportCommon keeps under the threshold a record whose match rests on
