@@ -97,6 +97,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		sim     float64
 		weak    bool
 		upgrade bool // see below
+		joined  bool // two parts written together on one side
 	}
 	var took []accepted
 	anchored := false // an exact or nearly exact name part was found
@@ -105,7 +106,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			continue
 		}
 		var listed string
-		a := accepted{qi: p.qi, c: -1, sim: p.sim, weak: p.weak}
+		a := accepted{qi: p.qi, c: -1, sim: p.sim, weak: p.weak, joined: p.qi != p.qj || p.c < 0}
 		if p.c < 0 {
 			c := -p.c - 1
 			if cUsed[c] > 0 || cUsed[c+1] > 0 {
@@ -143,6 +144,24 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			asListed(a.qi, a.c)
 			tokens[k].Similarity, tokens[k].Weak = leftoverSim, true
 		}
+	}
+	// generalOnly: every pair found (particles and titles aside) pairs a
+	// very common name across cultures on one side or the other (see
+	// veryCommon): a listed Latin part and an abjad query part are two
+	// spellings, and either may be the one the general source lists.
+	generalOnly, generalFound := true, false
+	pairCommon := func(q *token, c int, joined bool) {
+		if q.particle || q.title {
+			return
+		}
+		generalFound = true
+		// Two parts written together are not one name of the source.
+		if joined || !veryCommon(q) && !ix.veryCommon[ctoks[c]] {
+			generalOnly = false
+		}
+	}
+	for _, a := range took {
+		pairCommon(&qt[a.qi], a.c, a.joined)
 	}
 	strong, weak, titled := 0, 0, 0
 	count := func(t *token, sim float64, isWeak bool) {
@@ -186,6 +205,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 					qUsed[i], cUsed[c] = leftoverSim, leftoverSim
 					asListed(i, c)
 					tokens = append(tokens, TokenPair{Query: qt[i].text, Listed: ct.text, Similarity: leftoverSim, Weak: true})
+					pairCommon(&qt[i], c, false)
 					count(&qt[i], leftoverSim, true)
 					break
 				}
@@ -233,7 +253,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			first, last = min(first, c), max(last, c)
 		}
 	}
-	f := Features{Tokens: tokens, commonOnly: ix.commonOnly(ctoks, cUsed)}
+	f := Features{Tokens: tokens, commonOnly: ix.commonOnly(ctoks, cUsed), generalOnly: generalOnly && generalFound}
 	bounds := full && first < last && first == ix.edge(ctoks, 0, 1) && last == ix.edge(ctoks, len(ctoks)-1, -1)
 	var cw, cs float64
 	for c, v := range ctoks {
@@ -319,9 +339,10 @@ const (
 
 // common reports whether listed part v is a name many people share: the
 // canonical form of a name with many spellings (Muhammad, Husain: see
-// variants), or a part in at least commonShare of a large list's names.
+// variants), a very common name across cultures by the general source (see
+// namefreq.go), or a part in at least commonShare of a large list's names.
 func (ix *Index) common(v int32) bool {
-	if ix.vocab[v].canon {
+	if ix.vocab[v].canon || ix.veryCommon[v] {
 		return true
 	}
 	n := len(ix.names)

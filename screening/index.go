@@ -32,6 +32,9 @@ type Index struct {
 	bySkel      keyIndex // abjad parts
 	bySkelLatin keyIndex // other parts
 	maxIDF      float32
+	// veryCommon marks the parts the general source calls very common
+	// names (see veryCommon).
+	veryCommon []bool
 	// nameWeight is the summed weight of each name's parts, to rank
 	// candidates by how much of the name a query covers.
 	nameWeight []float32
@@ -97,7 +100,13 @@ func BuildIndex(entities []Entity) *Index {
 	ix.bySkelLatin.freeze()
 	n := float64(len(ix.names)) + 1
 	ix.idf = make([]float32, len(ix.vocab))
+	ix.veryCommon = make([]bool, len(ix.vocab))
 	for v := range ix.vocab {
+		ix.veryCommon[v] = veryCommon(&ix.vocab[v])
+		// The list's own count only: lowering the weight of the parts the
+		// general source calls common (generalWeight) raised the alerts
+		// on the generated customers' tuning half (see namefreq.go), so
+		// the source only marks them (veryCommon).
 		ix.idf[v] = float32(math.Log(n / float64(max(1, len(ix.postings[v])))))
 	}
 	ix.maxIDF = float32(math.Log(n))

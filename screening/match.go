@@ -45,8 +45,17 @@ type Features struct {
 	WeakEvidence bool `json:"weakEvidence"`
 	// weakOnly: two or more weak alignments and nothing spelled.
 	weakOnly bool
+	// CommonNamesOnly: the name matched in part, through very common names
+	// only (each pair of parts found has one the general source calls very
+	// common, see veryCommon), and neither the date of birth (exact or
+	// same year) nor the country supports it; its name score was scaled by
+	// commonEvidenceFactor.
+	CommonNamesOnly bool `json:"commonNamesOnly"`
 	// commonOnly: the name matched through common parts only.
 	commonOnly bool
+	// generalOnly: every pair found has a very common name across
+	// cultures on one side (see scoreName).
+	generalOnly bool
 }
 
 // TokenPair says which list name part a query name part was matched to.
@@ -170,6 +179,7 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 		}
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
 		supportWeak(&f)
+		supportCommon(&f)
 		score := f.NameScore * f.DOBFactor * f.CountryFactor
 		if weakName(ent.Names[in.name].Type) {
 			score *= 0.95
@@ -213,6 +223,28 @@ func supportWeak(f *Features) {
 	}
 	f.WeakEvidence = true
 	f.NameScore = round3(f.NameScore * weakEvidenceFactor)
+}
+
+// commonEvidenceFactor scales the name score of a record matched in part
+// through very common names only, with no date of birth or country to
+// support it: so scaled, even a name score of 1 stays under the default
+// threshold (0.82). Set by that bound, not tuned.
+const commonEvidenceFactor = 0.8
+
+// supportCommon keeps under the threshold a record whose match rests on
+// very common names alone: a customer called by two very common names
+// shares them with many listed people, and a listed name found only in
+// part through them tells nothing about who the customer is. A name found
+// whole on both sides (every part of the query and of the listed name) is
+// not a match in part, and an exact or same-year date of birth, or the
+// country, is other evidence.
+func supportCommon(f *Features) {
+	if !f.generalOnly || f.QueryCoverage >= 1 && f.NameCoverage >= 1 ||
+		f.DOB == "exact" || f.DOB == "year" || f.Country == "match" {
+		return
+	}
+	f.CommonNamesOnly = true
+	f.NameScore = round3(f.NameScore * commonEvidenceFactor)
 }
 
 func weakName(t NameType) bool { return t == Weak }

@@ -196,7 +196,7 @@ func featureMap(f *Features) map[string]any {
 	return map[string]any{
 		"nameScore": f.NameScore, "queryCoverage": f.QueryCoverage, "nameCoverage": f.NameCoverage, "conflict": f.Conflict, "tokens": tokens,
 		"dob": f.DOB, "dobFactor": f.DOBFactor, "country": f.Country, "countryFactor": f.CountryFactor,
-		"mixedScript": f.MixedScript, "weakEvidence": f.WeakEvidence,
+		"mixedScript": f.MixedScript, "weakEvidence": f.WeakEvidence, "commonNamesOnly": f.CommonNamesOnly,
 	}
 }
 

@@ -166,10 +166,16 @@ func TestAMLLiveWithLists(t *testing.T) {
 	if c["status"] != "no_match" {
 		t.Errorf("different dob: %v", c["status"])
 	}
-	// Sandbox sees the loaded lists plus its test list.
-	c = e.mustAML(e.A.SandboxKey, `{"firstName":"Maria","lastName":"Gonzalez"}`)
+	// Sandbox sees the loaded lists plus its test list. Maria and
+	// Gonzalez are very common names: found in part (Lopez not given),
+	// they need the listed year of birth to alert (issue 25).
+	c = e.mustAML(e.A.SandboxKey, `{"firstName":"Maria","lastName":"Gonzalez","dob":"1975-06-01"}`)
 	if rs := results(t, c); rs["pep"]["status"] != "hit" || len(rs["pep"]["lists"].([]any)) != 2 {
 		t.Errorf("sandbox with lists: %v", rs["pep"])
+	}
+	c = e.mustAML(e.A.SandboxKey, `{"firstName":"Maria","lastName":"Gonzalez"}`)
+	if rs := results(t, c); rs["pep"]["status"] != "clear" {
+		t.Errorf("very common names found in part, nothing else: %v", rs["pep"])
 	}
 }
 

@@ -26,7 +26,7 @@ func generatedPath() string {
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "kycd", "generated_customers.csv")
+	return filepath.Join(dir, "kycd", "generated_customers_v2.csv")
 }
 
 type genCustomer struct {

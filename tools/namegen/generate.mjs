@@ -3,12 +3,18 @@
 // (pinned in package.json / package-lock.json; MIT) and random dates of
 // birth, seeded so every run writes the same file.
 //
+// Names are drawn from the GENERATION half of faker's lists only (see
+// halves.mjs): the other half is the matcher's general source of common
+// names (rarity.mjs), so the customers never bear a name the matcher was
+// told is common, and the alert rate measured on them is not flattered.
+//
 //   node generate.mjs [OUT.csv] [PER_LOCALE]
 //
 // OUT defaults to $KYCD_GENERATED_CUSTOMERS, else
-// ${XDG_CACHE_HOME:-~/.cache}/kycd/generated_customers.csv, the path
-// bench/screening-eval reads. The file is a test
-// fixture: never commit it.
+// ${XDG_CACHE_HOME:-~/.cache}/kycd/generated_customers_v2.csv, the path
+// bench/screening-eval reads (v2: drawn from the generation half; the name
+// changed so a file of the whole lists is never read as one). The file is a
+// test fixture: never commit it.
 //
 // Columns: full_name, date_of_birth (YYYY-MM-DD), country (ISO 3166-1
 // alpha-2), locale. Names are written as the locale writes them (Arabic,
@@ -19,10 +25,11 @@ import * as faker from '@faker-js/faker';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { keepHalf, keptWords } from './halves.mjs';
 
 const SEED = 20260227;
 const out = process.argv[2] || process.env.KYCD_GENERATED_CUSTOMERS ||
-  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'kycd', 'generated_customers.csv');
+  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'kycd', 'generated_customers_v2.csv');
 const perLocale = Number(process.argv[3] || 7500);
 
 // locale → countries its customers give, and how a full name is formed.
@@ -80,6 +87,9 @@ function csv(s) {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+keepHalf('generation');
+const allowed = keptWords();
+
 const rows = ['full_name,date_of_birth,country,locale'];
 const from = new Date('1940-01-01T00:00:00Z'), to = new Date('2006-12-31T00:00:00Z');
 locales.forEach(([locale, countries, shape], i) => {
@@ -88,6 +98,13 @@ locales.forEach(([locale, countries, shape], i) => {
   for (let n = 0; n < perLocale; n++) {
     const sex = f.helpers.arrayElement(['male', 'female']);
     const full = name(f, shape, sex).replace(/\s+/g, ' ').trim();
+    // Every word is a generation-half entry's (Chinese and Korean names
+    // are written family and given name together, so they are not split).
+    if (shape !== 'family-given') {
+      for (const w of full.split(/[ -]+/)) {
+        if (!allowed.has(w)) throw new Error(`${locale}: "${w}" of "${full}" is not in the generation half`);
+      }
+    }
     const dob = f.date.between({ from, to }).toISOString().slice(0, 10);
     rows.push([csv(full), dob, f.helpers.arrayElement(countries), locale].join(','));
   }
