@@ -167,6 +167,7 @@ func decode(probs [][][]float32) *decoded {
 		}
 	}
 	fillNameEnds(f, dists, text)
+	settleZeroes(f, dists, text)
 	firstLetter(f, &dists[0][0], text)
 	d := &decoded{format: f}
 	// ICAO 9303 starts every zone with A, C or I (identity documents), P
