@@ -43,3 +43,17 @@ func settleZeroes(f mrz.Format, dists [][]cellDist, text [][]byte) {
 		}
 	}
 }
+
+// twinOf0 says, for a position's class, which of 0 and O it forbids
+// while allowing the other: '0' for letters-only positions (O stands for
+// a 0 seen there), 'O' for digits-only ones; 0 when both or neither are
+// allowed.
+func twinOf0(class byte) byte {
+	switch class {
+	case mrz.ClassLetter, mrz.ClassAlpha:
+		return '0'
+	case mrz.ClassNumeric:
+		return 'O'
+	}
+	return 0
+}

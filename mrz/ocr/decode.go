@@ -111,6 +111,15 @@ func distOf(p []float32, class byte) cellDist {
 	var sum float64
 	for c := range len(Alphabet) {
 		v := float64(p[c])
+		// The digit 0 and the letter O are one glyph to the classifier
+		// at a small size (see settleZeroes): where the position's class
+		// forbids one of them, its probability is the other's.
+		switch {
+		case Alphabet[c] == 'O' && twinOf0(class) == '0':
+			v += float64(p[indexOf('0')])
+		case Alphabet[c] == '0' && twinOf0(class) == 'O':
+			v += float64(p[indexOf('O')])
+		}
 		if !allowed(class, Alphabet[c]) {
 			v *= offClass
 		}
