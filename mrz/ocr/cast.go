@@ -63,30 +63,47 @@ func removeCast(g *image.Gray, chroma []uint8) {
 	if !any {
 		return
 	}
-	floor := make([]uint8, bw*bh)
-	for by := range bh {
-		for bx := range bw {
-			m := uint8(255)
-			for y := max(0, by-1); y <= min(bh-1, by+1); y++ {
-				for x := max(0, bx-1); x <= min(bw-1, bx+1); x++ {
-					m = min(m, blk[y*bw+x])
-				}
-			}
-			floor[by*bw+bx] = m
-		}
-	}
+	// The cast's region: blocks whose 3 × 3 neighbourhood is all cast
+	// (an erosion: thin coloured strokes drop out), grown back by two
+	// blocks (so that it covers the band to its edges and a little past).
+	floor := blockFilter(blk, bw, bh, 1, false)
+	region := blockFilter(floor, bw, bh, 1, true)
 	for y := range h {
 		pix := g.Pix[y*g.Stride : y*g.Stride+w]
-		fro := floor[(y/bs)*bw:]
+		crow := chroma[y*w : (y+1)*w]
+		rro := region[(y/bs)*bw:]
 		for x, v := range pix {
-			c := int(fro[x/bs])
-			if c < minCast {
+			r := rro[x/bs]
+			if r < minCast {
 				continue
 			}
-			// Paper under the cast is at most 255 − c bright in the
-			// darkest channel sense; stretch it back to white.
+			// Each pixel loses its own chroma, up to the region's: under
+			// the band ink and paper alike lose the cast; just past its
+			// edge a neutral pixel loses nothing, so that no character is
+			// cut into a corrected and an uncorrected part.
+			c := int(min(crow[x], r))
 			nv := (int(v) - c) * 255 / (255 - c)
 			pix[x] = uint8(min(max(nv, 0), 255))
 		}
 	}
+}
+
+// blockFilter is the least (or, grow, the greatest) value over each
+// block's neighbours within rad blocks.
+func blockFilter(in []uint8, bw, bh, rad int, grow bool) []uint8 {
+	out := make([]uint8, len(in))
+	for by := range bh {
+		for bx := range bw {
+			m := in[by*bw+bx]
+			for y := max(0, by-rad); y <= min(bh-1, by+rad); y++ {
+				for x := max(0, bx-rad); x <= min(bw-1, bx+rad); x++ {
+					if v := in[y*bw+x]; (v > m) == grow && v != m {
+						m = v
+					}
+				}
+			}
+			out[by*bw+bx] = m
+		}
+	}
+	return out
 }
