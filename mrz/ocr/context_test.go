@@ -100,6 +100,12 @@ func TestSettleZeroesDecides(t *testing.T) {
 	if !d.sure || !slices.Equal(d.lines, svn) {
 		t.Fatalf("name O seen as 0: got %q sure %v unsure %v", d.lines, d.sure, d.unsure)
 	}
+	// Seen as a 0 but with a B in view (a washed-out ALBERTINE's B
+	// looked so): the 0's share does not go to the O.
+	d = decode(zoneProbs(svn, map[[2]int]map[byte]float32{{2, 2}: {'0': 0.9, 'B': 0.08}}))
+	if d.sure {
+		t.Fatalf("name O, 0 or B: sure of %q", d.lines)
+	}
 	// Seen as a Q just as much: no reading.
 	d = decode(zoneProbs(svn, map[[2]int]map[byte]float32{{2, 2}: {'0': 0.5, 'Q': 0.45}}))
 	if d.sure {

@@ -113,12 +113,17 @@ func distOf(p []float32, class byte) cellDist {
 		v := float64(p[c])
 		// The digit 0 and the letter O are one glyph to the classifier
 		// at a small size (see settleZeroes): where the position's class
-		// forbids one of them, its probability is the other's.
-		switch {
-		case Alphabet[c] == 'O' && twinOf0(class) == '0':
-			v += float64(p[indexOf('0')])
-		case Alphabet[c] == '0' && twinOf0(class) == 'O':
-			v += float64(p[indexOf('O')])
+		// forbids one of them and the classifier is sure the cell is one
+		// of the two (as sure as a character taken on its own needs), its
+		// probability is the other's. A cell that may also be a B or a D
+		// is left as it was: the 0's share must not push an O past them.
+		if round := float64(p[indexOf('0')] + p[indexOf('O')]); round >= sureProb {
+			switch {
+			case Alphabet[c] == 'O' && twinOf0(class) == '0':
+				v += float64(p[indexOf('0')])
+			case Alphabet[c] == '0' && twinOf0(class) == 'O':
+				v += float64(p[indexOf('O')])
+			}
 		}
 		if !allowed(class, Alphabet[c]) {
 			v *= offClass
