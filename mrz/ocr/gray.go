@@ -14,7 +14,9 @@ import (
 // near infrared, carbon black in practice), which is dark in every
 // channel, while the coloured print around and over it (security
 // backgrounds, a red SPECIMEN stamp, boxes drawn on a photo) is bright in
-// at least one and so fades into the paper.
+// at least one and so fades into the paper. A translucent colour laid
+// over the zone (a highlighter, a tinted box), which lifts the ink too, is
+// undone by its chroma (see removeCast).
 func inkGray(img image.Image, maxSide int) (*image.Gray, float64) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
