@@ -63,6 +63,9 @@ type decoded struct {
 	failing []string
 	// notZone: the first character is none a zone starts with.
 	notZone bool
+	// short: the zone's lines are shorter than its document code says
+	// (see decode).
+	short bool
 }
 
 // formatOf tells the layout from the zone's size and its first symbols.
@@ -267,6 +270,14 @@ func decode(probs [][][]float32) *decoded {
 			failingCells[p] = true
 		}
 		failingCells[ch.digit] = true
+	}
+	// A passport's zone is TD3 (ICAO 9303-4: 2 × 44); a 2 × 36 zone
+	// starting with P is a passport's with its lines' ends outside what
+	// was read (a page partly out of the frame or under a thumb, a line
+	// found short). Its check digits may even hold over the cells read;
+	// it is never a reading.
+	if f == mrz.TD2 && text[0][0] == 'P' {
+		d.short, d.sure = true, false
 	}
 	d.conf = make([][]float64, len(text))
 	for l := range text {
