@@ -28,6 +28,8 @@ const (
 	// 3 × 3 blocks: wider than a pen's outline or a stamp's stroke,
 	// narrower than a highlighter's band.
 	castBlockDiv = 600
+	// maxCast: the most chroma taken off a pixel.
+	maxCast = 240
 )
 
 // removeCast undoes a uniform translucent colour in g, given each pixel's
@@ -44,7 +46,7 @@ func removeCast(g *image.Gray, chroma []uint8) {
 	for i := range blk {
 		blk[i] = 255
 	}
-	any := false
+	found := false
 	for y := range h {
 		row := chroma[y*w : (y+1)*w]
 		bro := blk[(y/bs)*bw:]
@@ -56,16 +58,17 @@ func removeCast(g *image.Gray, chroma []uint8) {
 	}
 	for _, c := range blk {
 		if c >= minCast {
-			any = true
+			found = true
 			break
 		}
 	}
-	if !any {
+	if !found {
 		return
 	}
 	// The cast's region: blocks whose 3 × 3 neighbourhood is all cast
-	// (an erosion: thin coloured strokes drop out), grown back by two
-	// blocks (so that it covers the band to its edges and a little past).
+	// (an erosion: thin coloured strokes drop out), grown back by one
+	// block (an opening: a band keeps its extent, to a block; each pixel's
+	// own chroma decides at its edge).
 	floor := blockFilter(blk, bw, bh, 1, false)
 	region := blockFilter(floor, bw, bh, 1, true)
 	for y := range h {
@@ -81,7 +84,9 @@ func removeCast(g *image.Gray, chroma []uint8) {
 			// the band ink and paper alike lose the cast; just past its
 			// edge a neutral pixel loses nothing, so that no character is
 			// cut into a corrected and an uncorrected part.
-			c := int(min(crow[x], r))
+			// At most maxCast: a pure colour (chroma 255) would leave
+			// no paper level to stretch to.
+			c := int(min(crow[x], r, maxCast))
 			nv := (int(v) - c) * 255 / (255 - c)
 			pix[x] = uint8(min(max(nv, 0), 255))
 		}

@@ -88,3 +88,20 @@ func TestReadThroughHighlighter(t *testing.T) {
 		t.Errorf("read %d of %d highlighted zones exactly, want %d", read, tried, tried-1)
 	}
 }
+
+// TestRemoveCastPureColour: a picture of one saturated colour (chroma
+// 255, a banner or a screenshot's fill) has no paper level to stretch to;
+// it must not divide by zero (it did, before maxCast).
+func TestRemoveCastPureColour(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+3] = 255, 255
+	}
+	g, _ := inkGray(img, maxSide)
+	if g.Bounds().Dx() != 64 {
+		t.Fatalf("size %v", g.Bounds())
+	}
+	if _, err := Read(img, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
