@@ -105,3 +105,24 @@ func TestRemoveCastPureColour(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzInkGray: any pixels, of any colours and sizes, give a gray image of
+// the expected size without a panic (the cast removal divides by the
+// paper's level).
+func FuzzInkGray(f *testing.F) {
+	f.Add(uint8(8), uint8(6), []byte{255, 0, 0, 255})
+	f.Add(uint8(40), uint8(30), []byte{255, 235, 0, 255, 10, 10, 10, 255, 115, 106, 0, 255})
+	f.Add(uint8(1), uint8(1), []byte{})
+	f.Fuzz(func(t *testing.T, w, h uint8, pix []byte) {
+		img := image.NewRGBA(image.Rect(0, 0, int(w), int(h)))
+		if len(pix) > 0 {
+			for i := range img.Pix {
+				img.Pix[i] = pix[i%len(pix)] ^ byte(i/len(pix))
+			}
+		}
+		g, _ := inkGray(img, 64)
+		if w > 0 && h > 0 && (g.Bounds().Dx() == 0 || g.Bounds().Dy() == 0) {
+			t.Fatalf("%d × %d gave %v", w, h, g.Bounds())
+		}
+	})
+}
