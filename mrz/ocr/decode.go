@@ -63,6 +63,9 @@ type decoded struct {
 	failing []string
 	// notZone: the first character is none a zone starts with.
 	notZone bool
+	// short: the zone's lines are shorter than its document code says
+	// (see decode).
+	short bool
 }
 
 // formatOf tells the layout from the zone's size and its first symbols.
@@ -111,6 +114,20 @@ func distOf(p []float32, class byte) cellDist {
 	var sum float64
 	for c := range len(Alphabet) {
 		v := float64(p[c])
+		// The digit 0 and the letter O are one glyph to the classifier
+		// at a small size (see settleZeroes): where the position's class
+		// forbids one of them and the classifier is sure the cell is one
+		// of the two (as sure as a character taken on its own needs), its
+		// probability is the other's. A cell that may also be a B or a D
+		// is left as it was: the 0's share must not push an O past them.
+		if round := float64(p[indexOf('0')] + p[indexOf('O')]); round >= sureProb {
+			switch {
+			case Alphabet[c] == 'O' && twinOf0(class) == '0':
+				v += float64(p[indexOf('0')])
+			case Alphabet[c] == '0' && twinOf0(class) == 'O':
+				v += float64(p[indexOf('O')])
+			}
+		}
 		if !allowed(class, Alphabet[c]) {
 			v *= offClass
 		}
@@ -167,6 +184,7 @@ func decode(probs [][][]float32) *decoded {
 		}
 	}
 	fillNameEnds(f, dists, text)
+	settleZeroes(f, dists, text)
 	firstLetter(f, &dists[0][0], text)
 	d := &decoded{format: f}
 	// ICAO 9303 starts every zone with A, C or I (identity documents), P
@@ -252,6 +270,14 @@ func decode(probs [][][]float32) *decoded {
 			failingCells[p] = true
 		}
 		failingCells[ch.digit] = true
+	}
+	// A passport's zone is TD3 (ICAO 9303-4: 2 × 44); a 2 × 36 zone
+	// starting with P is a passport's with its lines' ends outside what
+	// was read (a page partly out of the frame or under a thumb, a line
+	// found short). Its check digits may even hold over the cells read;
+	// it is never a reading.
+	if f == mrz.TD2 && text[0][0] == 'P' {
+		d.short, d.sure = true, false
 	}
 	d.conf = make([][]float64, len(text))
 	for l := range text {

@@ -194,3 +194,22 @@ func TestDecodeFirstLetter(t *testing.T) {
 		t.Fatalf("a clear X read as %q", d.lines[0])
 	}
 }
+
+// TestPassportZoneCutShort: a passport's 2 × 44 zone read as 2 × 36
+// cells (its ends outside what was read) is never a reading, even read
+// with certainty; before, it came back invalid with the text of the cells
+// read (a phone photo of the Lithuanian specimen small in the frame).
+func TestPassportZoneCutShort(t *testing.T) {
+	ltu := []string{
+		"P<LTUBASANAVICIENE<<BIRUTE<<<<<<<<<<<<<<<<<<",
+		"00000000<0LTU5911239F120101145911231023<<<16",
+	}
+	short := []string{ltu[0][:36], ltu[1][:36]}
+	d := decode(zoneProbs(short, nil))
+	if d.sure || !d.short {
+		t.Fatalf("2 × 36 cells of a passport zone: sure %v short %v %q", d.sure, d.short, d.lines)
+	}
+	if d := decode(zoneProbs(ltu, nil)); !d.sure || d.short {
+		t.Fatalf("the whole zone: sure %v short %v", d.sure, d.short)
+	}
+}

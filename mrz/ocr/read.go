@@ -450,6 +450,8 @@ func result(s *scored, base *plane, ref time.Time) *Result {
 		r.Status = StatusRead
 	case d.sure:
 		r.Status = StatusInvalid
+	case d.short:
+		r.Status, r.Hint = StatusUnreadable, HintCutOff
 	default:
 		r.Status = StatusUnreadable
 		r.Hint = hint(s, d, base, r.Contrast, r.Perspective)
