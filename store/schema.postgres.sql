@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 28
+-- kycd_schema version = 30
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -241,6 +241,38 @@ CREATE TABLE case_claims (
   CONSTRAINT case_claims_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE DEFERRABLE
 );
 
+CREATE TABLE case_comments (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  subject_type text COLLATE "C" NOT NULL,
+  subject_id text COLLATE "C" NOT NULL,
+  author_type text COLLATE "C" NOT NULL,
+  author_id text COLLATE "C" NOT NULL,
+  author_name text COLLATE "C" NOT NULL,
+  body text COLLATE "C" NOT NULL,
+  mentions text COLLATE "C" NOT NULL DEFAULT ''::text,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT case_comments_author_type_check CHECK ((author_type = ANY (ARRAY['user'::text, 'api_key'::text]))),
+  CONSTRAINT case_comments_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT case_comments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT case_comments_pkey PRIMARY KEY (id),
+  CONSTRAINT case_comments_subject_type_check CHECK ((subject_type = 'kyc_request'::text))
+);
+
+CREATE TABLE case_tags (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  subject_type text COLLATE "C" NOT NULL,
+  subject_id text COLLATE "C" NOT NULL,
+  tag text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT case_tags_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT case_tags_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT case_tags_pkey PRIMARY KEY (organization_id, environment, subject_type, tag, subject_id),
+  CONSTRAINT case_tags_subject_type_check CHECK ((subject_type = 'kyc_request'::text))
+);
+
 CREATE TABLE console_sessions (
   id_hash bytea NOT NULL,
   user_id text COLLATE "C" NOT NULL,
@@ -438,6 +470,17 @@ CREATE TABLE kyc_events (
   CONSTRAINT kyc_events_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE
 );
 
+CREATE TABLE kyc_request_reasons (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  code text COLLATE "C" NOT NULL,
+  request_id text COLLATE "C" NOT NULL,
+  source text COLLATE "C" NOT NULL,
+  CONSTRAINT kyc_request_reasons_pkey PRIMARY KEY (organization_id, environment, code, request_id),
+  CONSTRAINT kyc_request_reasons_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_request_reasons_source_check CHECK ((source = ANY (ARRAY['engine'::text, 'review'::text])))
+);
+
 CREATE TABLE kyc_requests (
   id text COLLATE "C" NOT NULL,
   public_id text COLLATE "C" NOT NULL,
@@ -478,6 +521,7 @@ CREATE TABLE kyc_requests (
   assignee_id text COLLATE "C",
   assigned_at text COLLATE "C",
   decided_by text COLLATE "C",
+  review_reason_codes text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
@@ -641,6 +685,17 @@ CREATE TABLE organizations (
   CONSTRAINT organizations_review_sla_sandbox_hours_check CHECK (((review_sla_sandbox_hours >= 1) AND (review_sla_sandbox_hours <= 8760)))
 );
 
+CREATE TABLE reason_codes (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  code text COLLATE "C" NOT NULL,
+  label text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT reason_codes_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT reason_codes_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT reason_codes_pkey PRIMARY KEY (organization_id, environment, code)
+);
+
 CREATE TABLE subject_keys (
   applicant_id text COLLATE "C" NOT NULL,
   secret bytea NOT NULL,
@@ -796,6 +851,10 @@ CREATE INDEX audit_log_org_idx ON audit_log USING btree (organization_id, id);
 
 CREATE INDEX audit_log_resource_idx ON audit_log USING btree (resource_id, id);
 
+CREATE INDEX case_comments_subject_idx ON case_comments USING btree (organization_id, environment, subject_type, subject_id, id);
+
+CREATE INDEX case_tags_subject_idx ON case_tags USING btree (subject_id, tag);
+
 CREATE INDEX console_sessions_expires_idx ON console_sessions USING btree (expires_at);
 
 CREATE INDEX console_sessions_user_idx ON console_sessions USING btree (user_id);
@@ -826,6 +885,8 @@ CREATE INDEX kyc_captures_sha_idx ON kyc_captures USING btree (source_sha256);
 
 CREATE INDEX kyc_events_request_idx ON kyc_events USING btree (request_id, id);
 
+CREATE INDEX kyc_request_reasons_request_idx ON kyc_request_reasons USING btree (request_id);
+
 CREATE INDEX kyc_requests_applicant_idx ON kyc_requests USING btree (applicant_id);
 
 CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests USING btree (organization_id, environment, document_number) WHERE (document_number IS NOT NULL);
@@ -840,11 +901,11 @@ CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests USING btree (or
 
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests USING btree (organization_id, environment, decided_at, id);
 
+CREATE INDEX kyc_requests_org_env_decider_decision_idx ON kyc_requests USING btree (organization_id, environment, decided_by, decision, id);
+
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests USING btree (organization_id, environment, decision, id);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
-
-CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests USING btree (organization_id, environment, id, reason_codes);
 
 CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests USING btree (organization_id, environment, risk_score, id);
 

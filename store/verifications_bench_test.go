@@ -57,6 +57,8 @@ func BenchmarkListVerifications(b *testing.B) {
 		{DecidedBy: DecidedByPerson, Sort: SortDecided},
 		{Reason: "FACE_MISMATCH"},
 		{Reason: "SANCTIONS_MATCH", Status: kyc.KYCAwaitingReview},
+		{Tag: "vip"},
+		{Tag: "fraud-ring", Status: kyc.KYCAwaitingReview},
 		{Assignee: users[0]},
 		{Assignee: "none", Status: kyc.KYCAwaitingReview},
 		{RiskMin: ptr(70.0)},
@@ -190,6 +192,20 @@ func seedVerifications(b *testing.B, s *Store, n int) (orgID string, userIDs []s
 				reqID, fmt.Sprintf("kyc_b%011d", i), o.ID, appID, status, decision, float64(rng.IntN(1000))/10, tok[:], ts,
 				strings.Join(rc, " "), submitted, decided, by, assignee, ts, ts); err != nil {
 				return err
+			}
+			for _, c := range rc {
+				if _, err := tx.exec(`INSERT INTO kyc_request_reasons (organization_id, environment, code, request_id, source)
+					VALUES (?, 'live', ?, ?, 'engine')`, o.ID, c, reqID); err != nil {
+					return err
+				}
+			}
+			// A tenth of the cases carry a tag, as a team tags the ones it
+			// follows.
+			if rng.IntN(10) == 0 {
+				if _, err := tx.exec(`INSERT INTO case_tags (organization_id, environment, subject_type, subject_id, tag, created_at)
+					VALUES (?, 'live', 'kyc_request', ?, ?, ?)`, o.ID, reqID, []string{"vip", "follow-up", "fraud-ring"}[rng.IntN(3)], ts); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
