@@ -246,4 +246,3 @@ func (s *Server) handleReasonCodeDelete(w http.ResponseWriter, r *http.Request) 
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
-
