@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"kycd/decision"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -28,6 +27,7 @@ type queuePage struct {
 	SLA          time.Duration
 	Overdue      int  // overdue requests of the environment (with an SLA)
 	OnlyOverdue  bool // the overdue filter is on
+	Tags         []string
 }
 
 // handleQueue handles "GET /console/{env}/queue": the KYC requests
@@ -51,6 +51,11 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 	}
 	if f.Assignee = q.Get("assignee"); len(f.Assignee) > 64 {
 		f.Assignee = ""
+	}
+	if t := q.Get("tag"); t != "" {
+		if f.Tag, _ = kyc.NormalizeTag(t); f.Tag == "" {
+			return kyc.Invalid(kyc.FieldError{Field: "tag", Message: "is not a tag"})
+		}
 	}
 	org, e := sess.User.OrganizationID, env(r)
 	set, err := c.store.FindOrgSettings(r.Context(), org)
@@ -81,8 +86,12 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 		rows[i] = queueRow{QueueItem: it, Due: dueOf(it.SubmittedAt, sla)}
 		rows[i].Overdue = rows[i].Due != nil && now.After(*rows[i].Due)
 	}
-	d := queuePage{Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
-		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
+	codes, tags, err := c.listFilterChoices(r, org, e)
+	if err != nil {
+		return err
+	}
+	d := queuePage{Tags: tags, Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
+		Query: q, ReasonCodes: codes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
 		OnlyOverdue: !f.OverdueBefore.IsZero()}
 	return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Review queue", Section: "queue", Data: d})
 }

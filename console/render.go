@@ -114,6 +114,12 @@ func (p *page) SwitchURL(to kyc.Environment) string {
 var notices = map[string]string{
 	"claimed":       "You have claimed this case for 30 minutes.",
 	"assigned":      "The case is assigned.",
+	"tagged":        "The tag is added.",
+	"untagged":      "The tag is removed.",
+	"commented":     "Your comment is added.",
+	"mentioned":     "Your comment is added. The colleagues you mentioned are e-mailed a link to this case.",
+	"code-added":    "The reason code is added. Reviewers can choose it now.",
+	"code-removed":  "The reason code is removed. Decisions that carry it keep it.",
 	"unassigned":    "The case is no longer assigned to anyone.",
 	"sla-saved":     "The review due times are saved.",
 	"released":      "The claim is released.",

@@ -78,6 +78,9 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/cases/{id}/claim", access: signedIn, perm: kyc.PermDecide, h: c.handleClaim, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/assign", access: signedIn, perm: kyc.PermDecide, h: c.handleAssign, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/tags", access: signedIn, perm: kyc.PermDecide, h: c.handleTagAdd, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/tags/remove", access: signedIn, perm: kyc.PermDecide, h: c.handleTagRemove, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/comments", access: signedIn, perm: kyc.PermDecide, h: c.handleComment, back: c.handleCase},
 		{pattern: "GET /console/{env}/verifications", access: signedIn, perm: kyc.PermRead, h: c.handleVerifications},
 		// Within the role's rights: contact details are columns only for
 		// roles with personal data.
@@ -122,6 +125,8 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/sla", access: signedIn, perm: kyc.PermAdmin, h: c.handleSLASettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
+		{pattern: "POST /console/settings/reason-codes", access: signedIn, perm: kyc.PermAdmin, h: c.handleReasonCodeAdd, back: c.handleSettings},
+		{pattern: "POST /console/settings/reason-codes/remove", access: signedIn, perm: kyc.PermAdmin, h: c.handleReasonCodeRemove, back: c.handleSettings},
 		{pattern: "GET /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicy},
 		{pattern: "POST /console/settings/policy/preview", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicyPreview, back: c.handlePolicy},
 		{pattern: "POST /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicySave, back: c.handlePolicy},

@@ -44,6 +44,10 @@ type settingsPage struct {
 	// ContactEmail is the organization's contact address (after an
 	// error: as sent).
 	ContactEmail string
+	// ReasonCodes are each environment's decision codes; CodeForm the
+	// add form's values (after an error: as sent).
+	ReasonCodes []reasonCodesSettings
+	CodeForm    struct{ Env, Code, Label string }
 }
 
 type brandForm struct {
@@ -106,12 +110,21 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Policy = policySummary{Custom: set.DecisionPolicy != nil, Version: pol.Version}
+	for _, e := range []kyc.Environment{kyc.Live, kyc.Sandbox} {
+		codes, err := c.reasonCatalog(r, org, e)
+		if err != nil {
+			return err
+		}
+		d.ReasonCodes = append(d.ReasonCodes, reasonCodesSettings{Env: e, Codes: codes})
+	}
 	if formError(r) != nil {
 		// Show what was sent, so nothing typed is lost.
 		switch r.URL.Path {
 		case "/console/settings/branding":
 			d.BrandForm = brandForm{DisplayName: r.PostFormValue("displayName"), SupportEmail: r.PostFormValue("supportEmail"),
 				PrivacyURL: r.PostFormValue("privacyUrl"), BrandColor: r.PostFormValue("brandColor"), DefaultLocale: r.PostFormValue("defaultLocale")}
+		case "/console/settings/reason-codes":
+			d.CodeForm.Env, d.CodeForm.Code, d.CodeForm.Label = r.PostFormValue("environment"), r.PostFormValue("code"), r.PostFormValue("label")
 		case "/console/settings/contact":
 			d.ContactEmail = r.PostFormValue("contactEmail")
 		case "/console/settings/screening":
