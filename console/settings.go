@@ -44,9 +44,11 @@ type settingsPage struct {
 	// ContactEmail is the organization's contact address (after an
 	// error: as sent).
 	ContactEmail string
-	// ReasonCodes are each environment's decision codes; CodeForm the
-	// add form's values (after an error: as sent).
-	ReasonCodes []reasonCodesSettings
+	// ReasonCodes are each environment's own decision codes, beside the
+	// built-in ones; CodeForm the add form's values (after an error: as
+	// sent).
+	BuiltInCodes []kyc.ReasonCode
+	ReasonCodes  []reasonCodesSettings
 	CodeForm    struct{ Env, Code, Label string }
 }
 
@@ -110,8 +112,9 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Policy = policySummary{Custom: set.DecisionPolicy != nil, Version: pol.Version}
+	d.BuiltInCodes = kyc.BuiltInReasonCodes
 	for _, e := range []kyc.Environment{kyc.Live, kyc.Sandbox} {
-		codes, err := c.reasonCatalog(r, org, e)
+		codes, err := c.store.FindReasonCodes(ctx, org, e)
 		if err != nil {
 			return err
 		}
