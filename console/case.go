@@ -42,7 +42,7 @@ type casePage struct {
 		Decision, Code, Note string
 		More                 []string // the further codes ticked
 	}
-	Desk       *deskView
+	Desk *deskView
 }
 
 type pendingView struct {

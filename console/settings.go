@@ -49,7 +49,7 @@ type settingsPage struct {
 	// sent).
 	BuiltInCodes []kyc.ReasonCode
 	ReasonCodes  []reasonCodesSettings
-	CodeForm    struct{ Env, Code, Label string }
+	CodeForm     struct{ Env, Code, Label string }
 }
 
 type brandForm struct {

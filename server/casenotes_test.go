@@ -178,6 +178,11 @@ func TestReasonCodesAPI(t *testing.T) {
 	if !strings.Contains(string(rep.body), `"reasonCodes":["DOCUMENT_FORGED","SOURCE_OF_FUNDS_UNCLEAR"]`) {
 		t.Errorf("report.json lacks the codes: %s", rep.body)
 	}
+	// The PDF lists every code (one a line in the reviewer notes' table).
+	if txt := pdfText(t, e.call("GET", path+"/report.pdf", e.A.SandboxKey, "").body); !strings.Contains(txt, "SOURCE_OF_FUNDS_UNCLEAR") ||
+		!strings.Contains(txt, "DOCUMENT_FORGED") {
+		t.Errorf("report.pdf lacks the codes:\n%s", txt)
+	}
 	// The webhook: the delivery of the rejected event to the request's
 	// callback (its body is checked against the description by call).
 	dl := e.call("GET", "/v1/webhook-deliveries?eventType=svc.kyc.request.rejected", e.A.SandboxKey, "").json(t)["data"].([]any)
