@@ -238,7 +238,7 @@ func kycNotes(d *doc, notes []ReviewerNote) {
 	}
 	// The reviewer's column holds a name over an e-mail address.
 	t := d.newTable("", true, col{head: "Time", w: 0.205}, col{head: "Reviewer", w: 0.20}, col{head: "Decision", w: 0.10},
-		col{head: "Reason codes", w: 0.18}, col{head: "Note", w: 0.315}).continues("Reviewer notes")
+		col{head: "Reason codes", w: 0.22}, col{head: "Note", w: 0.275}).continues("Reviewer notes")
 	for _, n := range notes {
 		t.row(n.At, reviewerLines(n), orNone(n.Decision), noteCodes(n), orNone(n.Note))
 	}
