@@ -89,9 +89,9 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		add(`r.decision = ?`, string(f.Decision))
 	}
 	// A reason code (the engine's or the decision's) and a tag are read
-	// from their own tables: probed per row when an equality filter on
-	// the row narrows it first, else read as the list of the code's or
-	// the tag's requests.
+	// from their own tables. A code is probed per row when an equality
+	// filter on the row narrows it first (a code can be on a sixth of all
+	// requests), else read as the list of the code's requests.
 	narrowed := f.Status != "" || f.Decision != "" || f.Assignee != "" || f.DecidedBy != ""
 	if f.Reason != "" {
 		if narrowed || f.Tag != "" {
@@ -103,12 +103,9 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		}
 	}
 	if f.Tag != "" {
-		if narrowed {
-			add(`EXISTS (SELECT 1 FROM case_tags t WHERE t.organization_id = r.organization_id AND t.environment = r.environment
-				AND t.subject_type = 'kyc_request' AND t.tag = ? AND t.subject_id = r.id)`, f.Tag)
-		} else {
-			add(tagFilter, orgID, string(env), f.Tag)
-		}
+		// Tags are sparse: the tag's list of requests drives, whatever
+		// else filters.
+		add(tagFilter, orgID, string(env), f.Tag)
 	}
 	if f.RiskMin != nil {
 		add(`r.risk_score >= ?`, *f.RiskMin)
