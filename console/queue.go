@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"kycd/decision"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -86,12 +87,14 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 		rows[i] = queueRow{QueueItem: it, Due: dueOf(it.SubmittedAt, sla)}
 		rows[i].Overdue = rows[i].Due != nil && now.After(*rows[i].Due)
 	}
-	codes, tags, err := c.listFilterChoices(r, org, e)
+	// The queue's requests await a decision: their reasons are the
+	// engine's.
+	tags, err := c.store.FindUsedTags(r.Context(), org, e, kyc.SubjectKYCRequest)
 	if err != nil {
 		return err
 	}
 	d := queuePage{Tags: tags, Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
-		Query: q, ReasonCodes: codes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
+		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
 		OnlyOverdue: !f.OverdueBefore.IsZero()}
 	return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Review queue", Section: "queue", Data: d})
 }
