@@ -74,12 +74,19 @@ func TestCaseTagsAndComments(t *testing.T) {
 	if r.status != http.StatusBadRequest || !strings.Contains(r.text(), "@[Nobody Here] names no active user") || !strings.Contains(r.body, "Ask @[Nobody Here] too.") {
 		t.Errorf("mention of nobody: %d %s", r.status, r.text())
 	}
+	// A comment is text, never markup.
+	if r := bj.post(casePath+"/comments", "body", `<script>alert(1)</script> <b>bold</b>`); r.status != http.StatusSeeOther {
+		t.Fatalf("comment with markup: %d %s", r.status, r.text())
+	}
+	if p := bj.get(casePath); strings.Contains(p.body, "<script>alert(1)") || !strings.Contains(p.body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the comment's markup is not escaped")
+	}
 	if p := ba.get(casePath); !strings.Contains(p.text(), "looks reprinted") || !strings.Contains(p.text(), "mentioned Ann Analyst") {
 		t.Errorf("the analyst does not read the thread: %s", p.text())
 	} else if strings.Contains(p.body, `action="`+casePath+`/comments"`) {
 		t.Errorf("the analyst, who does not work cases, is offered the comment form")
 	}
-	if p := bv.get(casePath); strings.Contains(p.text(), "looks reprinted") || !strings.Contains(p.text(), "1 comment.") {
+	if p := bv.get(casePath); strings.Contains(p.text(), "looks reprinted") || !strings.Contains(p.text(), "2 comments.") {
 		t.Errorf("the viewer sees the comment's text, or not its count: %s", p.text())
 	}
 
@@ -96,11 +103,11 @@ func TestCaseTagsAndComments(t *testing.T) {
 	got := map[string]int{}
 	for _, a := range rows {
 		got[a.Action]++
-		if a.Action == "kyc.commented" && (a.ActorID == nil || *a.ActorID != jane.User.ID || strings.Contains(*a.Reason, "T22000129")) {
+		if a.Action == "kyc.commented" && (a.ActorID == nil || *a.ActorID != jane.User.ID || strings.Contains(*a.Reason, "T22000129") || strings.Contains(*a.Reason, "script")) {
 			t.Errorf("comment audit: %+v %s", a, *a.Reason)
 		}
 	}
-	if got["kyc.tag_added"] != 1 || got["kyc.tag_removed"] != 1 || got["kyc.commented"] != 1 {
+	if got["kyc.tag_added"] != 1 || got["kyc.tag_removed"] != 1 || got["kyc.commented"] != 2 {
 		t.Errorf("audit: %v", got)
 	}
 	_ = erika

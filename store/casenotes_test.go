@@ -229,4 +229,20 @@ func TestTagsAndComments(t *testing.T) {
 	if cs, _ := s.FindComments(t.Context(), other.ID, kyc.Live, kyc.SubjectKYCRequest, id); len(cs) != 0 {
 		t.Errorf("another organization sees the comments")
 	}
+	// Erasing the applicant removes the comments (free text, as reviewer
+	// notes); the tags stay with the tombstone.
+	r, err := s.FindKYCRequest(t.Context(), org.ID, kyc.Live, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EraseApplicant(t.Context(), store.ErasureRequest{OrganizationID: org.ID, Environment: kyc.Live, ApplicantID: r.ApplicantID,
+		Rule: kyc.ErasureOnRequest}); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := s.FindComments(t.Context(), org.ID, kyc.Live, kyc.SubjectKYCRequest, id); len(cs) != 0 {
+		t.Errorf("comments after the erasure: %+v", cs)
+	}
+	if tags, _ := s.FindTags(t.Context(), org.ID, kyc.Live, kyc.SubjectKYCRequest, id); len(tags) != kyc.MaxTags {
+		t.Errorf("tags after the erasure: %v", tags)
+	}
 }
