@@ -31,6 +31,10 @@ type exportRequestJSON struct {
 	Timeline []kyc.KYCEvent      `json:"timeline"`
 	Captures []exportCaptureJSON `json:"captures"`
 	Liveness []exportSessionJSON `json:"livenessSessions"`
+	// The case's tags and comments: colleagues' notes about the person
+	// are data held about them too.
+	Tags     []string      `json:"tags"`
+	Comments []commentJSON `json:"comments"`
 }
 
 type exportCaptureJSON struct {
@@ -98,6 +102,17 @@ func (s *Server) handleApplicantExport(w http.ResponseWriter, r *http.Request) e
 		er := exportRequestJSON{Request: s.toKYCJSON(req), Captures: []exportCaptureJSON{}, Liveness: []exportSessionJSON{}}
 		if er.Timeline, err = s.store.FindKYCEvents(ctx, req.ID); err != nil {
 			return err
+		}
+		if er.Tags, err = s.store.FindTags(ctx, key.OrganizationID, key.Environment, kyc.SubjectKYCRequest, req.ID); err != nil {
+			return err
+		}
+		cs, err := s.store.FindComments(ctx, key.OrganizationID, key.Environment, kyc.SubjectKYCRequest, req.ID)
+		if err != nil {
+			return err
+		}
+		er.Comments = make([]commentJSON, len(cs))
+		for i, c := range cs {
+			er.Comments[i] = toCommentJSON(c)
 		}
 		caps, err := s.store.FindCaptures(ctx, req.ID, "")
 		if err != nil {
