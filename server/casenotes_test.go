@@ -59,6 +59,20 @@ func TestCaseNotesAPI(t *testing.T) {
 		t.Errorf("tag %d: %d %s, want 400", kyc.MaxTags+1, r.status, r.body)
 	}
 
+	// The API's list filters by tag.
+	for q, want := range map[string]float64{"tag=HIGH-VALUE": 1, "tag=ring:42": 0, "tag=high-value&status=link_generated": 1, "tag=high-value&status=approved": 0} {
+		r := e.call("GET", "/v1/kyc-requests?"+q, e.A.SandboxKey, "")
+		if n := r.json(t)["pagination"].(map[string]any)["totalItems"]; r.status != 200 || n != want {
+			t.Errorf("list ?%s: %d %v, want %v", q, r.status, n, want)
+		}
+	}
+	if r := e.call("GET", "/v1/kyc-requests?tag=two%20words", e.A.SandboxKey, ""); r.status != 400 {
+		t.Errorf("list by a bad tag: %d", r.status)
+	}
+	if n := e.call("GET", "/v1/kyc-requests?tag=high-value", e.B.SandboxKey, "").json(t)["pagination"].(map[string]any)["totalItems"]; n != float64(0) {
+		t.Errorf("another organization lists %v by the tag", n)
+	}
+
 	// Comments and mentions.
 	r := e.call("POST", path+"/comments", e.A.SandboxKey, `{"body":"Passport 123 looks odd. @jane@ACME.example and @[jane doe], look?","authorName":"Sam"}`)
 	cm := r.json(t)
@@ -173,6 +187,15 @@ func TestReasonCodesAPI(t *testing.T) {
 	d := r.json(t)
 	if r.status != 200 || d["reviewReasonCode"] != "DOCUMENT_FORGED" || !slices.Equal(anyStrings(d["reviewReasonCodes"]), []string{"DOCUMENT_FORGED", "SOURCE_OF_FUNDS_UNCLEAR"}) {
 		t.Fatalf("decision: %d %s", r.status, r.body)
+	}
+	for q, want := range map[string]float64{"reasonCode=SOURCE_OF_FUNDS_UNCLEAR": 1, "reasonCode=DOCUMENT_FORGED&status=rejected": 1, "reasonCode=UNDER_AGE": 0} {
+		r := e.call("GET", "/v1/kyc-requests?"+q, e.A.SandboxKey, "")
+		if n := r.json(t)["pagination"].(map[string]any)["totalItems"]; r.status != 200 || n != want {
+			t.Errorf("list ?%s: %d %v, want %v", q, r.status, n, want)
+		}
+	}
+	if r := e.call("GET", "/v1/kyc-requests?reasonCode=lower", e.A.SandboxKey, ""); r.status != 400 {
+		t.Errorf("list by a bad code: %d", r.status)
 	}
 	rep := e.call("GET", path+"/report.json", e.A.SandboxKey, "")
 	if !strings.Contains(string(rep.body), `"reasonCodes":["DOCUMENT_FORGED","SOURCE_OF_FUNDS_UNCLEAR"]`) {

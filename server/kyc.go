@@ -255,11 +255,21 @@ func (s *Server) handleKYCList(w http.ResponseWriter, r *http.Request) error {
 	if status != "" && !status.Valid() {
 		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be one of " + kycStatusList})
 	}
+	f := store.KYCListFilter{Status: status, ReasonCode: q.str("reasonCode")}
+	if t := q.str("tag"); t != "" {
+		var err error
+		if f.Tag, err = kyc.NormalizeTag(t); err != nil {
+			q.errs = append(q.errs, kyc.FieldError{Field: "tag", Message: "must be a tag: 1 to 40 of a-z, 0-9, '-', '_', ':' and '.'"})
+		}
+	}
+	if f.ReasonCode != "" && !reasonCodePattern.MatchString(f.ReasonCode) {
+		q.errs = append(q.errs, kyc.FieldError{Field: "reasonCode", Message: "must be 1 to 64 of A-Z, 0-9 and _"})
+	}
 	if err := q.check(); err != nil {
 		return err
 	}
 	key := keyFrom(r.Context())
-	list, total, err := s.store.FindKYCRequests(r.Context(), key.OrganizationID, key.Environment, status, p, size)
+	list, total, err := s.store.FindKYCRequestsBy(r.Context(), key.OrganizationID, key.Environment, f, p, size)
 	if err != nil {
 		return err
 	}

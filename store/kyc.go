@@ -195,11 +195,33 @@ func findByToken(ctx context.Context, q queryer, keys *keyring, tokenHash []byte
 
 // FindKYCRequests returns one page of requests, newest first, and the total.
 func (s *Store) FindKYCRequests(ctx context.Context, orgID string, env kyc.Environment, status kyc.KYCStatus, page, size int) ([]*kyc.KYCRequest, int, error) {
+	return s.FindKYCRequestsBy(ctx, orgID, env, KYCListFilter{Status: status}, page, size)
+}
+
+// KYCListFilter selects the API's list of requests; zero fields do not
+// filter.
+type KYCListFilter struct {
+	Status     kyc.KYCStatus
+	Tag        string // a tag the request has
+	ReasonCode string // a code the engine or the decision gave
+}
+
+// FindKYCRequestsBy returns one page of the requests f selects, newest
+// first, and the total.
+func (s *Store) FindKYCRequestsBy(ctx context.Context, orgID string, env kyc.Environment, f KYCListFilter, page, size int) ([]*kyc.KYCRequest, int, error) {
 	where := `r.organization_id = ? AND r.environment = ?`
 	args := []any{orgID, string(env)}
-	if status != "" {
+	if f.Status != "" {
 		where += ` AND r.status = ?`
-		args = append(args, string(status))
+		args = append(args, string(f.Status))
+	}
+	if f.Tag != "" {
+		where += ` AND ` + tagFilter
+		args = append(args, orgID, string(env), f.Tag)
+	}
+	if f.ReasonCode != "" {
+		where += ` AND r.id IN (SELECT x.request_id FROM kyc_request_reasons x WHERE x.organization_id = ? AND x.environment = ? AND x.code = ?)`
+		args = append(args, orgID, string(env), f.ReasonCode)
 	}
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+where, args...).Scan(&total); err != nil {
