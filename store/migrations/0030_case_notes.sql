@@ -83,3 +83,6 @@ DROP INDEX kyc_requests_org_env_reasons_idx;
 -- "Approved by the engine" (the automation the desk reviews): both
 -- columns in one index, so that its count and pages read no row.
 CREATE INDEX kyc_requests_org_env_decider_decision_idx ON kyc_requests (organization_id, environment, decided_by, decision, id);
+-- "Unassigned (or mine), awaiting review": the desk's most used list, with
+-- its count and pages in one index.
+CREATE INDEX kyc_requests_org_env_status_assignee_idx ON kyc_requests (organization_id, environment, status, assignee_id, id);

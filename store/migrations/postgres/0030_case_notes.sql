@@ -61,3 +61,6 @@ INSERT INTO kyc_request_reasons (organization_id, environment, code, request_id,
 DROP INDEX kyc_requests_org_env_reasons_idx;
 -- As SQLite's: who decided and the decision in one index.
 CREATE INDEX kyc_requests_org_env_decider_decision_idx ON kyc_requests (organization_id, environment, decided_by, decision, id);
+-- "Unassigned (or mine), awaiting review": the desk's most used list, with
+-- its count and pages in one index.
+CREATE INDEX kyc_requests_org_env_status_assignee_idx ON kyc_requests (organization_id, environment, status, assignee_id, id);
