@@ -257,7 +257,7 @@ CREATE TABLE case_comments (
   CONSTRAINT case_comments_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT case_comments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT case_comments_pkey PRIMARY KEY (id),
-  CONSTRAINT case_comments_subject_type_check CHECK ((subject_type = 'kyc_request'::text))
+  CONSTRAINT case_comments_subject_type_check CHECK ((subject_type = ANY (ARRAY['kyc_request'::text, 'aml_case'::text])))
 );
 
 CREATE TABLE case_tags (
@@ -270,7 +270,7 @@ CREATE TABLE case_tags (
   CONSTRAINT case_tags_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT case_tags_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT case_tags_pkey PRIMARY KEY (organization_id, environment, subject_type, tag, subject_id),
-  CONSTRAINT case_tags_subject_type_check CHECK ((subject_type = 'kyc_request'::text))
+  CONSTRAINT case_tags_subject_type_check CHECK ((subject_type = ANY (ARRAY['kyc_request'::text, 'aml_case'::text])))
 );
 
 CREATE TABLE console_sessions (

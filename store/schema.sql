@@ -199,7 +199,7 @@ CREATE TABLE case_comments (
   id              TEXT PRIMARY KEY, -- cmt_<ulid>
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
   environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request')),
+  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
   subject_id      TEXT NOT NULL,
   author_type     TEXT NOT NULL CHECK (author_type IN ('user', 'api_key')),
   author_id       TEXT NOT NULL,
@@ -212,7 +212,7 @@ CREATE TABLE case_comments (
 CREATE TABLE case_tags (
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
   environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request')),
+  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
   subject_id      TEXT NOT NULL,
   tag             TEXT NOT NULL,
   created_at      TEXT NOT NULL,

@@ -2,13 +2,14 @@
 -- reason codes per decision from a list the organization extends.
 
 -- Free tags on a subject. subject_type names what is tagged, so that
--- another kind of case (an AML check) can reuse the table: only
--- 'kyc_request' exists today. The primary key serves "every case with
+-- another kind of case can reuse the table: 'kyc_request' is used today;
+-- 'aml_case' (an AML investigation) is allowed already, because widening
+-- a CHECK later means rebuilding the table in SQLite. The primary key serves "every case with
 -- this tag" (the list filters) newest first.
 CREATE TABLE case_tags (
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
   environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request')),
+  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
   subject_id      TEXT NOT NULL,
   tag             TEXT NOT NULL,
   created_at      TEXT NOT NULL,
@@ -24,7 +25,7 @@ CREATE TABLE case_comments (
   id              TEXT PRIMARY KEY, -- cmt_<ulid>
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
   environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request')),
+  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
   subject_id      TEXT NOT NULL,
   author_type     TEXT NOT NULL CHECK (author_type IN ('user', 'api_key')),
   author_id       TEXT NOT NULL,

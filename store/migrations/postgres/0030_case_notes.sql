@@ -3,7 +3,7 @@
 CREATE TABLE case_tags (
   organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  subject_type    TEXT COLLATE "C" NOT NULL CHECK (subject_type IN ('kyc_request')),
+  subject_type    TEXT COLLATE "C" NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
   subject_id      TEXT COLLATE "C" NOT NULL,
   tag             TEXT COLLATE "C" NOT NULL,
   created_at      TEXT COLLATE "C" NOT NULL,
@@ -15,7 +15,7 @@ CREATE TABLE case_comments (
   id              TEXT COLLATE "C" PRIMARY KEY,
   organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations (id) ON DELETE CASCADE DEFERRABLE,
   environment     TEXT COLLATE "C" NOT NULL CHECK (environment IN ('sandbox', 'live')),
-  subject_type    TEXT COLLATE "C" NOT NULL CHECK (subject_type IN ('kyc_request')),
+  subject_type    TEXT COLLATE "C" NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
   subject_id      TEXT COLLATE "C" NOT NULL,
   author_type     TEXT COLLATE "C" NOT NULL CHECK (author_type IN ('user', 'api_key')),
   author_id       TEXT COLLATE "C" NOT NULL,
