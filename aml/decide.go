@@ -59,6 +59,13 @@ func (s *Service) DecideMatch(tx *store.Tx, orgID string, env kyc.Environment, c
 		Reason: &reason}); err != nil {
 		return nil, err
 	}
+	if d == kyc.MatchConfirmed {
+		// A confirmed match needs an investigation: it opens an AML case
+		// (or joins the check's open one).
+		if err := openCase(tx, c, m, actor); err != nil {
+			return nil, err
+		}
+	}
 	if c.History, err = tx.FindScreenings(c.ID); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ import (
 //
 // It is issue 24's open finding, so it runs only when asked
 // (KYCD_ATTACK_FORGER=1, about 5 minutes; ATTACK_FOCUS="(photographed
-// look)" runs the approved recipe alone): the README's "What kycd proves,
+// look)" runs the approved recipe alone): docs/decisions.md's "What kycd proves,
 // and what it cannot" lists the attack as not detected. When a layer that
 // stops it lands, the gate goes and CI runs it.
 func TestAttackLaptopForger(t *testing.T) {

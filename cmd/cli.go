@@ -24,12 +24,13 @@ type CLI struct {
 	Orgs        OrgsCmd        `cmd:"" help:"Manage organizations."`
 	Keys        KeysCmd        `cmd:"" help:"Create, list and revoke API keys."`
 	Users       UsersCmd       `cmd:"" help:"Create, list, disable and enable back-office (/console/) users."`
+	Applicants  ApplicantsCmd  `cmd:"" help:"Personal data of one applicant: show, erase, legal hold, export (docs/personal-data.md)."`
 	Lists       ListsCmd       `cmd:"" help:"Import, list and update the AML watch lists."`
 	Webhooks    WebhooksCmd    `cmd:"" help:"Webhook tools."`
 	Audit       AuditCmd       `cmd:"" help:"Verify and export the hash-chained audit log."`
 	Usage       UsageCmd       `cmd:"" help:"Print an organization's metered (billable, live) usage in a month, per day."`
 	MasterKey   MasterKeyCmd   `cmd:"" name:"master-key" help:"Rotate the master key of encryption at rest."`
-	Backup      BackupCmd      `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs)."`
+	Backup      BackupCmd      `cmd:"" help:"Write a consistent single-file copy of the database (safe while serve runs). The copy holds no per-applicant keys: back up <db>.keys and the master key too, apart from it."`
 	Restore     RestoreCmd     `cmd:"" help:"Restore the database from a replica (serve --replicate)."`
 	Migrate     MigrateCmd     `cmd:"" help:"Copy a SQLite database into an empty PostgreSQL database, verified."`
 	Version     VersionCmd     `cmd:"" help:"Print the version, commit and schema version."`
@@ -38,7 +39,7 @@ type CLI struct {
 
 // dbFlag is the database flag of every command that opens the file.
 type dbFlag struct {
-	DB string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"SQLite database file (init and serve create it if missing; every other command needs it to exist), or a postgres:// URL (README: PostgreSQL and fleets)."`
+	DB string `name:"db" required:"" env:"KYCD_DB" type:"db" help:"SQLite database file (init and serve create it if missing; every other command needs it to exist), or a postgres:// URL (docs/operations.md: PostgreSQL and fleets)."`
 }
 
 // env carries what commands need besides their flags.
@@ -179,7 +180,7 @@ func (dbMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
 // exists for a SQLite file.
 func requireSQLite(db, what, instead string) error {
 	if store.IsPostgres(db) {
-		return fmt.Errorf("%s works on a SQLite database file only; on PostgreSQL %s (README: PostgreSQL and fleets)", what, instead)
+		return fmt.Errorf("%s works on a SQLite database file only; on PostgreSQL %s (docs/operations.md: PostgreSQL and fleets)", what, instead)
 	}
 	return nil
 }

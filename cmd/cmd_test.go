@@ -219,6 +219,11 @@ func TestCommandsRefuseMissingDatabase(t *testing.T) {
 		{"users", "link", "--org", org, "usr_" + ulid},
 		{"users", "installation-admin", "--org", org, "usr_" + ulid},
 		{"users", "installation-admin", "--org", org, "--revoke", "usr_" + ulid},
+		{"applicants", "show", "--org", org, "--env", "sandbox", "app_" + ulid},
+		{"applicants", "erase", "--org", org, "--env", "sandbox", "--reason", "r", "app_" + ulid},
+		{"applicants", "hold", "--org", org, "--env", "sandbox", "--reason", "r", "app_" + ulid},
+		{"applicants", "release-hold", "--org", org, "--env", "sandbox", "--reason", "r", "app_" + ulid},
+		{"applicants", "export", "--org", org, "--env", "sandbox", "--out", filepath.Join(dir, "x.zip"), "app_" + ulid},
 	} {
 		code, _, errOut := run(t, append(args, "--db", typo)...)
 		if code != 1 || !strings.Contains(errOut, "no database at "+typo) && !strings.Contains(errOut, "no such file") {

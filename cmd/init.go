@@ -99,6 +99,7 @@ func (c *InitCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "organization %s\n", org.ID)
 	fmt.Fprintf(e.stderr, "kycd: created %s, with the organization %s (%s, contact %s).\n", c.DB, org.ID, org.Name, org.ContactEmail)
+	fmt.Fprint(e.stderr, keyStoreNotice(c.DB))
 	if token != "" {
 		fmt.Fprintf(e.stdout, "sandbox-key %s\n", token)
 		fmt.Fprintln(e.stderr, "The sandbox key is shown only this once; store it now (a lost key is revoked and replaced with 'kycd keys create').")
@@ -124,4 +125,24 @@ func (c *InitCmd) checkEmpty(tx *store.Tx) error {
 		return fmt.Errorf("%s is already set up (%d organization(s)): kycd init changed nothing; add an organization with kycd orgs create, a user with kycd users create", c.DB, n)
 	}
 	return nil
+}
+
+// keyStoreNotice tells the operator where the per-applicant keys are, that
+// they must be backed up as well as the database, and what losing them
+// means (docs/personal-data.md): the database's backups never hold them
+// on SQLite, so a backup without a copy of <db>.keys cannot open any
+// applicant's images or document details.
+func keyStoreNotice(db string) string {
+	if store.IsPostgres(db) {
+		return "The per-applicant keys (crypto-shredding) are in the database itself, table subject_keys: your PostgreSQL\n" +
+			"backups hold them, so an erased applicant's data stays readable in backups made before the erasure until\n" +
+			"those backups expire. Expire them as your erasure duty requires.\n"
+	}
+	return "kycd: created " + db + ".keys, the per-applicant key store: each applicant's images, selfies, liveness frames and\n" +
+		"document details are sealed under a key kept only in that file, never in the database, its WAL, kycd backup\n" +
+		"copies or replicas, so that erasing an applicant destroys their key and every copy at once.\n" +
+		"Back up " + db + ".keys as well as the database (with the master key, apart from the database's backups).\n" +
+		"If it is lost, every applicant's images and document details in the database and in all its backups are\n" +
+		"lost for good (names and statuses stay), and kycd serve refuses to start. A copy of it made before an\n" +
+		"erasure brings that applicant's data back with an old backup: keep copies only as long as you must (a few days).\n"
 }

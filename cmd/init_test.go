@@ -139,3 +139,31 @@ func TestFirstStartNamesBackOffice(t *testing.T) {
 		t.Errorf("the printed command: %d %q %q", code, out, errOut)
 	}
 }
+
+// TestInitNamesKeyStore: kycd init tells the operator that <db>.keys was
+// made, that it must be backed up as well as the database, and what losing
+// it means; kycd backup says its copy holds no per-applicant keys.
+func TestInitNamesKeyStore(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "kyc.db")
+	code, _, errOut := run(t, "init", "--db", db, "--name", "Acme Ltd", "--contact-email", "compliance@acme.example")
+	if code != 0 {
+		t.Fatalf("init: %d %q", code, errOut)
+	}
+	if fi, err := os.Stat(db + ".keys"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s.keys: %v %v", db, fi, err)
+	}
+	flat := strings.Join(strings.Fields(errOut), " ")
+	for _, want := range []string{"created " + db + ".keys, the per-applicant key store", "Back up " + db + ".keys as well as the database",
+		"If it is lost, every applicant's images and document details in the database and in all its backups are lost for good",
+		"kycd serve refuses to start", "keep copies only as long as you must"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("init output lacks %q:\n%s", want, errOut)
+		}
+	}
+	code, _, errOut = run(t, "backup", "--db", db, "--out", filepath.Join(t.TempDir(), "b.db"))
+	flat = strings.Join(strings.Fields(errOut), " ")
+	if code != 0 || !strings.Contains(flat, "the copy holds no per-applicant keys: without a copy of "+db+".keys") ||
+		!strings.Contains(flat, "Back up "+db+".keys too") {
+		t.Errorf("backup: %d %q", code, errOut)
+	}
+}

@@ -97,7 +97,7 @@ type OrgsUpdateCmd struct {
 	OrgID        string  `arg:"" name:"ORG_ID" help:"org_<ulid>"`
 	ContactEmail *string `name:"contact-email" placeholder:"ADDRESS" help:"Compliance contact e-mail: receives operational notices, such as a webhook endpoint disabled after failing; '' removes it."`
 	AMLThreshold string  `name:"aml-threshold" env:"KYCD_AML_THRESHOLD" placeholder:"T|default" help:"Match score from which a listed name is reported, greater than 0 and at most 1 (higher: fewer, closer matches); 'default' goes back to the built-in default. Applies to new AML checks; monitored checks keep the threshold they were created with."`
-	Policy       string  `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See the README."`
+	Policy       string  `name:"policy" env:"KYCD_DECISION_POLICY" placeholder:"FILE|default" help:"Decision policy JSON file (validated; fields left out keep the default's values); 'default' goes back to the built-in policy. See docs/decisions.md."`
 	FourEyes     string  `name:"four-eyes" enum:",on,off" default:"" env:"KYCD_FOUR_EYES" help:"on: live manual decisions need two different reviewers; off: one."`
 	// ReportPersonalData is how compliance reports print personal data.
 	ReportPersonalData string `name:"report-personal-data" enum:",full,masked" default:"" env:"KYCD_REPORT_PERSONAL_DATA" help:"How compliance reports (PDF and report.json) print personal data: full (the default: every identifier, for the record the firm files) or masked (document numbers keep their last four characters, e-mail, phone and IP addresses masked, no MRZ or document images)."`
@@ -270,8 +270,8 @@ func (c *OrgsUpdateCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "%s: report personal data %s\n", c.OrgID, c.ReportPersonalData)
 	}
 	if p := c.retentionFlags.result; p != nil {
-		fmt.Fprintf(e.stdout, "%s: retention: decided %d years after the last decision, inactive %d days, sandbox %d days\n",
-			c.OrgID, p.DecidedYears, p.InactiveDays, p.SandboxDays)
+		fmt.Fprintf(e.stdout, "%s: retention: decided %d years after the later of the last decision and the relationship end, inactive %d days, sandbox %d days, AML checks %d years\n",
+			c.OrgID, p.DecidedYears, p.InactiveDays, p.SandboxDays, p.AMLYears)
 	}
 	for _, f := range []struct {
 		e kyc.Environment

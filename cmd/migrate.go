@@ -11,7 +11,7 @@ import (
 )
 
 // MigrateCmd copies a SQLite installation into an empty PostgreSQL
-// database (README: PostgreSQL and fleets).
+// database (docs/operations.md: PostgreSQL and fleets).
 type MigrateCmd struct {
 	From string `required:"" type:"db" placeholder:"kyc.db" help:"The SQLite database file to copy (stop kycd serve first, or the copy is a snapshot of one moment)."`
 	To   string `required:"" type:"db" placeholder:"postgres://…" help:"The PostgreSQL database to copy into: an empty database (kycd makes the schema)."`

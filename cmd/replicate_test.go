@@ -134,7 +134,7 @@ func integrity(t *testing.T, db *sql.DB) string {
 func copyKeys(t *testing.T, from, to string) {
 	t.Helper()
 	// The per-applicant key store too: it is backed up with the keys,
-	// never inside the database's backups (README "Personal data").
+	// never inside the database's backups (docs/personal-data.md).
 	for _, suffix := range []string{".secret-key", ".master-key", ".keys"} {
 		b, err := os.ReadFile(from + suffix)
 		if errors.Is(err, os.ErrNotExist) {
@@ -388,7 +388,7 @@ func TestReplicateS3(t *testing.T) {
 	s3srv := httptest.NewServer(gofakes3.New(backend).Server())
 	defer s3srv.Close()
 	// Litestream's S3 client cannot load the AWS config with a CA bundle
-	// (the README says so); this machine sets one.
+	// (docs/operations.md says so); this machine sets one.
 	t.Setenv("AWS_CA_BUNDLE", "")
 	t.Setenv("KYCD_S3_SECRET_ACCESS_KEY", "fake-secret-key")
 	s3Flags := []string{"--s3-endpoint", s3srv.URL, "--s3-force-path-style", "--s3-access-key-id", "AKIAFAKE"}

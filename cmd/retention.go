@@ -10,7 +10,7 @@ import (
 	"kycd/store"
 )
 
-// kindRetention is the daily erasure run (README "Personal data"): it
+// kindRetention is the daily erasure run (docs/personal-data.md): it
 // carries out the erasures that were asked for while retention still
 // required the data, once their time has come.
 const kindRetention = "retention.erase"
@@ -47,9 +47,11 @@ func scheduleRetention(ctx context.Context, st *store.Store) error {
 
 // runRetention erases every applicant whose scheduled erasure is due, then
 // every applicant whose organization's retention period ended (sandbox,
-// inactive, decided), skipping those under legal hold, and deletes keys left behind by a crash
-// between an erasure's commit and its key's deletion. It returns how many
-// applicants it erased.
+// inactive, decided), skipping those under legal hold, then the AML checks
+// whose retention ended and the monitoring history older than the AML
+// period, and deletes keys left behind by a crash between an erasure's
+// commit and its key's deletion. It returns how many applicants and AML
+// checks it erased.
 func runRetention(ctx context.Context, st *store.Store) (int, error) {
 	if _, err := st.SweepErasedKeys(ctx); err != nil {
 		return 0, err
@@ -105,7 +107,35 @@ func runRetention(ctx context.Context, st *store.Store) (int, error) {
 			}
 		}
 		if len(aged) < retentionBatch || progress == 0 {
-			return erased, nil
+			break
 		}
 	}
+	// AML checks past their retention, then old monitoring history.
+	for {
+		aged, err := st.FindAgedAMLChecks(ctx, st.Now(), retentionBatch)
+		if err != nil {
+			return erased, err
+		}
+		progress := 0
+		for _, a := range aged {
+			ok, err := st.EraseAMLCheck(ctx, a)
+			if err != nil {
+				return erased, err
+			}
+			if ok {
+				erased++
+				progress++
+			}
+		}
+		if len(aged) < retentionBatch || progress == 0 {
+			break
+		}
+	}
+	if _, err := st.EraseAgedScreenings(ctx, st.Now(), retentionHistoryBatch); err != nil {
+		return erased, err
+	}
+	return erased, nil
 }
+
+// retentionHistoryBatch bounds one transaction of history rows erased.
+const retentionHistoryBatch = 500

@@ -95,3 +95,42 @@ func TestRetentionRun(t *testing.T) {
 		t.Errorf("second run: %d, %v", n, err)
 	}
 }
+
+// TestRetentionRunAML: the daily run erases a live AML check not monitored
+// five years (the default) after its last screening, keeping its tombstone,
+// and erases the old history of a monitored one while keeping the check.
+func TestRetentionRunAML(t *testing.T) {
+	st, clock := storetest.Open(t), &storetest.Clock{}
+	st.Now = clock.Now
+	org := storetest.MustOrg(t, st, "r", nil)
+	mk := func(monitoring bool) *kyc.AMLCheck {
+		c := &kyc.AMLCheck{OrganizationID: org.ID, Environment: kyc.Live, FirstName: "Ada", LastName: "Lovelace",
+			MonitoringEnabled: monitoring, Status: kyc.AMLNoMatch, Threshold: 0.82, Results: []kyc.ListResult{}}
+		if err := st.InTx(t.Context(), func(tx *store.Tx) error {
+			return tx.CreateAMLCheck(c, &kyc.Screening{Trigger: kyc.TriggerInitial, Status: kyc.AMLNoMatch, ListVersions: []string{"x@1"}})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	once, monitored := mk(false), mk(true)
+	clock.Advance(time.Duration(kyc.RetainAMLYears)*366*24*time.Hour + 24*time.Hour)
+	if n, err := runRetention(t.Context(), st); err != nil || n != 1 {
+		t.Fatalf("run: %d, %v", n, err)
+	}
+	c, err := st.FindAMLCheck(t.Context(), org.ID, kyc.Live, once.ID)
+	if err != nil || c.ErasedAt == nil || c.FirstName != "" || c.Status != kyc.AMLNoMatch {
+		t.Errorf("unmonitored check: %+v %v", c, err)
+	}
+	m, err := st.FindAMLCheck(t.Context(), org.ID, kyc.Live, monitored.ID)
+	if err != nil || m.ErasedAt != nil || m.FirstName != "Ada" {
+		t.Errorf("monitored check: %+v %v", m, err)
+	}
+	h, err := st.FindScreenings(t.Context(), monitored.ID)
+	if err != nil || len(h) != 1 || h[0].ErasedAt == nil {
+		t.Errorf("monitored check's old history: %+v %v", h, err)
+	}
+	if n, err := runRetention(t.Context(), st); err != nil || n != 0 {
+		t.Errorf("second run: %d, %v", n, err)
+	}
+}

@@ -34,7 +34,7 @@ type secret struct {
 // the outbox, every POST with an Idempotency-Key and replayed — and then
 // reads the raw database file and its WAL, and every text and blob column
 // of every table, for each secret, token and key it saw. None may be
-// there: the README says API keys and portal tokens are stored only as
+// there: docs/security.md says API keys and portal tokens are stored only as
 // their SHA-256 and webhook secrets encrypted (issue #9: the idempotency
 // cache and the e-mail outbox kept them in clear). The files are 0600.
 func TestNoSecretAtRest(t *testing.T) {

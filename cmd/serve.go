@@ -201,6 +201,9 @@ func (c *ServeCmd) Run(e *env) error {
 	if err := amlSvc.ScheduleMonitor(e.ctx); err != nil {
 		return err
 	}
+	if err := kycSvc.ScheduleOverdue(e.ctx); err != nil {
+		return err
+	}
 	if c.UpdateLists {
 		if err := aml.ScheduleListUpdates(e.ctx, st); err != nil {
 			return err

@@ -53,6 +53,8 @@ type alertPage struct {
 	Personal  bool
 	CanDecide bool
 	Names     map[string]string
+	// Cases are the AML cases the check's confirmed matches opened.
+	Cases []*kyc.AMLCase
 	// Form is what a failed decision sent, to show it again.
 	Form struct{ Match, Decision, Note string }
 }
@@ -85,6 +87,9 @@ func (c *console) handleAlert(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := &alertPage{Check: ch, Personal: sess.User.Can(kyc.PermPersonalData), CanDecide: sess.User.Can(kyc.PermDecide), Names: names}
+	if d.Cases, err = c.store.FindAMLCasesOfCheck(r.Context(), sess.User.OrganizationID, env(r), ch.ID); err != nil {
+		return err
+	}
 	if formError(r) != nil {
 		d.Form.Match, d.Form.Decision, d.Form.Note = r.PathValue("match"), r.PostFormValue("decision"), r.PostFormValue("note")
 	}
@@ -118,7 +123,11 @@ func (c *console) handleMatchDecision(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	return redirect(w, r, "/console/"+string(env(r))+"/alerts/"+ch.ID+"#"+r.PathValue("match"), "match")
+	notice := "match"
+	if d == kyc.MatchConfirmed {
+		notice = "match-case"
+	}
+	return redirect(w, r, "/console/"+string(env(r))+"/alerts/"+ch.ID+"#"+r.PathValue("match"), notice)
 }
 
 // handleLiftSuppression handles "POST /console/{env}/alerts/{id}/suppressions/{sup}/lift":

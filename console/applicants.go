@@ -49,6 +49,11 @@ type applicantPage struct {
 	Requests  []*kyc.KYCRequest
 	Checks    []*kyc.AMLCheck
 	Personal  bool
+	// Admin: the lifecycle actions (erase, legal hold, export) are shown.
+	Admin bool
+	// Receipt is the erasure receipt of an erased applicant.
+	Receipt *kyc.ErasureReceipt
+	Reason  string // the legal hold form's reason, as sent after an error
 }
 
 // handleApplicant handles "GET /console/{env}/applicants/{id}": the
@@ -68,10 +73,17 @@ func (c *console) handleApplicant(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	checks, err := c.store.FindAMLChecksForPerson(r.Context(), org, e, a.FirstName, a.LastName, a.DOB)
-	if err != nil {
+	d := applicantPage{Applicant: a, Requests: reqs, Personal: sess.User.Can(kyc.PermPersonalData), Admin: sess.User.Can(kyc.PermAdmin),
+		Reason: r.PostFormValue("reason")}
+	title := a.FirstName + " " + a.LastName
+	if a.ErasedAt != nil {
+		// No name is left to match AML checks on; the receipt says what went.
+		title = "Erased applicant " + a.PublicID
+		if d.Receipt, err = c.store.FindErasure(r.Context(), org, e, a.ID); err != nil {
+			return err
+		}
+	} else if d.Checks, err = c.store.FindAMLChecksForPerson(r.Context(), org, e, a.FirstName, a.LastName, a.DOB); err != nil {
 		return err
 	}
-	d := applicantPage{Applicant: a, Requests: reqs, Checks: checks, Personal: sess.User.Can(kyc.PermPersonalData)}
-	return c.render(w, r, http.StatusOK, "applicant.html", &page{Title: a.FirstName + " " + a.LastName, Section: "applicants", Data: d})
+	return c.render(w, r, http.StatusOK, "applicant.html", &page{Title: title, Section: "applicants", Data: d})
 }

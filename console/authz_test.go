@@ -20,6 +20,7 @@ type resources struct {
 	caseID, captureID, checkID, matchID, applicantID string
 	webhookID, deliveryID, keyID                     string
 	listImportID                                     string
+	amlCaseID, batchID                               string
 }
 
 func (s *reviewStack) resources(e kyc.Environment, last string) resources {
@@ -37,6 +38,21 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 		kyc.Sandbox: {"firstName": "Sandbox", "lastName": "Everything"}}[e]
 	c := s.api(key, "POST", "/v1/aml-checks", body, http.StatusCreated)
 	m := c["results"].([]any)[0].(map[string]any)["matches"].([]any)[0].(map[string]any)
+	// A confirmed match opens an AML case; its SAR carries a copy, so that
+	// the download route has a file to serve.
+	s.api(key, "POST", "/v1/aml-checks/"+c["id"].(string)+"/matches/"+m["id"].(string)+"/decision",
+		map[string]any{"decision": "confirmed", "note": "The same person."}, http.StatusOK)
+	cases, err := s.st.FindAMLCasesOfCheck(s.t.Context(), s.org.ID, e, c["id"].(string))
+	if err != nil || len(cases) != 1 {
+		s.t.Fatalf("AML case of %s: %v %d", c["id"], err, len(cases))
+	}
+	if err := s.st.InTx(s.t.Context(), func(tx *store.Tx) error {
+		return tx.SetAMLCaseSAR(cases[0], &kyc.SARRecord{Reference: "FIU-1", FiledOn: "2026-01-02", ActorType: kyc.ActorUser, ActorID: "authz",
+			File: &kyc.SARFile{Name: "sar.pdf", ContentType: "application/pdf"}}, []byte("%PDF-1.4 authz"))
+	}); err != nil {
+		s.t.Fatal(err)
+	}
+	batch := s.api(key, "POST", "/v1/aml-checks/batch", []map[string]any{{"firstName": "Anna", "lastName": "Example"}, {"firstName": "x"}}, http.StatusAccepted)
 	ep := s.api(key, "POST", "/v1/webhook-endpoints", map[string]any{"url": "https://93.184.216.34/hook"}, http.StatusCreated)
 	test := s.api(key, "POST", "/v1/webhook-endpoints/"+ep["id"].(string)+"/test", nil, http.StatusAccepted)
 	var apiKey *kyc.APIKey
@@ -47,7 +63,8 @@ func (s *reviewStack) resources(e kyc.Environment, last string) resources {
 		s.t.Fatal(err)
 	}
 	return resources{caseID: req.ID, captureID: caps[0].ID, checkID: c["id"].(string), matchID: m["id"].(string), applicantID: req.ApplicantID,
-		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID, listImportID: s.finishedImport(e)}
+		webhookID: ep["id"].(string), deliveryID: test["deliveryId"].(string), keyID: apiKey.ID, listImportID: s.finishedImport(e),
+		amlCaseID: cases[0].ID, batchID: batch["id"].(string)}
 }
 
 // finishedImport records a console list import that failed, for the
@@ -68,10 +85,14 @@ func (s *reviewStack) finishedImport(e kyc.Environment) string {
 // path fills a route's pattern with ids.
 func (r resources) path(pattern, userID string) string {
 	p := pattern[strings.Index(pattern, " ")+1:]
-	p = strings.NewReplacer("{id}", "ID", "{capture}", r.captureID, "{match}", r.matchID, "{hash}", "0", "{name}", "console.css", "{$}", "").Replace(p)
+	p = strings.NewReplacer("{id}", "ID", "{capture}", r.captureID, "{match}", r.matchID, "{hash}", "0", "{name}", "console.css", "{side}", "document", "{$}", "").Replace(p)
 	switch {
 	case strings.Contains(p, "/cases/"):
 		p = strings.Replace(p, "ID", r.caseID, 1)
+	case strings.Contains(p, "/aml-batches/"):
+		p = strings.Replace(p, "ID", r.batchID, 1)
+	case strings.Contains(p, "/aml-cases/"):
+		p = strings.Replace(p, "ID", r.amlCaseID, 1)
 	case strings.Contains(p, "/alerts/"):
 		p = strings.Replace(p, "ID", r.checkID, 1)
 	case strings.Contains(p, "/applicants/"):
@@ -96,7 +117,8 @@ func (r resources) path(pattern, userID string) string {
 // its page or its own validation (never 403, a redirect to sign-in or a
 // 5xx), a user without it with 403, and a visitor without a session with
 // a redirect to sign-in. An admin without the installation-admin flag is
-// refused the watch lists. A new route cannot be added without a
+// refused the watch lists; a reviewer without the senior flag is refused
+// the senior queue, one with it is let in. A new route cannot be added without a
 // permission this test checks.
 func TestAuthorization(t *testing.T) {
 	s := newReviewStack(t)
@@ -107,6 +129,17 @@ func TestAuthorization(t *testing.T) {
 	}
 	inst := s.mustInstallationAdmin("inst@acme.example", "Test Installation")
 	users["installation-admin"] = inst.User
+	// A reviewer with the senior flag: the senior queue and returning
+	// escalated cases (kyc.PermSenior), nothing of an admin's.
+	senior := s.mustUser("senior@acme.example", "Test Senior", kyc.RoleReviewer)
+	yes := true
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		senior.User, err = tx.UpdateUser(s.org.ID, senior.User.ID, store.UserUpdate{Senior: &yes})
+		return err
+	}); err != nil || !senior.User.Senior {
+		t.Fatalf("senior flag: %v", err)
+	}
+	users["senior-reviewer"] = senior.User
 	target := s.mustUser("target@acme.example", "Target Person", kyc.RoleViewer)
 	sessions := map[string]*browser{"anonymous": s.browser()}
 	for who, u := range users {

@@ -13,23 +13,29 @@ import (
 )
 
 type casePage struct {
-	Req        *kyc.KYCRequest
-	Applicant  *kyc.Applicant
-	Personal   bool // the role may see personal data beyond names
-	Now        time.Time
-	Claim      *store.Claim
-	MyClaim    bool
-	CanDecide  bool   // awaiting review, the role decides, nobody else holds it
-	Blocked    string // why this user cannot decide now, when the role could
-	FourEyes   bool   // this decision needs two reviewers
-	Pending    *pendingView
-	Codes      []reasonChoice // the environment's decision codes, built in and the organization's
-	Decided    []reasonChoice // the decision's codes, in words
-	Notes      *notesView
-	Documents  []captureView
-	Selfies    []captureView
-	Others     []captureView
-	Compare    []compareRow
+	Req       *kyc.KYCRequest
+	Applicant *kyc.Applicant
+	Personal  bool // the role may see personal data beyond names
+	Now       time.Time
+	Claim     *store.Claim
+	MyClaim   bool
+	CanDecide bool   // awaiting review, the role decides, nobody else holds it
+	Blocked   string // why this user cannot decide now, when the role could
+	FourEyes  bool   // this decision needs two reviewers
+	Pending   *pendingView
+	Codes     []reasonChoice // the environment's decision codes, built in and the organization's
+	Decided   []reasonChoice // the decision's codes, in words
+	Notes     *notesView
+	Documents []captureView
+	Selfies   []captureView
+	Others    []captureView
+	Compare   []compareRow
+	// Differences are the fields where the document and the applicant
+	// disagree, for the line above the table.
+	Differences []string
+	// Faces are the document portrait and the selfie cropped alike (nil:
+	// no face compared; the page shows the whole images).
+	Faces      []faceView
 	Readings   []readingView
 	FaceMatch  *faceMatchView
 	Signals    []signalView
@@ -39,10 +45,20 @@ type casePage struct {
 	Timeline   []timelineView
 	Sandbox    *sandboxView
 	Form       struct {
-		Decision, Code, Note string
-		More                 []string // the further codes ticked
+		Decision, Code, Note, Step, Message string
+		More                                []string // the further codes ticked
 	}
 	Desk *deskView
+	// Resubmission: every one asked for, the steps this request can
+	// redo, and how many more it may have.
+	Resubmissions []kyc.Resubmission
+	Steps         []stepOption
+	RedoLeft      int
+	// Escalation: the case waits for a senior reviewer; CanEscalate and
+	// CanDeescalate offer the forms.
+	Escalation    *store.Escalation
+	CanEscalate   bool
+	CanDeescalate bool
 }
 
 type pendingView struct {
@@ -94,8 +110,16 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 		d.Pending = &pendingView{Approve: p.Approve, Reviewer: actorName(names, &p.Reviewer), Note: p.Note, Code: p.ReasonCode, Codes: p.ReasonCodes, At: p.At,
 			Mine: p.Reviewer == sess.User.ID}
 	}
-	if req.Status == kyc.KYCAwaitingReview && sess.User.Can(kyc.PermDecide) {
+	if d.Escalation, err = c.store.FindEscalation(r.Context(), req.ID); err != nil {
+		return err
+	}
+	awaiting := req.Status == kyc.KYCAwaitingReview
+	d.CanEscalate = awaiting && d.Escalation == nil && sess.User.Can(kyc.PermDecide)
+	d.CanDeescalate = awaiting && d.Escalation != nil && sess.User.Can(kyc.PermSenior)
+	if awaiting && sess.User.Can(kyc.PermDecide) {
 		switch {
+		case d.Escalation != nil && !sess.User.Can(kyc.PermSenior):
+			d.Blocked = "This case is escalated to a senior reviewer; only a senior reviewer or an admin can decide it."
 		case claim != nil && !d.MyClaim:
 			d.Blocked = claim.UserName + " is working on this case (claimed until " + claim.ExpiresAt.UTC().Format("15:04") + " UTC)."
 		case d.Pending != nil && d.Pending.Mine:
@@ -107,6 +131,7 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 	if fe := formError(r); fe != nil {
 		d.Form.Decision, d.Form.Code, d.Form.Note = r.PostFormValue("decision"), r.PostFormValue("reasonCode"), r.PostFormValue("note")
 		d.Form.More = r.PostForm["reasonCodes"]
+		d.Form.Step, d.Form.Message = r.PostFormValue("step"), r.PostFormValue("message")
 	}
 	catalog, err := c.reasonCatalog(r, org, e)
 	if err != nil {
@@ -119,6 +144,9 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 		d.Decided = append(d.Decided, reasonChoice{ReasonCode: kyc.ReasonCode{Code: code, Label: reasonLabel(catalog, code)}})
 	}
 	if d.Notes, err = c.notes(r, req, names); err != nil {
+		return err
+	}
+	if err := c.fillResubmissions(r, d); err != nil {
 		return err
 	}
 	d.Timeline = timeline(c.eventsOrEmpty(r, req.ID), names, d.Personal)
@@ -163,6 +191,12 @@ func (c *console) fillEvidence(r *http.Request, d *casePage) error {
 	pr := d.Req.ProcessingResult
 	d.Signals = signals(pr, caps)
 	d.Compare = compare(d.Applicant, d.Req.DocumentData, pr)
+	for _, row := range d.Compare {
+		if row.Differs {
+			d.Differences = append(d.Differences, strings.ToLower(row.Field[:1])+row.Field[1:])
+		}
+	}
+	d.Faces = faceViews(caseURL(env(r), d.Req.ID), pr)
 	d.Readings = readings(pr, caps)
 	d.FaceMatch = faceMatch(pr)
 	d.Duplicates = duplicates(pr)

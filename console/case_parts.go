@@ -42,6 +42,9 @@ func captureLabel(c kyc.Capture) string {
 			parts = append(parts, *c.Side)
 		}
 	}
+	if c.Attempt > 1 {
+		parts = append(parts, fmt.Sprintf("· attempt %d", c.Attempt))
+	}
 	return strings.Join(parts, " ")
 }
 

@@ -10,6 +10,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"html/template"
 	"io"
 	"log/slog"
@@ -63,6 +64,10 @@ type Options struct {
 	// ListUploadMax caps the bytes of one watch-list upload (all its files
 	// together): 0 means aml.MaxListFileSize, negative refuses uploads.
 	ListUploadMax int64
+	// Export builds and audits an applicant's export archive (the API's
+	// GET /v1/applicants/{id}/export); the server passes its own. nil: the
+	// console's export download answers 503.
+	Export func(ctx context.Context, a *kyc.Applicant) ([]byte, error)
 }
 
 // console is the handler's state.
@@ -84,6 +89,7 @@ type console struct {
 	swaggerUI    bool
 	imports      *aml.ListImports
 	uploadMax    int64 // negative: uploads refused
+	export       func(ctx context.Context, a *kyc.Applicant) ([]byte, error)
 
 	pages  map[string]*template.Template
 	assets *webasset.Set
@@ -135,7 +141,7 @@ func newConsole(o Options) *console {
 		panic("console: Options.Store, KYC, AML and Users are required")
 	}
 	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, clientIPOf: o.ClientIP,
-		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, mail: o.MailConfigured, swaggerUI: o.SwaggerUI, imports: o.ListImports, uploadMax: o.ListUploadMax, mux: http.NewServeMux(),
+		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, mail: o.MailConfigured, swaggerUI: o.SwaggerUI, imports: o.ListImports, uploadMax: o.ListUploadMax, export: o.Export, mux: http.NewServeMux(),
 		baseURL: strings.TrimRight(o.BaseURL, "/")}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)

@@ -82,6 +82,11 @@ func (c *console) handleUserUpdate(w http.ResponseWriter, r *http.Request) error
 		f := false
 		in.Disabled = &f
 	}
+	switch r.PostFormValue("senior") {
+	case "true", "false":
+		v := r.PostFormValue("senior") == "true"
+		in.Senior = &v
+	}
 	err := c.store.InTx(r.Context(), func(tx *store.Tx) error {
 		_, err := c.users.Update(tx, sess.User.OrganizationID, r.PathValue("id"), in, actor(r))
 		return err

@@ -15,7 +15,7 @@ import (
 	"kycd/store"
 )
 
-// The decision policy editor: the policy as JSON (the README's format,
+// The decision policy editor: the policy as JSON (docs/decisions.md's format,
 // the same text kycd orgs update --policy reads), checked with every
 // problem shown at its member, and a dry run over the latest decided
 // requests before anything is saved. Saving is refused unless the page

@@ -29,16 +29,25 @@ type queuePage struct {
 	Overdue      int  // overdue requests of the environment (with an SLA)
 	OnlyOverdue  bool // the overdue filter is on
 	Tags         []string
+	RoundRobin   bool // cases are assigned in turn
+	In           bool // this user is in (takes cases in turn)
+	Senior       bool // the senior queue: escalated cases only
 }
 
 // handleQueue handles "GET /console/{env}/queue": the KYC requests
 // awaiting review, oldest submission first, with their age, reasons and
 // who has claimed them; filters by claim, reason code and four-eyes.
 func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
+	return c.queue(w, r, false)
+}
+
+// queue renders the review queue, or with senior the escalated cases
+// (which the ordinary queue leaves out).
+func (c *console) queue(w http.ResponseWriter, r *http.Request, senior bool) error {
 	sess := sessionFrom(r)
 	q := r.URL.Query()
 	f := store.QueueFilter{Claim: q.Get("claim"), UserID: sess.User.ID, Reason: q.Get("reason"), SecondEyes: q.Get("foureyes") == "1",
-		Page: 1, Size: queuePageSize}
+		Escalated: senior, Page: 1, Size: queuePageSize}
 	switch f.Claim {
 	case "", "unclaimed", "mine", "others":
 	default:
@@ -67,7 +76,7 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 	sla := set.SLA(e)
 	overdue := 0
 	if sla > 0 {
-		if overdue, err = c.store.CountOverdue(r.Context(), org, e, now.Add(-sla)); err != nil {
+		if overdue, err = c.store.CountOverdue(r.Context(), org, e, now.Add(-sla), senior); err != nil {
 			return err
 		}
 		if q.Get("overdue") == "1" {
@@ -85,6 +94,9 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 	rows := make([]queueRow, len(items))
 	for i, it := range items {
 		rows[i] = queueRow{QueueItem: it, Due: dueOf(it.SubmittedAt, sla)}
+		// One label per reason: the engine records a code once per image
+		// it was found on.
+		rows[i].Reasons = uniqueCodes(it.Reasons)
 		rows[i].Overdue = rows[i].Due != nil && now.After(*rows[i].Due)
 	}
 	// The queue's requests await a decision: their reasons are the
@@ -95,7 +107,10 @@ func (c *console) handleQueue(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := queuePage{Tags: tags, Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
 		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
-		OnlyOverdue: !f.OverdueBefore.IsZero()}
+		OnlyOverdue: !f.OverdueBefore.IsZero(), RoundRobin: set.RoundRobin, In: sess.User.ReviewAvailable, Senior: senior}
+	if senior {
+		return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Senior queue", Section: "senior-queue", Data: d})
+	}
 	return c.render(w, r, http.StatusOK, "queue.html", &page{Title: "Review queue", Section: "queue", Data: d})
 }
 
@@ -125,3 +140,16 @@ func (c *console) handleRelease(w http.ResponseWriter, r *http.Request) error {
 }
 
 func caseURL(e kyc.Environment, id string) string { return "/console/" + string(e) + "/cases/" + id }
+
+// uniqueCodes keeps the first of each code, in order.
+func uniqueCodes(codes []string) []string {
+	seen := make(map[string]bool, len(codes))
+	out := codes[:0:0]
+	for _, c := range codes {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}

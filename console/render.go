@@ -31,33 +31,38 @@ var templateFiles embed.FS
 // "content". A parse error is a build mistake and panics at start-up.
 func mustParsePages(a *webasset.Set) map[string]*template.Template {
 	funcs := template.FuncMap{
-		"asset":     a.URL,
-		"time":      fmtTime,
-		"timePtr":   fmtTimePtr,
-		"ago":       ago,
-		"score":     func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
-		"scorePtr":  scorePtr,
-		"pct":       func(f float64) string { return strconv.Itoa(int(math.Round(f * 100))) },
-		"human":     human,
-		"str":       deref,
-		"join":      strings.Join,
-		"can":       func(s *store.Session, p kyc.Permission) bool { return s != nil && s.User.Can(p) },
-		"perm":      permByName,
-		"query":     withQuery,
-		"add":       func(a, b int) int { return a + b },
-		"sub":       func(a, b int) int { return a - b },
-		"hasKind":   func(ks []string, k string) bool { return slices.Contains(ks, k) },
-		"fieldErr":  fieldError,
-		"val":       val,
-		"dict":      dict,
-		"list":      func(xs ...string) []string { return xs },
-		"agoTime":   func(now, t time.Time) string { return ago(now, &t) },
-		"thousands": thousands,
-		"size":      size,
-		"prefix":    func(s string, n int) string { return s[:min(n, len(s))] },
-		"codeLabel": decision.CodeLabel,
-		"risk":      riskText,
-		"due":       dueText,
+		"asset":      a.URL,
+		"time":       fmtTime,
+		"timePtr":    fmtTimePtr,
+		"ago":        ago,
+		"score":      func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+		"scorePtr":   scorePtr,
+		"pct":        func(f float64) string { return strconv.Itoa(int(math.Round(f * 100))) },
+		"human":      human,
+		"str":        deref,
+		"join":       strings.Join,
+		"can":        func(s *store.Session, p kyc.Permission) bool { return s != nil && s.User.Can(p) },
+		"perm":       permByName,
+		"query":      withQuery,
+		"add":        func(a, b int) int { return a + b },
+		"sub":        func(a, b int) int { return a - b },
+		"hasKind":    func(ks []string, k string) bool { return slices.Contains(ks, k) },
+		"fieldErr":   fieldError,
+		"val":        val,
+		"dict":       dict,
+		"list":       func(xs ...string) []string { return xs },
+		"agoTime":    func(now, t time.Time) string { return ago(now, &t) },
+		"thousands":  thousands,
+		"size":       size,
+		"prefix":     func(s string, n int) string { return s[:min(n, len(s))] },
+		"codeLabel":  decision.CodeLabel,
+		"risk":       riskText,
+		"due":        dueText,
+		"duration":   durationText,
+		"percent":    percent,
+		"bar":        barWidth,
+		"maxRedo":    func() int { return kyc.MaxResubmissions },
+		"codeCounts": codeCounts,
 	}
 	common, err := fs.Glob(templateFiles, "templates/common_*.html")
 	if err != nil || len(common) == 0 {
@@ -103,7 +108,7 @@ func (p *page) Sandbox() bool { return p.Env == kyc.Sandbox }
 // resource of one environment does not exist in the other).
 func (p *page) SwitchURL(to kyc.Environment) string {
 	sec := p.Section
-	if sec != "queue" && sec != "alerts" && sec != "applicants" && sec != "webhooks" && sec != "keys" {
+	if sec != "queue" && sec != "alerts" && sec != "aml-cases" && sec != "aml-batches" && sec != "senior-queue" && sec != "applicants" && sec != "webhooks" && sec != "keys" && sec != "dashboard" {
 		sec = "queue"
 	}
 	return "/console/" + string(to) + "/" + sec
@@ -112,32 +117,44 @@ func (p *page) SwitchURL(to kyc.Environment) string {
 // notices are the confirmations a redirect may ask for (by code, so that
 // no text comes from the URL).
 var notices = map[string]string{
-	"claimed":       "You have claimed this case for 30 minutes.",
-	"assigned":      "The case is assigned.",
-	"tagged":        "The tag is added.",
-	"untagged":      "The tag is removed.",
-	"commented":     "Your comment is added.",
-	"mentioned":     "Your comment is added. The colleagues you mentioned are e-mailed a link to this case.",
-	"code-added":    "The reason code is added. Reviewers can choose it now.",
-	"code-removed":  "The reason code is removed. Decisions that carry it keep it.",
-	"unassigned":    "The case is no longer assigned to anyone.",
-	"sla-saved":     "The review due times are saved.",
-	"released":      "The claim is released.",
-	"decided":       "Your decision is recorded.",
-	"first":         "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
-	"match":         "Your decision on the match is recorded.",
-	"suppression":   "The suppression is lifted: later screenings of this person show the match for review again.",
-	"password":      "Your password is changed. Your other sessions have ended.",
-	"password-set":  "Your password is set. Sign in with it now.",
-	"totp-on":       "Two-step sign-in is on. Next time you sign in, you will need a code from your app.",
-	"totp-off":      "Two-step sign-in is off.",
-	"user-updated":  "The user is updated.",
-	"require-on":    "Every user must now use two-step sign-in. Users without it set it up at their next sign-in.",
-	"require-off":   "Two-step sign-in is now optional.",
-	"signed-out":    "You are signed out.",
-	"session-ended": "Your session ended. Please sign in again.",
-	"invite-sent":   "The invitation is sent.",
-	"link-sent":     "A new set-password link is sent.",
+	"claimed":               "You have claimed this case for 30 minutes.",
+	"assigned":              "The case is assigned.",
+	"unassigned":            "The case is no longer assigned to anyone.",
+	"sla-saved":             "The review due times are saved.",
+	"in":                    "You are in: cases are assigned to you in turn when your organization assigns so.",
+	"out":                   "You are out: no case is assigned to you in turn until you are in again.",
+	"round-robin-on":        "New cases are now assigned in turn to the reviewers who are in.",
+	"round-robin-off":       "New cases are no longer assigned in turn.",
+	"released":              "The claim is released.",
+	"decided":               "Your decision is recorded.",
+	"first":                 "Your decision is recorded. Four-eyes review: a second, different reviewer must confirm it.",
+	"match":                 "Your decision on the match is recorded.",
+	"suppression":           "The suppression is lifted: later screenings of this person show the match for review again.",
+	"password":              "Your password is changed. Your other sessions have ended.",
+	"password-set":          "Your password is set. Sign in with it now.",
+	"totp-on":               "Two-step sign-in is on. Next time you sign in, you will need a code from your app.",
+	"totp-off":              "Two-step sign-in is off.",
+	"user-updated":          "The user is updated.",
+	"require-on":            "Every user must now use two-step sign-in. Users without it set it up at their next sign-in.",
+	"require-off":           "Two-step sign-in is now optional.",
+	"signed-out":            "You are signed out.",
+	"session-ended":         "Your session ended. Please sign in again.",
+	"invite-sent":           "The invitation is sent.",
+	"link-sent":             "A new set-password link is sent.",
+	"resubmission":          "The applicant has been sent a link to redo that step. The case returns to the queue when they send it, or when the link expires.",
+	"resubmission-no-email": "The applicant has no e-mail address, so kycd sent no link: your integration must give them the request's new portalUrl. The case returns to the queue when they send the step, or when the link expires.",
+	"match-case":            "Your decision on the match is recorded. A confirmed match is investigated in an AML case, linked on this page.",
+	"aml-case":              "The AML case is updated.",
+	"sar":                   "The suspicious-activity report is recorded.",
+	"batch":                 "The batch is uploaded: its subjects are being screened.",
+	"escalated":             "The case is escalated: it has left the review queue and waits in the senior queue.",
+	"deescalated":           "The case is back in the review queue.",
+	"tagged":                "The tag is added.",
+	"untagged":              "The tag is removed.",
+	"commented":             "Your comment is added.",
+	"mentioned":             "Your comment is added. The colleagues you mentioned are e-mailed a link to this case.",
+	"code-added":            "The reason code is added. Reviewers can choose it now.",
+	"code-removed":          "The reason code is removed. Decisions that carry it keep it.",
 
 	"endpoint-saved":    "The endpoint is saved.",
 	"endpoint-enabled":  "The endpoint is enabled: deliveries resume.",
@@ -159,6 +176,12 @@ var notices = map[string]string{
 	"policy-saved":       "The decision policy is saved. Requests submitted from now on are decided with it.",
 	"policy-unchanged":   "That is already the policy in force: nothing was changed.",
 	"update-queued":      "A list update is queued to run now. Its outcome shows here when it ends (reload the page).",
+
+	"erased":            "The applicant is erased. The receipt below is kept; integrators get svc.applicant.erased.",
+	"erasure-scheduled": "Retention still requires this applicant's data: the erasure is recorded and runs on the date shown below.",
+	"hold-set":          "The legal hold is set: nothing about this applicant is erased until an admin lifts it.",
+	"hold-lifted":       "The legal hold is lifted. A scheduled erasure that fell due meanwhile runs with the next daily retention run.",
+	"retention-saved":   "The retention periods are saved. The daily retention run erases what they no longer allow to keep.",
 }
 
 // render writes a page: executed into memory first, so that a template
@@ -334,7 +357,7 @@ func deref(p *string) string {
 
 func permByName(name string) kyc.Permission {
 	return map[string]kyc.Permission{"read": kyc.PermRead, "personal": kyc.PermPersonalData, "decide": kyc.PermDecide, "admin": kyc.PermAdmin,
-		"installation": kyc.PermInstallation}[name]
+		"installation": kyc.PermInstallation, "senior": kyc.PermSenior}[name]
 }
 
 // withQuery returns base with one query parameter replaced.

@@ -66,6 +66,8 @@ func (c *console) table() []route {
 		{pattern: "GET /console/account", access: enrolling, h: c.handleAccount},
 		{pattern: "POST /console/account/password", access: signedIn, perm: kyc.PermRead, h: c.handleAccountPassword, back: c.handleAccount},
 		{pattern: "POST /console/account/totp", access: enrolling, h: c.handleTOTPEnable, back: c.handleAccount},
+		// A reviewer's own "in / out" for round-robin assignment.
+		{pattern: "POST /console/account/availability", access: signedIn, perm: kyc.PermDecide, h: c.handleAvailability},
 		{pattern: "POST /console/account/totp/disable", access: signedIn, perm: kyc.PermRead, h: c.handleTOTPDisable, back: c.handleAccount},
 
 		{pattern: "GET /console/users", access: signedIn, perm: kyc.PermAdmin, h: c.handleUsers},
@@ -81,12 +83,22 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/cases/{id}/tags", access: signedIn, perm: kyc.PermDecide, h: c.handleTagAdd, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/tags/remove", access: signedIn, perm: kyc.PermDecide, h: c.handleTagRemove, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/comments", access: signedIn, perm: kyc.PermDecide, h: c.handleComment, back: c.handleCase},
+		// Escalation: a reviewer hands a case to a senior; seniors
+		// (admins, and reviewers with the senior flag) work the senior
+		// queue and return cases.
+		{pattern: "POST /console/{env}/cases/{id}/escalate", access: signedIn, perm: kyc.PermDecide, h: c.handleEscalate, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/deescalate", access: signedIn, perm: kyc.PermSenior, h: c.handleDeescalate, back: c.handleCase},
+		{pattern: "GET /console/{env}/senior-queue", access: signedIn, perm: kyc.PermSenior, h: c.handleSeniorQueue},
 		{pattern: "GET /console/{env}/verifications", access: signedIn, perm: kyc.PermRead, h: c.handleVerifications},
+		// Counts only: every role; per-reviewer counts of others for admins.
+		{pattern: "GET /console/{env}/dashboard", access: signedIn, perm: kyc.PermRead, h: c.handleDashboard},
 		// Within the role's rights: contact details are columns only for
 		// roles with personal data.
 		{pattern: "GET /console/{env}/verifications/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleVerificationsExport},
 		{pattern: "POST /console/{env}/cases/{id}/decision", access: signedIn, perm: kyc.PermDecide, h: c.handleDecision, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/resubmission", access: signedIn, perm: kyc.PermDecide, h: c.handleResubmission, back: c.handleCase},
 		{pattern: "GET /console/{env}/cases/{id}/images/{capture}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleImage},
+		{pattern: "GET /console/{env}/cases/{id}/faces/{side}", access: signedIn, perm: kyc.PermPersonalData, h: c.handleFaceCrop},
 		{pattern: "GET /console/{env}/cases/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportPDF},
 		{pattern: "GET /console/{env}/cases/{id}/report.json", access: signedIn, perm: kyc.PermPersonalData, h: c.handleCaseReportJSON},
 
@@ -96,8 +108,31 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/alerts/{id}/suppressions/{sup}/lift", access: signedIn, perm: kyc.PermDecide, h: c.handleLiftSuppression, back: c.handleAlert},
 		{pattern: "GET /console/{env}/alerts/{id}/report.pdf", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAlertReportPDF},
 
+		// AML cases: everyone reads them; those who decide work them;
+		// the filed report's copy is personal data.
+		{pattern: "GET /console/{env}/aml-cases", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCases},
+		{pattern: "GET /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCase},
+		{pattern: "POST /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseUpdate, back: c.handleAMLCase},
+		{pattern: "POST /console/{env}/aml-cases/{id}/sar", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseSAR, back: c.handleAMLCase},
+		{pattern: "GET /console/{env}/aml-cases/{id}/sar/file", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAMLCaseSARFile},
+
+		// Batch screening: everyone sees the batches; uploading one
+		// screens (and creates checks), which is deciding work. The
+		// export leaves out dates of birth and countries for roles
+		// without personal data.
+		{pattern: "GET /console/{env}/aml-batches", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatches},
+		{pattern: "POST /console/{env}/aml-batches", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLBatchCreate, back: c.handleAMLBatches},
+		{pattern: "GET /console/{env}/aml-batches/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatch},
+		{pattern: "GET /console/{env}/aml-batches/{id}/export.csv", access: signedIn, perm: kyc.PermRead, h: c.handleAMLBatchExport},
+
 		{pattern: "GET /console/{env}/applicants", access: signedIn, perm: kyc.PermRead, h: c.handleApplicants},
 		{pattern: "GET /console/{env}/applicants/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleApplicant},
+		// The personal data lifecycle: admins only (lifecycle.go).
+		{pattern: "GET /console/{env}/applicants/{id}/erase", access: signedIn, perm: kyc.PermAdmin, h: c.handleErasePage},
+		{pattern: "POST /console/{env}/applicants/{id}/erase", access: signedIn, perm: kyc.PermAdmin, h: c.handleErase, back: c.handleErasePage},
+		{pattern: "POST /console/{env}/applicants/{id}/legal-hold", access: signedIn, perm: kyc.PermAdmin, h: c.handleLegalHoldSet, back: c.handleApplicant},
+		{pattern: "POST /console/{env}/applicants/{id}/legal-hold/lift", access: signedIn, perm: kyc.PermAdmin, h: c.handleLegalHoldLift, back: c.handleApplicant},
+		{pattern: "GET /console/{env}/applicants/{id}/export.zip", access: signedIn, perm: kyc.PermAdmin, h: c.handleApplicantExport},
 
 		// Part 2: usage, integrations, settings, audit.
 		{pattern: "GET /console/usage", access: signedIn, perm: kyc.PermRead, h: c.handleUsage},
@@ -123,7 +158,9 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/screening", access: signedIn, perm: kyc.PermAdmin, h: c.handleScreeningSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/review", access: signedIn, perm: kyc.PermAdmin, h: c.handleReviewSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/sla", access: signedIn, perm: kyc.PermAdmin, h: c.handleSLASettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/round-robin", access: signedIn, perm: kyc.PermAdmin, h: c.handleRoundRobinSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
+		{pattern: "POST /console/settings/retention", access: signedIn, perm: kyc.PermAdmin, h: c.handleRetentionSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
 		{pattern: "POST /console/settings/reason-codes", access: signedIn, perm: kyc.PermAdmin, h: c.handleReasonCodeAdd, back: c.handleSettings},
 		{pattern: "POST /console/settings/reason-codes/remove", access: signedIn, perm: kyc.PermAdmin, h: c.handleReasonCodeRemove, back: c.handleSettings},
@@ -228,6 +265,9 @@ func (c *console) guard(rt route, e kyc.Environment) http.Handler {
 			}
 			if rt.access == signedIn && !sess.User.Can(rt.perm) {
 				msg := "Your role (" + string(sess.User.Role) + ") does not allow this page or action."
+				if rt.perm == kyc.PermSenior {
+					msg = "Only senior reviewers and admins work escalated cases; an admin can make a reviewer a senior reviewer on the users page."
+				}
 				if rt.perm == kyc.PermInstallation {
 					msg = "Only installation admins may change what every organization of this installation shares. " +
 						"Whoever runs kycd on the server makes an admin one: kycd users installation-admin."

@@ -35,7 +35,9 @@ type settingsPage struct {
 	Listed      []string // kinds the installation has a list of
 	Unlisted    []string // kinds without one
 	FourEyes    bool
-	SLALive     int // review due time in hours (0: none)
+	RoundRobin  bool
+	InTurn      []*kyc.User // reviewers who are in, when round-robin is on
+	SLALive     int         // review due time in hours (0: none)
 	SLASandbox  int
 	RequireTOTP bool
 	Policy      policySummary
@@ -50,6 +52,8 @@ type settingsPage struct {
 	BuiltInCodes []kyc.ReasonCode
 	ReasonCodes  []reasonCodesSettings
 	CodeForm     struct{ Env, Code, Label string }
+	// Retention is the retention form's periods (settings_retention.go).
+	Retention []retentionField
 }
 
 type brandForm struct {
@@ -102,7 +106,12 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.FourEyes, d.PersonalData = set.FourEyes, set.ReportPersonalData
+	d.FourEyes, d.PersonalData, d.RoundRobin = set.FourEyes, set.ReportPersonalData, set.RoundRobin
+	if d.RoundRobin {
+		if d.InTurn, err = c.reviewersIn(r, org); err != nil {
+			return err
+		}
+	}
 	d.SLALive, d.SLASandbox = set.SLAHours[kyc.Live], set.SLAHours[kyc.Sandbox]
 	if d.RequireTOTP, err = c.store.RequireTOTP(ctx, org); err != nil {
 		return err
@@ -120,6 +129,11 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		}
 		d.ReasonCodes = append(d.ReasonCodes, reasonCodesSettings{Env: e, Codes: codes})
 	}
+	ret, err := c.store.RetentionOf(ctx, org)
+	if err != nil {
+		return err
+	}
+	d.Retention = retentionFields(ret)
 	if formError(r) != nil {
 		// Show what was sent, so nothing typed is lost.
 		switch r.URL.Path {
@@ -130,6 +144,10 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 			d.CodeForm.Env, d.CodeForm.Code, d.CodeForm.Label = r.PostFormValue("environment"), r.PostFormValue("code"), r.PostFormValue("label")
 		case "/console/settings/contact":
 			d.ContactEmail = r.PostFormValue("contactEmail")
+		case "/console/settings/retention":
+			for i := range d.Retention {
+				d.Retention[i].Value = r.PostFormValue(d.Retention[i].Name)
+			}
 		case "/console/settings/screening":
 			d.Threshold = r.PostFormValue("threshold")
 			d.KindsCustom = r.PostFormValue("kindsMode") == "custom"

@@ -96,7 +96,7 @@ type calibPair struct {
 // 1 in 10,000, calibrated on the persons of one half (fixed hash) and
 // reported on the other. Every pair of photos within a half is used:
 // same person = genuine, different = impostor. It prints the figures the
-// README quotes (go test -run FaceMatchCalibration -v ./decision).
+// docs/decisions.md quotes (go test -run FaceMatchCalibration -v ./decision).
 func TestFaceMatchCalibration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the face models on about a hundred photos")

@@ -23,7 +23,7 @@ const maxFaceMatches = 20
 // has no descriptor (no selfie, or no face found in it).
 //
 // It is a linear scan: 128 multiply-adds per stored face, fine up to tens
-// of thousands of them (see the README for the measured cost).
+// of thousands of them (see docs/decisions.md for the measured cost).
 func DuplicateFace(selfie *face.Descriptor, others []store.FaceDescriptor) Signal {
 	if selfie == nil {
 		return notRun(SigDuplicateFace, "No face was described in the selfie, so none could be compared with other applicants'.")

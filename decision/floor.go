@@ -60,7 +60,7 @@ const (
 	CodeCheckNotRun = "CHECK_NOT_RUN"
 )
 
-// FloorRules lists the floor's rules (for the README, the console and
+// FloorRules lists the floor's rules (for docs/decisions.md, the console and
 // tests).
 func FloorRules() []FloorRule { return slices.Clone(floorRules) }
 

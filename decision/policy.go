@@ -83,7 +83,7 @@ var AllCodes = []string{
 	CodeLivenessDiscontinuous, CodeFaceMatchUncertain,
 }
 
-// DefaultPolicy is used by organizations without their own. The README
+// DefaultPolicy is used by organizations without their own. docs/decisions.md
 // shows it as JSON.
 func DefaultPolicy() *Policy {
 	return &Policy{

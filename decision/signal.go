@@ -56,7 +56,7 @@ var unverifiedNote = map[string]string{
 }
 
 // Reason codes. The policy refers to these; the OpenAPI description and
-// the README list them.
+// docs/decisions.md list them.
 const (
 	CodeImageTooSmall        = "IMAGE_TOO_SMALL"
 	CodeImageBlurry          = "IMAGE_BLURRY"

@@ -94,14 +94,14 @@ func sharedFaces(t testing.TB) []image.Image {
 // documents (clean or saved as JPEG) must all look rendered, and every
 // screen or halftone recapture must be caught; a forgery with noise
 // added, photographed-looking, is reported, not asserted: these readers
-// do not catch it (the README says so).
+// do not catch it (docs/decisions.md says so).
 func TestAttackSuiteDocuments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("draws and measures a hundred forged documents")
 	}
 	type tally struct {
 		n, rendered, recaptured int
-		// ranges of the measures, for the README
+		// ranges of the measures, for docs/decisions.md
 		nf, uni, peak, tex [2]float64
 	}
 	by := map[string]*tally{}

@@ -8,7 +8,7 @@
 //
 // The package tells evidence, not truth: a careful forger who adds sensor
 // noise, photographs a print under real light, or follows the ICAO layout
-// passes these readers. The README ("What kycd proves, and what it
+// passes these readers. docs/decisions.md ("What kycd proves, and what it
 // cannot") lists what each reader catches on the attack suite.
 package docforensics
 

@@ -33,7 +33,7 @@ const passiveReviewThreshold = 0.3
 // and the screen's gamma), and on the shared head-movement frames (live
 // p1/p2 against the phone-screen replay spoof1, faces found by the
 // detector). Nothing is tuned: the models and the threshold are as
-// shipped, so every figure is held-out. It prints the figures the README
+// shipped, so every figure is held-out. It prints the figures the docs/decisions.md
 // quotes; it fails if a model starts separating the attacks (AUC ≥ 0.9
 // over all of them), so that the decision to leave them out of the
 // evidence is revisited. (The four phone-replay frames, of one video,

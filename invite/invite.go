@@ -38,6 +38,15 @@ type Input struct {
 	FirstName string
 	URL       string // the portal link
 	ExpiresAt time.Time
+	// Redo, when set, makes the e-mail a resubmission's: it names the one
+	// step to redo and carries the reviewer's message.
+	Redo *Redo
+}
+
+// Redo is a resubmission's step (a kyc.ResubmissionStep) and message.
+type Redo struct {
+	Step    string
+	Message string
 }
 
 // Message is the e-mail: its subject, its two bodies, and whether the HTML
@@ -58,6 +67,8 @@ type data struct {
 	SupportEmail string
 	Logo         bool
 	Palette      branding.Palette
+	Redo         *Redo
+	Step         string // the step's name in the e-mail's language
 }
 
 // Compose writes the e-mail. It fails only if a template fails, which the
@@ -74,7 +85,11 @@ func Compose(in Input) (*Message, error) {
 	}
 	d := data{L: c, Org: b.Shown(), Name: in.FirstName, URL: in.URL, Expires: c.DateTime(in.ExpiresAt),
 		PrivacyURL: b.PrivacyURL, SupportEmail: b.SupportEmail, Palette: pal,
-		Logo: b.Logo != nil && b.Logo.ContentType == "image/png"}
+		Logo: b.Logo != nil && b.Logo.ContentType == "image/png", Redo: in.Redo}
+	subjectKey := "email.subject"
+	if in.Redo != nil {
+		d.Step, subjectKey = c.T("redo.step."+in.Redo.Step), "email.redo_subject"
+	}
 	var text, html bytes.Buffer
 	if err := textTmpl.ExecuteTemplate(&text, "link.txt", d); err != nil {
 		return nil, err
@@ -89,6 +104,6 @@ func Compose(in Input) (*Message, error) {
 			return ' '
 		}
 		return r
-	}, c.T("email.subject", "org", d.Org))
+	}, c.T(subjectKey, "org", d.Org))
 	return &Message{Subject: subject, Text: text.String(), HTML: html.String(), InlineLogo: d.Logo}, nil
 }

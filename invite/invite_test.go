@@ -63,3 +63,42 @@ func TestComposeHostileName(t *testing.T) {
 		t.Error("no default colour")
 	}
 }
+
+// TestComposeResubmissionEveryLanguage: a resubmission's e-mail names the
+// step in the applicant's language, carries the reviewer's message as
+// text (never markup), and has its own subject and button, in every
+// portal language.
+func TestComposeResubmissionEveryLanguage(t *testing.T) {
+	b := &kyc.Branding{Name: "Acme Ltd", DisplayName: "Acme Bank"}
+	exp := time.Date(2031, 4, 30, 15, 4, 0, 0, time.UTC)
+	msg := "The back is blurred <b>x</b>; please take it again."
+	for _, c := range locale.All() {
+		for _, step := range kyc.ResubmissionSteps {
+			m, err := invite.Compose(invite.Input{Branding: b, Catalog: c, FirstName: "Zoë", URL: "https://kyc.example/portal/tok2",
+				ExpiresAt: exp, Redo: &invite.Redo{Step: string(step), Message: msg}})
+			if err != nil {
+				t.Fatalf("%s: %v", c.Tag(), err)
+			}
+			stepText := c.T("redo.step." + string(step))
+			if stepText == "redo.step."+string(step) || stepText == "" {
+				t.Fatalf("%s: no words for %s", c.Tag(), step)
+			}
+			for name, body := range map[string]string{"text": m.Text, "html": m.HTML} {
+				for _, want := range []string{"https://kyc.example/portal/tok2", stepText, c.T("email.redo_button"), c.Date(exp)} {
+					if !strings.Contains(body, want) {
+						t.Errorf("%s %s %s lacks %q", c.Tag(), step, name, want)
+					}
+				}
+				if strings.Contains(body, c.T("email.intro", "org", "Acme Bank")) {
+					t.Errorf("%s %s: the first link's wording in a resubmission", c.Tag(), name)
+				}
+			}
+			if !strings.Contains(m.Text, msg) || !strings.Contains(m.HTML, "&lt;b&gt;x&lt;/b&gt;") {
+				t.Errorf("%s: the message is not carried as text", c.Tag())
+			}
+			if m.Subject != c.T("email.redo_subject", "org", "Acme Bank") {
+				t.Errorf("%s subject %q", c.Tag(), m.Subject)
+			}
+		}
+	}
+}

@@ -91,6 +91,9 @@ type AMLCheck struct {
 	UpdatedAt      time.Time
 	// History is the monitoring history, oldest first, when loaded.
 	History []Screening
+	// ErasedAt: the retention period ended and the subject's name, date of
+	// birth, country and results were erased; the row is the tombstone.
+	ErasedAt *time.Time
 }
 
 // ListResult is the item of results: one per list kind.
@@ -263,6 +266,9 @@ type Screening struct {
 	ChangedEntities []EntityChange `json:"changedEntities"`
 	ListVersions    []string       `json:"listVersions"`
 	Results         []ListResult   `json:"-"`
+	// ErasedAt: its matches were erased when retention ended (the trigger,
+	// dates, statuses and counts stay).
+	ErasedAt *time.Time `json:"-"`
 }
 
 // Screening triggers.

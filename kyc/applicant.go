@@ -39,7 +39,7 @@ type Applicant struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	ArchivedAt     *time.Time
-	// The personal data lifecycle (README "Personal data"): a legal hold
+	// The personal data lifecycle (docs/personal-data.md): a legal hold
 	// suspends every erasure; an erasure asked for while retention still
 	// required the data runs at ErasureScheduledAt; ErasedAt is set once
 	// the personal fields were erased (the row stays as a tombstone).
@@ -47,6 +47,10 @@ type Applicant struct {
 	LegalHoldAt        *time.Time
 	ErasureScheduledAt *time.Time
 	ErasedAt           *time.Time
+	// RelationshipEnd (YYYY-MM-DD) is when the integrator's business
+	// relationship with the person ended: decided data is kept from the
+	// later of it and the last decision (ErasableFrom).
+	RelationshipEnd *string
 }
 
 // ApplicantInput carries the writable fields of an applicant. A nil pointer
@@ -61,6 +65,8 @@ type ApplicantInput struct {
 	Country     *string
 	ExternalRef *string
 	Metadata    map[string]any // nil: not given; empty map: clear
+	// RelationshipEnd: YYYY-MM-DD, "" clears (relationshipEndDate).
+	RelationshipEnd *string
 }
 
 // Fields names the API fields the input sets, in the API's order.
@@ -70,7 +76,8 @@ func (in *ApplicantInput) Fields() []string {
 		name string
 		set  bool
 	}{{"firstName", in.FirstName != nil}, {"lastName", in.LastName != nil}, {"email", in.Email != nil}, {"phone", in.Phone != nil},
-		{"dob", in.DOB != nil}, {"country", in.Country != nil}, {"externalRef", in.ExternalRef != nil}, {"metadata", in.Metadata != nil}} {
+		{"dob", in.DOB != nil}, {"country", in.Country != nil}, {"externalRef", in.ExternalRef != nil}, {"metadata", in.Metadata != nil},
+		{"relationshipEndDate", in.RelationshipEnd != nil}} {
 		if f.set {
 			out = append(out, f.name)
 		}
@@ -79,7 +86,7 @@ func (in *ApplicantInput) Fields() []string {
 }
 
 // Limits of the applicant record. They are documented in the OpenAPI
-// description and the README; change them there too.
+// description and docs/api.md; change them there too.
 const (
 	MaxNameLen        = 100
 	MaxEmailLen       = 254 // RFC 5321 path limit
@@ -143,6 +150,11 @@ func (in *ApplicantInput) Validate(create bool, now time.Time, prefix string) []
 			add("externalRef", "must not contain control characters")
 		}
 	}
+	if v := in.RelationshipEnd; v != nil && *v != "" {
+		if msg := checkRelationshipEnd(*v); msg != "" {
+			add("relationshipEndDate", "%s", msg)
+		}
+	}
 	for _, fe := range ValidateMetadata(in.Metadata) {
 		fe.Field = prefix + fe.Field
 		errs = append(errs, fe)
@@ -169,6 +181,24 @@ func checkDOB(s string, now time.Time) string {
 		return "must be in the past"
 	case t.Before(earliestDOB):
 		return "must not be before 1900-01-01"
+	}
+	return ""
+}
+
+// Bounds of a relationship end date. It may lie in the future (a contract
+// that ends on a known date); the bounds only refuse typing slips.
+var (
+	earliestRelationshipEnd = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+	latestRelationshipEnd   = time.Date(2199, 12, 31, 0, 0, 0, 0, time.UTC)
+)
+
+func checkRelationshipEnd(s string) string {
+	t, ok := ParseDate(s)
+	switch {
+	case !ok:
+		return "must be a real date in the form YYYY-MM-DD"
+	case t.Before(earliestRelationshipEnd) || t.After(latestRelationshipEnd):
+		return "must be from 1900-01-01 to 2199-12-31"
 	}
 	return ""
 }

@@ -2,7 +2,7 @@ package kyc
 
 import "time"
 
-// Retention (README "Personal data"). Anti-money-laundering law requires
+// Retention (docs/personal-data.md). Anti-money-laundering law requires
 // keeping the verification record of a decided live request for a set
 // period after the decision (AMLD art. 40: five years after the business
 // relationship ends); until then an erasure request is recorded and
@@ -11,13 +11,20 @@ import "time"
 // short time after the last activity. Each organization may change the
 // periods (kycd orgs update --retention-…).
 type RetentionPolicy struct {
-	DecidedYears int // after the last decision of a decided live request
+	DecidedYears int // after the later of the last decision and the relationship end, decided live requests
 	InactiveDays int // live, nothing decided: after the last activity
-	SandboxDays  int // sandbox: after the last activity
+	SandboxDays  int // sandbox: after the last activity (applicants and AML checks)
+	// AMLYears: live AML checks that are not monitored, after their last
+	// screening; and each monitoring history row, after it was screened.
+	AMLYears int
 }
 
 // DefaultRetention is the policy of an organization that set none.
-var DefaultRetention = RetentionPolicy{DecidedYears: RetainDecidedYears, InactiveDays: 90, SandboxDays: 30}
+var DefaultRetention = RetentionPolicy{DecidedYears: RetainDecidedYears, InactiveDays: 90, SandboxDays: 30, AMLYears: RetainAMLYears}
+
+// RetainAMLYears is the default retention of AML checks and monitoring
+// history: the same five years as verification records (AMLD art. 40).
+const RetainAMLYears = 5
 
 // RetainDecidedYears is the default retention of decided live requests.
 const RetainDecidedYears = 5
@@ -56,7 +63,7 @@ type ErasureReceipt struct {
 	FieldsSHA256 string `json:"fieldsSha256"`
 	// KeyDestroyed: the applicant's data key was destroyed; false when the
 	// data predates per-applicant keys (sealed under the shared data key),
-	// so copies made before the erasure still hold it (see README).
+	// so copies made before the erasure still hold it (see docs/personal-data.md).
 	KeyDestroyed bool `json:"keyDestroyed"`
 	// SharedKeyRows counts erased rows that were sealed under the shared
 	// data key (before per-applicant keys): backups made before the
@@ -89,14 +96,22 @@ func (e *ErasureDeferred) Error() string {
 }
 
 // ErasableFrom is when an applicant's personal data may be erased on
-// request: at once in sandbox; in live, p.DecidedYears after the latest
-// decision of a request that was decided (approved or rejected). Requests
-// never decided (expired, cancelled, abandoned) keep nothing back.
-func ErasableFrom(env Environment, now time.Time, latestDecision *time.Time, p RetentionPolicy) time.Time {
+// request: at once in sandbox; in live, p.DecidedYears after the later of
+// the latest decision of a request that was decided (approved or rejected)
+// and the end of the business relationship when the integrator set one
+// (AMLD art. 40 counts from the relationship's end; a relationship that
+// ends after the decision keeps the record longer, one that "ended" before
+// it cannot shorten it). Requests never decided (expired, cancelled,
+// abandoned) keep nothing back, whatever the relationship end.
+func ErasableFrom(env Environment, now time.Time, latestDecision, relationshipEnd *time.Time, p RetentionPolicy) time.Time {
 	if env != Live || latestDecision == nil {
 		return now
 	}
-	until := latestDecision.AddDate(p.DecidedYears, 0, 0)
+	from := *latestDecision
+	if relationshipEnd != nil && relationshipEnd.After(from) {
+		from = *relationshipEnd
+	}
+	until := from.AddDate(p.DecidedYears, 0, 0)
 	if until.Before(now) {
 		return now
 	}

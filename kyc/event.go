@@ -17,13 +17,22 @@ const (
 	EventKYCExpired         EventType = "svc.kyc.request.expired"
 	EventKYCCancelled       EventType = "svc.kyc.request.cancelled"
 	EventKYCFailed          EventType = "svc.kyc.request.failed"
-	EventAMLCompleted       EventType = "svc.aml_check.completed"
-	EventAMLMatchFound      EventType = "svc.aml_check.match_found"
-	EventAMLMonitoringAlert EventType = "svc.aml_check.monitoring_alert"
+	// kycd's own KYC events (not in spec §6.2), named like its others:
+	// a reviewer asked the applicant to redo one step; a request awaiting
+	// review passed its due time (once per request).
+	EventKYCResubmissionRequested EventType = "svc.kyc.request.resubmission_requested"
+	EventKYCOverdue               EventType = "svc.kyc.request.overdue"
+	EventAMLCompleted             EventType = "svc.aml_check.completed"
+	EventAMLMatchFound            EventType = "svc.aml_check.match_found"
+	EventAMLMonitoringAlert       EventType = "svc.aml_check.monitoring_alert"
 	// EventAMLBatchCompleted is kycd's own (not in spec §6.2): a batch
 	// screening has screened or refused every subject.
 	EventAMLBatchCompleted EventType = "svc.aml_batch.completed"
-	EventWebhookTest       EventType = "svc.webhook.test"
+	// EventAMLCaseOpened and EventAMLCaseClosed are kycd's own: a
+	// confirmed match opened an AML case; the case's outcome was recorded.
+	EventAMLCaseOpened EventType = "svc.aml_case.opened"
+	EventAMLCaseClosed EventType = "svc.aml_case.closed"
+	EventWebhookTest   EventType = "svc.webhook.test"
 	// EventApplicantErased: an applicant's personal data was erased
 	// (DELETE /v1/applicants/{id}, or a scheduled erasure).
 	EventApplicantErased EventType = "svc.applicant.erased"
@@ -33,7 +42,8 @@ const (
 var EventTypes = []EventType{
 	EventKYCCreated, EventKYCPortalLinkReady, EventKYCSubmitted, EventKYCProcessing, EventKYCApproved,
 	EventKYCRejected, EventKYCAwaitingReview, EventKYCExpired, EventKYCCancelled, EventKYCFailed,
-	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventWebhookTest, EventApplicantErased,
+	EventKYCResubmissionRequested, EventKYCOverdue,
+	EventAMLCompleted, EventAMLMatchFound, EventAMLMonitoringAlert, EventAMLBatchCompleted, EventAMLCaseOpened, EventAMLCaseClosed, EventWebhookTest, EventApplicantErased,
 }
 
 // Valid reports whether t is one of the event types.

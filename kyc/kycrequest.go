@@ -24,11 +24,14 @@ const (
 	KYCExpired        KYCStatus = "expired"         // the link expired unsubmitted; resend-link reopens it
 	KYCCancelled      KYCStatus = "cancelled"       // final
 	KYCFailed         KYCStatus = "failed"          // processing errored for good; final
+	// KYCResubmissionRequested: a reviewer asked the applicant to redo one
+	// step (kycd's extension of spec §3; see resubmission.go).
+	KYCResubmissionRequested KYCStatus = "resubmission_requested"
 )
 
 // KYCStatuses lists every status (OpenAPI enum, list filter).
 var KYCStatuses = []KYCStatus{KYCLinkGenerated, KYCSubmitted, KYCProcessing, KYCApproved,
-	KYCRejected, KYCAwaitingReview, KYCExpired, KYCCancelled, KYCFailed}
+	KYCRejected, KYCAwaitingReview, KYCExpired, KYCCancelled, KYCFailed, KYCResubmissionRequested}
 
 // Valid reports whether s is a status.
 func (s KYCStatus) Valid() bool {
@@ -81,6 +84,12 @@ const (
 	ActionReject     KYCAction = "reject"  // manual
 	ActionCancel     KYCAction = "cancel"
 	ActionExpire     KYCAction = "expire"
+	// ActionRequestResubmission: a reviewer asks the applicant to redo one
+	// step; ActionResubmit: the applicant sent it; ActionResubmissionExpire:
+	// its link ran out, and the request waits for review again.
+	ActionRequestResubmission KYCAction = "request_resubmission"
+	ActionResubmit            KYCAction = "resubmit"
+	ActionResubmissionExpire  KYCAction = "resubmission_expire"
 )
 
 // Transition is one allowed move.
@@ -104,6 +113,11 @@ var Transitions = []Transition{
 	{ActionReject, []KYCStatus{KYCAwaitingReview}, KYCRejected, EventKYCRejected, ActorReviewer},
 	{ActionCancel, []KYCStatus{KYCLinkGenerated}, KYCCancelled, EventKYCCancelled, ActorAPIKey},
 	{ActionExpire, []KYCStatus{KYCLinkGenerated}, KYCExpired, EventKYCExpired, ActorSystem},
+	// Only a request waiting for a person can be sent back to the
+	// applicant: a decided one (approved, rejected) is final.
+	{ActionRequestResubmission, []KYCStatus{KYCAwaitingReview}, KYCResubmissionRequested, EventKYCResubmissionRequested, ActorReviewer},
+	{ActionResubmit, []KYCStatus{KYCResubmissionRequested}, KYCSubmitted, EventKYCSubmitted, ActorApplicant},
+	{ActionResubmissionExpire, []KYCStatus{KYCResubmissionRequested}, KYCAwaitingReview, EventKYCAwaitingReview, ActorSystem},
 }
 
 // StatusEvent is the §6.2 event announcing that a request reached s.
@@ -117,7 +131,7 @@ func StatusEvent(s KYCStatus) EventType {
 		return EventKYCAwaitingReview
 	}
 	for _, t := range Transitions {
-		if t.To == s && t.Event != "" && t.Action != ActionResendLink {
+		if t.To == s && t.Event != "" && t.Action != ActionResendLink && t.Action != ActionResubmit {
 			return t.Event
 		}
 	}
@@ -170,6 +184,12 @@ func humanAction(a KYCAction) string {
 		return "resend the link of"
 	case ActionAutoDecide:
 		return "decide"
+	case ActionRequestResubmission:
+		return "request a resubmission of"
+	case ActionResubmit:
+		return "resubmit"
+	case ActionResubmissionExpire:
+		return "expire the resubmission of"
 	}
 	return string(a)
 }
@@ -218,8 +238,14 @@ type KYCRequest struct {
 	PendingReview        *PendingReview // four-eyes: the first reviewer's decision
 	SubmittedAt          *time.Time
 	DecidedAt            *time.Time
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	// Attempt is the attempt the evidence is on: 1, then one more per
+	// resubmission. Resubmissions, when loaded, are every one asked for,
+	// oldest first.
+	Attempt       int
+	Resubmissions []Resubmission
+	OverdueAt     *time.Time // when svc.kyc.request.overdue fired; nil before
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 	// PortalToken is the link's secret: set when it was just made, and
 	// when loaded while the status is link_generated (the store keeps it
 	// sealed under the data key until the link can no longer be used);
@@ -256,7 +282,7 @@ const (
 var TimelineTypes = []string{string(EventKYCCreated), string(EventKYCPortalLinkReady), TimelineOpened,
 	string(EventKYCSubmitted), string(EventKYCProcessing), string(EventKYCApproved), string(EventKYCRejected),
 	string(EventKYCAwaitingReview), string(EventKYCExpired), string(EventKYCCancelled), string(EventKYCFailed),
-	TimelineFirstReview}
+	TimelineFirstReview, string(EventKYCResubmissionRequested), string(EventKYCOverdue)}
 
 // DocumentTypes are the identity documents the portal accepts; the bool
 // says whether the document has a back side to capture.
@@ -276,6 +302,7 @@ type Capture struct {
 	Height       int
 	SHA256       string
 	SourceSHA256 string
+	Attempt      int     // the request's attempt it was taken in (1, then one more per resubmission)
 	Method       string  // MethodCameraChallenge, MethodCameraSession or MethodUpload, as the server derives it
 	SessionID    *string // the liveness session a camera_challenge selfie came from
 	// DocumentSessionID is the document camera session a camera_session

@@ -30,6 +30,7 @@ type DocumentSession struct {
 	ID, RequestID        string
 	OpenedAt, DeadlineAt time.Time
 	UserAgent, IP        string
+	Attempt              int // the request's attempt it was opened in
 }
 
 // DocumentSessionTTL is how long a document camera session stays open:
@@ -65,6 +66,7 @@ type LivenessSession struct {
 	SelfieCaptureID *string
 	UserAgent       string
 	IP              string
+	Attempt         int // the request's attempt it was opened in
 	// Frames are the session's frames, in capture order (without image
 	// data unless loaded for download).
 	Frames []LivenessFrame

@@ -47,6 +47,12 @@ const (
 	// shares (the watch lists). No role has it by itself: an admin whose
 	// InstallationAdmin flag the machine's operator set (User.Can).
 	PermInstallation
+	// PermSenior: the senior queue of escalated KYC cases, deciding and
+	// de-escalating them. No role has it by itself: admins, and reviewers
+	// whose Senior flag an admin set (User.Can). A flag rather than a fifth
+	// role: a senior reviewer can do everything a reviewer can, plus this,
+	// so every other rule that names a role stays as it is.
+	PermSenior
 )
 
 // String names the permission in messages.
@@ -62,13 +68,19 @@ func (p Permission) String() string {
 		return "admin"
 	case PermInstallation:
 		return "installation admin"
+	case PermSenior:
+		return "senior review"
 	}
 	return "none"
 }
 
 // Can reports whether a user with role r has permission p.
-// PermInstallation is never the role's alone: see User.Can.
+// PermInstallation and PermSenior are never the role's alone: see
+// User.Can.
 func (r Role) Can(p Permission) bool {
+	if p == PermSenior {
+		return false
+	}
 	switch r {
 	case RoleAdmin:
 		return p <= PermAdmin
@@ -97,10 +109,16 @@ type User struct {
 	// (kycd users installation-admin): an organization's admin must not
 	// change the lists every other organization screens against.
 	InstallationAdmin bool
-	DisabledAt        *time.Time
-	LastLoginAt       *time.Time
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// ReviewAvailable: the user is "in" and takes cases assigned in turn
+	// (round-robin), when the organization assigns so. Set by the user.
+	ReviewAvailable bool
+	// Senior lets a reviewer work escalated cases (PermSenior); an admin
+	// sets it. Admins have PermSenior without it.
+	Senior      bool
+	DisabledAt  *time.Time
+	LastLoginAt *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Can reports whether u may do what p allows: their role's permissions,
@@ -108,6 +126,9 @@ type User struct {
 func (u *User) Can(p Permission) bool {
 	if p == PermInstallation {
 		return u.Role == RoleAdmin && u.InstallationAdmin
+	}
+	if p == PermSenior {
+		return u.Role == RoleAdmin || u.Role == RoleReviewer && u.Senior
 	}
 	return u.Role.Can(p)
 }

@@ -23,7 +23,7 @@ type attackClass struct {
 // TestReplayAttackSuite runs each replay class of issue 24 against every
 // one of the 76 challenges the server can draw, through Analyze's checks,
 // and reports the APCER (share of sessions that pass) per class: the
-// figures of the README. The attacks are generated here from the shared
+// figures of docs/decisions.md. The attacks are generated here from the shared
 // head-movement frames: the footage as it is, one frame a step; the
 // footage two frames a step, the second a noisy copy (a held pose); the
 // other turn faked by mirroring; a still photo warped to fake the moves.

@@ -12,7 +12,7 @@
 // shows the wrong movements. What it does not prove: a real-time deepfake
 // or face-swap driven by the challenge, a video injected in place of the
 // camera (a virtual camera, a modified browser), or a 3-D mask worn by
-// someone who follows the instructions. The README says so to operators.
+// someone who follows the instructions. docs/decisions.md says so to operators.
 //
 // The package is pure: Observe runs the face models on one frame, Verify
 // decides on the observations, a challenge and the timing; storage and

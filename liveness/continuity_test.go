@@ -67,7 +67,7 @@ func steps(n int) Challenge {
 // frames are up to seconds apart in the footage, further than the page's
 // frames); the same sequence with a frame mirrored, or spliced with
 // another person's footage, is not. The log has every pair's background
-// correlations, the measurements the README quotes.
+// correlations, the measurements docs/decisions.md quotes.
 func TestContinuityOnRealFrames(t *testing.T) {
 	// An even number of frames of each (two a step).
 	p1 := []string{"live_p1_01_right", "live_p1_03_frontal", "live_p1_04_right", "live_p1_05_left", "live_p1_06_up", "live_p1_07_down"}

@@ -151,6 +151,44 @@ type appPage struct {
 	Countries                       []country
 	Country                         string                    // preselected: the applicant's country
 	Messages                        map[string]locale.Message // what portal.js says, in the page's language
+	// Redo, for a resubmission's link: the one step it opens, and the
+	// document the applicant confirmed the first time (a document step
+	// photographs the same one).
+	Redo *redoView
+}
+
+// redoView is what a resubmission's page shows and sends.
+type redoView struct {
+	Step       kyc.ResubmissionStep
+	StepText   string // the step, in the page's language
+	Message    string // the reviewer's words
+	Slot       string // front, back or selfie: portal.js's name for the photo
+	DocType    string
+	DocLabel   string
+	HasBack    bool
+	HasMRZ     bool
+	Country    string
+	CameraOnly bool // the camera check: no upload
+}
+
+// redoOf is the page's resubmission, or nil for a first link.
+func redoOf(req *kyc.KYCRequest, c chrome) *redoView {
+	rs := req.OpenResubmission()
+	if rs == nil {
+		return nil
+	}
+	v := &redoView{Step: rs.Step, StepText: c.L.T("redo.step." + string(rs.Step)), Message: rs.Message,
+		Slot: map[kyc.ResubmissionStep]string{kyc.StepDocumentFront: "front", kyc.StepDocumentBack: "back",
+			kyc.StepSelfie: "selfie", kyc.StepLiveness: "selfie"}[rs.Step], CameraOnly: rs.Step == kyc.StepLiveness}
+	if d := req.DocumentData; d != nil {
+		v.DocType, v.Country, v.DocLabel = d.DocumentType, d.IssuingCountry, c.L.T("doc."+d.DocumentType)
+		for _, t := range documentTypes {
+			if t.Value == d.DocumentType {
+				v.HasBack, v.HasMRZ = t.HasBack, t.HasMRZ
+			}
+		}
+	}
+	return v
 }
 
 // handleApp handles "GET /portal/{token}": the app for an open link
@@ -192,6 +230,7 @@ func (p *portal) handleApp(w http.ResponseWriter, r *http.Request) error {
 		Workflow: req.WorkflowType, RedirectURL: redirectURL(req), FirstName: a.FirstName,
 		ExpiresAt:     c.L.DateTime(req.PortalExpiresAt),
 		DocumentTypes: documentTypes, Countries: p.countries.of(c.L), Messages: scriptMessages(c.L),
+		Redo: redoOf(req, c),
 	}
 	if a.Country != nil && kyc.ValidCountry(*a.Country) {
 		data.Country = *a.Country

@@ -37,12 +37,16 @@ type KYCReport struct {
 	Captures     []CapturePart     `json:"captures"`
 	// LivenessSessions are the selfie's camera sessions with their
 	// evidence (liveness.go).
-	LivenessSessions []LivenessPart   `json:"livenessSessions"`
-	Screenings       []kyc.ListResult `json:"screenings"`
-	Signals          []any            `json:"signals"`
-	Reasons          []any            `json:"reasons"`
-	Timeline         []TimelinePart   `json:"timeline"`
-	ReviewerNotes    []ReviewerNote   `json:"reviewerNotes"`
+	LivenessSessions []LivenessPart `json:"livenessSessions"`
+	// Resubmissions are the steps a reviewer asked the applicant to redo,
+	// each with the decision the earlier attempt had; captures and
+	// liveness sessions carry their attempt, so both attempts show.
+	Resubmissions []ResubmissionPart `json:"resubmissions"`
+	Screenings    []kyc.ListResult   `json:"screenings"`
+	Signals       []any              `json:"signals"`
+	Reasons       []any              `json:"reasons"`
+	Timeline      []TimelinePart     `json:"timeline"`
+	ReviewerNotes []ReviewerNote     `json:"reviewerNotes"`
 	// ContentSHA256 is the SHA-256 of this JSON document with this field
 	// empty, so a filed copy can be checked against its hash.
 	ContentSHA256 string `json:"contentSha256"`
@@ -71,6 +75,25 @@ type RequestPart struct {
 	DecidedAt       *string `json:"decidedAt"`
 	PortalExpiresAt string  `json:"portalExpiresAt"`
 	PortalOpenedAt  *string `json:"portalOpenedAt"` // when the applicant first opened the current link
+	Attempt         int     `json:"attempt"`        // the attempt the evidence is on: 1, then one more per resubmission
+}
+
+// ResubmissionPart is one resubmission asked for.
+type ResubmissionPart struct {
+	ID                      string   `json:"id"`
+	Attempt                 int      `json:"attempt"`
+	Step                    string   `json:"step"`
+	Message                 string   `json:"message"`
+	Status                  string   `json:"status"`
+	RequestedBy             string   `json:"requestedBy"` // usr_<ulid> or key_<ulid>
+	By                      *Person  `json:"by"`
+	PriorAutomationDecision *string  `json:"priorAutomationDecision"`
+	PriorDecisionReason     *string  `json:"priorDecisionReason"`
+	PriorRiskScore          *float64 `json:"priorRiskScore"`
+	PriorReasonCodes        []string `json:"priorReasonCodes"`
+	RequestedAt             string   `json:"requestedAt"`
+	ExpiresAt               string   `json:"expiresAt"`
+	ClosedAt                *string  `json:"closedAt"`
 }
 
 // ApplicantPart is the applicant as recorded.
@@ -109,6 +132,7 @@ type CapturePart struct {
 	Size         int            `json:"size"`
 	SHA256       string         `json:"sha256"`
 	CapturedAt   string         `json:"capturedAt"`
+	Attempt      int            `json:"attempt"` // the request's attempt it was taken in
 	Method       string         `json:"captureMethod"`
 	SessionID    *string        `json:"livenessSessionId"`
 	Metadata     map[string]any `json:"captureMetadata"`
@@ -178,19 +202,24 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 	if err != nil {
 		return nil, err
 	}
+	resubs, err := st.FindResubmissions(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
 	rep := &KYCReport{
 		SchemaVersion: KYCSchemaVersion, GeneratedAt: kyc.FormatTime(now), Organization: *org, PersonalData: kyc.PersonalDataFull,
 		Environment: string(r.Environment), Sandbox: r.Environment == kyc.Sandbox,
 		Request: RequestPart{ID: r.ID, PublicID: r.PublicID, Status: string(r.Status), Decision: string(r.Decision),
 			DecisionReason: r.DecisionReason, WorkflowType: string(r.WorkflowType), ExternalRef: r.ExternalRef,
 			CreatedAt: kyc.FormatTime(r.CreatedAt), SubmittedAt: fmtTime(r.SubmittedAt), DecidedAt: fmtTime(r.DecidedAt),
-			PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt), PortalOpenedAt: fmtTime(r.PortalOpenedAt)},
+			PortalExpiresAt: kyc.FormatTime(r.PortalExpiresAt), PortalOpenedAt: fmtTime(r.PortalOpenedAt), Attempt: max(r.Attempt, 1)},
 		Applicant: ApplicantPart{ID: a.ID, PublicID: a.PublicID, FirstName: a.FirstName, LastName: a.LastName, Email: a.Email,
 			Phone: a.Phone, DOB: a.DOB, Country: a.Country, ExternalRef: a.ExternalRef},
 		Automation:       AutomationPart{Decision: r.AutomationDecision, Confidence: r.AutomationConfidence, RiskScore: r.RiskScore},
 		DocumentData:     r.DocumentData,
 		Captures:         []CapturePart{},
 		LivenessSessions: livenessParts(sessions),
+		Resubmissions:    []ResubmissionPart{},
 		Screenings:       r.Screenings,
 		Signals:          []any{},
 		Reasons:          []any{},
@@ -221,10 +250,26 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 		meta := c.Metadata()
 		rep.Captures = append(rep.Captures, CapturePart{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType,
 			Country: c.Country, ContentType: c.ContentType, Width: c.Width, Height: c.Height, Size: c.Size, SHA256: c.SHA256,
-			CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Metadata: meta, Reading: readings[c.ID]})
+			CapturedAt: kyc.FormatTime(c.CapturedAt), Attempt: max(c.Attempt, 1), Method: c.Method, SessionID: c.SessionID, Metadata: meta, Reading: readings[c.ID]})
 		rep.Thumbnails[c.ID] = full.Data
 	}
 	pp := newPeople(ctx, st, orgID)
+	for _, rs := range resubs {
+		codes := rs.PriorReasonCodes
+		if codes == nil {
+			codes = []string{}
+		}
+		part := ResubmissionPart{ID: rs.ID, Attempt: rs.Attempt, Step: string(rs.Step), Message: rs.Message, Status: string(rs.State),
+			RequestedBy: rs.By.ID, PriorAutomationDecision: rs.PriorAutomationDecision, PriorDecisionReason: rs.PriorDecisionReason,
+			PriorRiskScore: rs.PriorRiskScore, PriorReasonCodes: codes, RequestedAt: kyc.FormatTime(rs.CreatedAt),
+			ExpiresAt: kyc.FormatTime(rs.ExpiresAt), ClosedAt: fmtTime(rs.ClosedAt)}
+		if rs.By.ID != "" {
+			if part.By, err = pp.find(rs.By.ID); err != nil {
+				return nil, err
+			}
+		}
+		rep.Resubmissions = append(rep.Resubmissions, part)
+	}
 	for _, e := range events {
 		t := TimelinePart{Type: e.Type, ToStatus: string(e.ToStatus), Decision: string(e.Decision), ActorType: string(e.ActorType),
 			ActorID: e.ActorID, Reason: e.Reason, At: kyc.FormatTime(e.CreatedAt)}

@@ -22,6 +22,7 @@ type LivenessPart struct {
 	SelfieCaptureID *string             `json:"selfieCaptureId"`
 	Verdict         json.RawMessage     `json:"verdict"`
 	Frames          []LivenessFramePart `json:"frames"`
+	Attempt         int                 `json:"attempt"` // the request's attempt it was opened in
 }
 
 // LivenessFramePart is one frame of a session.
@@ -39,7 +40,7 @@ type LivenessFramePart struct {
 func livenessParts(sessions []kyc.LivenessSession) []LivenessPart {
 	out := make([]LivenessPart, 0, len(sessions))
 	for _, s := range sessions {
-		p := LivenessPart{ID: s.ID, Status: s.Status, Challenge: s.Challenge, OpenedAt: kyc.FormatTime(s.OpenedAt),
+		p := LivenessPart{ID: s.ID, Attempt: max(s.Attempt, 1), Status: s.Status, Challenge: s.Challenge, OpenedAt: kyc.FormatTime(s.OpenedAt),
 			Deadline: kyc.FormatTime(s.DeadlineAt), ReceivedAt: fmtTime(s.ReceivedAt), SelfieCaptureID: s.SelfieCaptureID,
 			Verdict: s.Verdict, Frames: make([]LivenessFramePart, len(s.Frames))}
 		if p.Challenge == nil {
@@ -101,7 +102,11 @@ func kycLiveness(d *doc, sessions []LivenessPart) {
 		"near-identical frames, in time, once. It shows a live head that followed the instructions; it does not detect a "+
 		"real-time deepfake, a video injected in place of the camera, or a mask.", regular, 8)
 	for i, s := range sessions {
-		d.subsection(fmt.Sprintf("Session %d of %d — %s", i+1, len(sessions), s.Status))
+		title := fmt.Sprintf("Session %d of %d — %s", i+1, len(sessions), s.Status)
+		if s.Attempt > 1 {
+			title += fmt.Sprintf(", attempt %d", s.Attempt)
+		}
+		d.subsection(title)
 		t := d.kvTable()
 		t.kv("Session id", s.ID, true)
 		t.kv("Challenge", "look straight, then "+strings.Join(s.Challenge, ", "), false)

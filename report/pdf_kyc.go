@@ -44,6 +44,7 @@ func WriteKYCPDF(w io.Writer, rep *KYCReport) error {
 	// its facts, the first list's title and lines.
 	d.section("Captured images", d.firstCaptureHeight(rep.Captures))
 	d.captures(rep.Captures, <-thumbsDone)
+	kycResubmissions(d, rep)
 	kycLiveness(d, rep.LivenessSessions)
 	d.section("Screening results", d.screeningsHeight(rep.Screenings))
 	d.screenings(rep.Screenings)
@@ -81,6 +82,9 @@ func kycOverview(d *doc, rep *KYCReport) {
 	t.kv("Request id", r.ID, true)
 	t.kv("Public id", r.PublicID, true)
 	t.kv("Status", orNone(r.Status), false)
+	if r.Attempt > 1 {
+		t.kv("Attempt", strconv.Itoa(r.Attempt)+" (see Resubmissions)", false)
+	}
 	t.kv("Decision", orNone(r.Decision), false)
 	t.kv("Decision reason", optStr(r.DecisionReason), false)
 	t.kv("Workflow", orNone(r.WorkflowType), false)

@@ -31,6 +31,9 @@ func (d *doc) captures(caps []CapturePart, thumbs []thumb) {
 		if c.Side != nil && *c.Side != "" {
 			title += " (" + *c.Side + ")"
 		}
+		if c.Attempt > 1 {
+			title += fmt.Sprintf(", attempt %d", c.Attempt)
+		}
 		facts := captureFacts(c)
 		t := d.factsTable()
 		d.ensure(d.captureHeight(t, facts))

@@ -84,6 +84,8 @@ func kycOutcome(status string) (string, tone) {
 		return "Processing failed: no decision", toneAttention
 	case string(kyc.KYCLinkGenerated):
 		return "Waiting for the applicant: portal link issued", toneNeutral
+	case string(kyc.KYCResubmissionRequested):
+		return "Waiting for the applicant to redo one step (see Resubmissions)", toneNeutral
 	case string(kyc.KYCSubmitted), string(kyc.KYCProcessing):
 		return "Submitted: being processed", toneNeutral
 	case string(kyc.KYCExpired):

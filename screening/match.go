@@ -75,7 +75,7 @@ const (
 // Search returns the entities scoring at least threshold, best first, at
 // most limit of them.
 func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
-	qt := ix.splitJoined(normalize(q.Name))
+	qt := ix.splitJoined(normalizeWords(queryWords(q), q.Name))
 	if len(qt) == 0 || len(ix.names) == 0 {
 		return nil
 	}

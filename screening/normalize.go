@@ -157,8 +157,13 @@ var abjadBlocks = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.
 // other marks split), honorifics removed, common variants merged,
 // particles marked.
 func normalize(name string) []token {
+	return normalizeWords(splitWords(readingOrder(name)), name)
+}
+
+// normalizeWords is normalize of name split into words.
+func normalizeWords(words []string, name string) []token {
 	var out []token
-	for _, raw := range splitWords(readingOrder(name)) {
+	for _, raw := range words {
 		out = appendWord(out, raw)
 	}
 	return finishTokens(out, name)

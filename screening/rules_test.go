@@ -143,7 +143,7 @@ func TestArabicToLatin(t *testing.T) {
 // on perturbed listed names with no DOB or country, alerts on customers
 // on no list screened without their country, and Arabic-script names
 // against a Latin-only list. The floors sit just under today's figures so
-// that a regression fails the build; the README gives the figures.
+// that a regression fails the build; docs/screening.md gives the figures.
 func TestScreeningGoals(t *testing.T) {
 	un, ofac, pep := realIndexes(t)
 	unE, _ := ParseUN(openShared(t, "lists/un_consolidated_2026-02-27.xml"))

@@ -10,7 +10,7 @@ import (
 
 // The sandbox test list: a few made-up people, one file per kind, that
 // sandbox screenings always see, so integrators can produce every outcome
-// without real listed names. The README lists them.
+// without real listed names. docs/screening.md lists them.
 //
 //go:embed sandbox/*.csv
 var sandboxFiles embed.FS

@@ -12,7 +12,7 @@ import (
 
 // DefaultThreshold is the match score from which a listed entity is
 // reported, unless the organization sets its own. Chosen with
-// bench/screening-eval (see the README for the curve).
+// bench/screening-eval (see docs/screening.md for the curve).
 const DefaultThreshold = 0.82
 
 // MaxMatches bounds the match records kept per list kind; the count says

@@ -32,6 +32,7 @@ type amlCheckJSON struct {
 	UpdatedAt         string           `json:"updatedAt"`
 	ReviewStatus      string           `json:"reviewStatus"`
 	ResolvedAt        *string          `json:"resolvedAt"`
+	ErasedAt          *string          `json:"erasedAt"` // retention ended (store/amlretention.go)
 	MonitoringHistory []screeningJSON  `json:"monitoringHistory,omitempty"`
 }
 
@@ -49,6 +50,7 @@ type screeningJSON struct {
 	ListVersions   []string       `json:"listVersions"`
 	// ChangedEntities are decided matches whose listed entity changed.
 	ChangedEntities []kyc.EntityChange `json:"changedEntities"`
+	ErasedAt        *string            `json:"erasedAt"`
 }
 
 func toAMLCheckJSON(c *kyc.AMLCheck) amlCheckJSON {
@@ -57,7 +59,7 @@ func toAMLCheckJSON(c *kyc.AMLCheck) amlCheckJSON {
 		DOB: c.DOB, Country: c.Country, MonitoringEnabled: c.MonitoringEnabled, Status: c.Status, RiskLevel: c.RiskLevel,
 		MatchCount: c.MatchCount, Threshold: c.Threshold, Results: c.Results, LastScreenedAt: kyc.FormatTime(c.LastScreenedAt),
 		CreatedAt: kyc.FormatTime(c.CreatedAt), UpdatedAt: kyc.FormatTime(c.UpdatedAt), ReviewStatus: string(c.ReviewStatus),
-		ResolvedAt: timePtr(c.ResolvedAt),
+		ResolvedAt: timePtr(c.ResolvedAt), ErasedAt: timePtr(c.ErasedAt),
 	}
 	if c.NextScreenAt != nil {
 		t := kyc.FormatTime(*c.NextScreenAt)
@@ -70,7 +72,7 @@ func toAMLCheckJSON(c *kyc.AMLCheck) amlCheckJSON {
 				ID: h.ID, Trigger: h.Trigger, ScreenedAt: kyc.FormatTime(h.ScreenedAt), Status: h.Status,
 				PreviousStatus: h.PreviousStatus, RiskLevel: h.RiskLevel, MatchCount: h.MatchCount, Changed: h.Changed,
 				NewMatches: orEmpty(h.NewMatches), RemovedMatches: orEmpty(h.RemovedMatches), ListVersions: orEmpty(h.ListVersions),
-				ChangedEntities: h.ChangedEntities,
+				ChangedEntities: h.ChangedEntities, ErasedAt: timePtr(h.ErasedAt),
 			})
 			if j.MonitoringHistory[len(j.MonitoringHistory)-1].ChangedEntities == nil {
 				j.MonitoringHistory[len(j.MonitoringHistory)-1].ChangedEntities = []kyc.EntityChange{}

@@ -319,7 +319,7 @@ func TestAMLRescreen(t *testing.T) {
 	importCSV(t, e, "in-house-media", screening.AdverseMedia, "name,reference\nJohn Fraudster,M-1\n")
 
 	// Sending the creation again with its key is not a retry: it replays
-	// the stored failed answer (what the README warns about).
+	// the stored failed answer (what docs/screening.md warns about).
 	if again := e.call("POST", "/v1/aml-checks", e.A.LiveKey, create, "Idempotency-Key", "create-1"); again.json(t)["status"] != "failed" ||
 		again.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replayed creation: %s", again.body)

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
+	"kycd/aml"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -86,7 +85,7 @@ func (s *Server) handleAMLBatchCreate(w http.ResponseWriter, r *http.Request) er
 	monitoring := false
 	if isCSV(r) {
 		// A CSV upload: the subjects only (monitoring stays off).
-		if list, err = parseBatchCSV(b); err != nil {
+		if list, err = aml.ParseBatchCSV(b); err != nil {
 			return err
 		}
 	} else if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
@@ -149,15 +148,10 @@ func batchRow(i int, raw json.RawMessage, now time.Time) kyc.AMLBatchRow {
 		row.Status, row.Errors = kyc.AMLRowFailed, []kyc.FieldError{{Field: "subject", Message: "must be a JSON object"}}
 		return row
 	}
-	in := kyc.AMLCheckInput{FirstName: o.str("firstName"), LastName: o.str("lastName"), DOB: o.str("dob"), Country: o.str("country")}
-	ref := o.str("externalRef")
-	var errs []kyc.FieldError
-	if ref != nil && (strings.TrimSpace(*ref) == "" || utf8.RuneCountInString(*ref) > 255) {
-		errs = append(errs, kyc.FieldError{Field: "externalRef", Message: "must be 1 to 255 characters"})
-	}
 	// Kept as sent, failed or not, so a row can be told by its data.
-	row.Subject = kyc.AMLBatchSubject{FirstName: in.FirstName, LastName: in.LastName, DOB: in.DOB, Country: in.Country, ExternalRef: ref}
-	if err := o.check(append(errs, in.Validate(now)...)); err != nil {
+	row.Subject = kyc.AMLBatchSubject{FirstName: o.str("firstName"), LastName: o.str("lastName"), DOB: o.str("dob"), Country: o.str("country"),
+		ExternalRef: o.str("externalRef")}
+	if err := o.check(aml.BatchSubjectErrors(row.Subject, now)); err != nil {
 		row.Status = kyc.AMLRowFailed
 		if ke := kyc.AsError(err); ke != nil {
 			row.Errors = ke.Details

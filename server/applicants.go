@@ -30,13 +30,16 @@ type applicantJSON struct {
 	LegalHold          *legalHoldJSON `json:"legalHold"`
 	ErasureScheduledAt *string        `json:"erasureScheduledAt"`
 	ErasedAt           *string        `json:"erasedAt"`
+	// RelationshipEndDate (YYYY-MM-DD): decided data is kept from the
+	// later of the last decision and this date (kyc.ErasableFrom).
+	RelationshipEndDate *string `json:"relationshipEndDate"`
 }
 
 func toApplicantJSON(a *kyc.Applicant) applicantJSON {
 	j := applicantJSON{
 		ID: a.ID, PublicID: a.PublicID, Environment: a.Environment, FirstName: a.FirstName, LastName: a.LastName,
 		Email: a.Email, Phone: a.Phone, DOB: a.DOB, Country: a.Country, ExternalRef: a.ExternalRef,
-		Metadata: a.Metadata, Status: string(a.Status),
+		Metadata: a.Metadata, Status: string(a.Status), RelationshipEndDate: a.RelationshipEnd,
 		CreatedAt: kyc.FormatTime(a.CreatedAt), UpdatedAt: kyc.FormatTime(a.UpdatedAt),
 	}
 	if j.Metadata == nil {
@@ -57,6 +60,7 @@ func readApplicantInput(o *object) *kyc.ApplicantInput {
 	return &kyc.ApplicantInput{
 		FirstName: o.str("firstName"), LastName: o.str("lastName"), Email: o.str("email"), Phone: o.str("phone"),
 		DOB: o.str("dob"), Country: o.str("country"), ExternalRef: o.str("externalRef"), Metadata: o.anyObject("metadata"),
+		RelationshipEnd: o.str("relationshipEndDate"),
 	}
 }
 

@@ -161,11 +161,15 @@ var emittedEnums = map[string][]enumSite{
 	"AMLReviewStatus":   {{path: "AmlReviewStatus"}},
 	"AMLBatchStatus":    {{path: "AmlBatch status"}},
 	"AMLBatchRowStatus": {{path: "AmlBatchRow status"}},
+	"AMLCaseStatus":     {{path: "AmlCaseStatus"}, {path: "AmlCaseEvent status"}},
+	"AMLCaseOutcome":    {{path: "AmlCaseOutcome"}},
+	"AMLCaseEntryKind":  {{path: "AmlCaseEntryKind"}},
 	"ApplicantStatus":   {{path: "Applicant status"}},
 	"EventType": {
 		{path: "EventType"},
 		{path: "KycEventType", prefix: "svc.kyc."},
 		{path: "AmlEventType", prefix: "svc.aml_check."},
+		{path: "AmlCaseEvent eventType", prefix: "svc.aml_case."},
 	},
 	"Environment": {{path: "Environment"}},
 	"KYCStatus":   {{path: "KycStatus"}},
@@ -185,6 +189,10 @@ var emittedEnums = map[string][]enumSite{
 	"WorkflowType": {{path: "KycRequestCreate workflowType"}, {path: "KycRequest workflowType"}},
 	// report.json says which rule printed it.
 	"PersonalData": {{path: "KycReport personalData"}},
+	// A resubmission's step (the request, its webhook and report.json)
+	// and its state (issue 27).
+	"ResubmissionStep":  {{path: "ResubmissionStep"}, {path: "KycEvent resubmission step"}},
+	"ResubmissionState": {{path: "KycResubmission status"}},
 	// The erasure receipt and its event say under which rule.
 	"ErasureRule": {{path: "ErasureReceipt rule"}, {path: "ApplicantErasedEvent rule"}},
 	// Who wrote a comment on a case.

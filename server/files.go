@@ -20,22 +20,25 @@ const DownloadURLTTL = 10 * time.Minute
 
 // captureJSON is a document or selfie record.
 type captureJSON struct {
-	ID           string         `json:"id"`
-	Kind         string         `json:"kind"`
-	Side         *string        `json:"side"`
-	DocumentType *string        `json:"documentType"`
-	Country      *string        `json:"country"`
-	ContentType  string         `json:"contentType"`
-	Size         int            `json:"size"`
-	Width        int            `json:"width"`
-	Height       int            `json:"height"`
-	SHA256       string         `json:"sha256"`
-	CapturedAt   string         `json:"capturedAt"`
-	Method       string         `json:"captureMethod"`
-	SessionID    *string        `json:"livenessSessionId"`
-	Capture      map[string]any `json:"captureMetadata"`
-	DownloadURL  string         `json:"downloadUrl"`
-	ExpiresAt    string         `json:"downloadUrlExpiresAt"`
+	ID           string  `json:"id"`
+	Kind         string  `json:"kind"`
+	Side         *string `json:"side"`
+	DocumentType *string `json:"documentType"`
+	Country      *string `json:"country"`
+	ContentType  string  `json:"contentType"`
+	Size         int     `json:"size"`
+	Width        int     `json:"width"`
+	Height       int     `json:"height"`
+	SHA256       string  `json:"sha256"`
+	CapturedAt   string  `json:"capturedAt"`
+	// Attempt is the request's attempt the image belongs to: 1, then one
+	// more per resubmission; earlier attempts' images stay listed.
+	Attempt     int            `json:"attempt"`
+	Method      string         `json:"captureMethod"`
+	SessionID   *string        `json:"livenessSessionId"`
+	Capture     map[string]any `json:"captureMetadata"`
+	DownloadURL string         `json:"downloadUrl"`
+	ExpiresAt   string         `json:"downloadUrlExpiresAt"`
 	// Reading is what the engine read from a document image when it
 	// decided (decision.Readings); absent before a decision and for
 	// images it read nothing from.
@@ -62,7 +65,7 @@ func (s *Server) toCaptureJSON(c kyc.Capture) captureJSON {
 	meta := c.Metadata()
 	return captureJSON{ID: c.ID, Kind: c.Kind, Side: c.Side, DocumentType: c.DocumentType, Country: c.Country,
 		ContentType: c.ContentType, Size: c.Size, Width: c.Width, Height: c.Height, SHA256: c.SHA256,
-		CapturedAt: kyc.FormatTime(c.CapturedAt), Method: c.Method, SessionID: c.SessionID, Capture: meta, DownloadURL: url, ExpiresAt: exp}
+		CapturedAt: kyc.FormatTime(c.CapturedAt), Attempt: max(c.Attempt, 1), Method: c.Method, SessionID: c.SessionID, Capture: meta, DownloadURL: url, ExpiresAt: exp}
 }
 
 // handleKYCCaptures lists a request's documents or selfies.

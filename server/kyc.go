@@ -66,6 +66,11 @@ type kycJSON struct {
 	DecidedAt            *string         `json:"decidedAt"`
 	CreatedAt            string          `json:"createdAt"`
 	UpdatedAt            string          `json:"updatedAt"`
+	// kycd's extensions (issue 27): the attempt the evidence is on, every
+	// resubmission asked for, and when the overdue event fired.
+	Attempt       int                `json:"attempt"`
+	Resubmissions []resubmissionJSON `json:"resubmissions"`
+	OverdueAt     *string            `json:"overdueAt"`
 }
 
 func timePtr(t *time.Time) *string {
@@ -81,6 +86,13 @@ func timePtr(t *time.Time) *string {
 // (requests created before tokens were kept sealed have none until
 // resend-link).
 func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
+	return kycToJSON(r, s.now(), s.kyc.PortalURL)
+}
+
+// kycToJSON is toKYCJSON for callers without a Server (Exporter): now is
+// the time the link's expiry is compared with; portalURL makes the link,
+// nil when the caller does not know where the portal is (no portalUrl).
+func kycToJSON(r *kyc.KYCRequest, now time.Time, portalURL func(token string) string) kycJSON {
 	j := kycJSON{ID: r.ID, PublicID: r.PublicID, ApplicantID: r.ApplicantID, ApplicantPublicID: r.ApplicantPublicID,
 		Environment: r.Environment, Status: r.Status, Decision: r.Decision, DecisionReason: r.DecisionReason,
 		RiskScore: r.RiskScore, WorkflowType: string(r.WorkflowType), CallbackURL: r.CallbackURL, RedirectURL: r.RedirectURL,
@@ -88,7 +100,8 @@ func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
 		PortalOpenedAt:     timePtr(r.PortalOpenedAt),
 		AutomationDecision: r.AutomationDecision, AutomationConfidence: r.AutomationConfidence,
 		ProcessingResult: r.ProcessingResult, ReviewerNote: r.ReviewerNote, ReviewReasonCode: r.ReviewReasonCode, SubmittedAt: timePtr(r.SubmittedAt),
-		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt)}
+		DecidedAt: timePtr(r.DecidedAt), CreatedAt: kyc.FormatTime(r.CreatedAt), UpdatedAt: kyc.FormatTime(r.UpdatedAt),
+		Attempt: max(r.Attempt, 1), Resubmissions: toResubmissionsJSON(r.Resubmissions), OverdueAt: timePtr(r.OverdueAt)}
 	if j.Metadata == nil {
 		j.Metadata = map[string]any{}
 	}
@@ -96,8 +109,8 @@ func (s *Server) toKYCJSON(r *kyc.KYCRequest) kycJSON {
 	if j.ReviewReasonCodes == nil {
 		j.ReviewReasonCodes = []string{}
 	}
-	if r.Status == kyc.KYCLinkGenerated && r.PortalToken != "" && s.now().Before(r.PortalExpiresAt) {
-		u := s.kyc.PortalURL(r.PortalToken)
+	if (r.Status == kyc.KYCLinkGenerated || r.Status == kyc.KYCResubmissionRequested) && r.PortalToken != "" && portalURL != nil && now.Before(r.PortalExpiresAt) {
+		u := portalURL(r.PortalToken)
 		j.PortalURL = &u
 	}
 	if p := r.PendingReview; p != nil {
@@ -273,6 +286,11 @@ func (s *Server) handleKYCList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	for _, req := range list {
+		if err := s.loadResubmissions(r.Context(), req); err != nil {
+			return err
+		}
+	}
 	writeJSON(w, http.StatusOK, newPage(mapAll(list, s.toKYCJSON), p, size, total))
 	return nil
 }
@@ -296,6 +314,9 @@ func (s *Server) findKYC(r *http.Request) (*kyc.KYCRequest, error) {
 func (s *Server) handleKYCGet(w http.ResponseWriter, r *http.Request) error {
 	req, err := s.findKYC(r)
 	if err != nil {
+		return err
+	}
+	if err := s.loadResubmissions(r.Context(), req); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, s.toKYCJSON(req))
@@ -348,6 +369,11 @@ func (s *Server) kycAction(w http.ResponseWriter, r *http.Request, o *object, fn
 		req, err := fn(tx, key, r.PathValue("id"))
 		if err != nil {
 			return nil, err
+		}
+		if req.Attempt > 1 && req.Resubmissions == nil {
+			if req.Resubmissions, err = tx.FindResubmissions(req.ID); err != nil {
+				return nil, err
+			}
 		}
 		return s.toKYCJSON(req), nil
 	})

@@ -11,7 +11,7 @@ import (
 	"kycd/store"
 )
 
-// The personal data lifecycle of the API (README "Personal data"):
+// The personal data lifecycle of the API (docs/personal-data.md):
 // erasure on request, its receipt, and legal hold.
 
 // legalHoldJSON is an applicant's legal hold; null when there is none.
@@ -27,6 +27,22 @@ type erasureScheduledJSON struct {
 	ErasureScheduledAt string `json:"erasureScheduledAt"`
 	Retention          string `json:"retention"`
 }
+
+// ErasureScheduledView is the answer to an erasure that retention defers,
+// as DELETE /v1/applicants/{id} gives it with 202; kycd applicants erase
+// prints the same.
+func ErasureScheduledView(applicantID string, d *kyc.ErasureDeferred) any {
+	return erasureScheduledJSON{Object: "applicant_erasure_scheduled", ApplicantID: applicantID,
+		ErasureScheduledAt: kyc.FormatTime(d.NotBefore), Retention: d.Rule}
+}
+
+// ApplicantView is an applicant as GET /v1/applicants/{id} shows it; kycd
+// applicants show prints the same.
+func ApplicantView(a *kyc.Applicant) any { return toApplicantJSON(a) }
+
+// MaxLifecycleReason is the longest reason (in characters) an erasure or
+// a legal hold takes, through the API, the console and the CLI alike.
+const MaxLifecycleReason = maxLifecycleReason
 
 const maxLifecycleReason = 500
 
@@ -81,8 +97,7 @@ func (s *Server) handleApplicantErase(w http.ResponseWriter, r *http.Request) er
 		Environment: key.Environment, ApplicantID: r.PathValue("id"), Rule: kyc.ErasureOnRequest, Reason: reason})
 	var deferred *kyc.ErasureDeferred
 	if errors.As(err, &deferred) {
-		writeJSON(w, http.StatusAccepted, erasureScheduledJSON{Object: "applicant_erasure_scheduled",
-			ApplicantID: r.PathValue("id"), ErasureScheduledAt: kyc.FormatTime(deferred.NotBefore), Retention: deferred.Rule})
+		writeJSON(w, http.StatusAccepted, ErasureScheduledView(r.PathValue("id"), deferred))
 		return nil
 	}
 	if err != nil {

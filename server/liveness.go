@@ -11,6 +11,7 @@ import (
 // frame it concluded it from.
 type livenessSessionJSON struct {
 	ID              string              `json:"id"`
+	Attempt         int                 `json:"attempt"`
 	Status          string              `json:"status"`
 	Challenge       []string            `json:"challenge"`
 	OpenedAt        string              `json:"openedAt"`
@@ -37,7 +38,7 @@ type livenessFrameJSON struct {
 }
 
 func (s *Server) toLivenessJSON(ss kyc.LivenessSession) livenessSessionJSON {
-	out := livenessSessionJSON{ID: ss.ID, Status: ss.Status, Challenge: ss.Challenge, OpenedAt: kyc.FormatTime(ss.OpenedAt),
+	out := livenessSessionJSON{ID: ss.ID, Attempt: max(ss.Attempt, 1), Status: ss.Status, Challenge: ss.Challenge, OpenedAt: kyc.FormatTime(ss.OpenedAt),
 		Deadline: kyc.FormatTime(ss.DeadlineAt), SelfieCaptureID: ss.SelfieCaptureID, Verdict: ss.Verdict,
 		UserAgent: ss.UserAgent, IP: ss.IP, Frames: make([]livenessFrameJSON, len(ss.Frames))}
 	if out.Challenge == nil {

@@ -67,6 +67,7 @@ func newMetrics(s *Server) *metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kycd_sqlite_use_cases_total",
 			Help: "Write use cases those commits carried (group commit)."}, func() float64 { return float64(st().UseCases) }),
 		&stateCollector{s: s},
+		&deskCollector{s: s},
 	)
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),

@@ -37,7 +37,7 @@ func TestRootPage(t *testing.T) {
 				t.Errorf("dev=%v: %s is %q on / and %q on the console", dev, h, res.Header.Get(h), login.Header.Get(h))
 			}
 		}
-		for _, link := range []string{`href="/console/"`, `href="/v3/api-docs"`, "README", "kycd users create"} {
+		for _, link := range []string{`href="/console/"`, `href="/v3/api-docs"`, "<code>docs/</code>", "kycd users create"} {
 			if !strings.Contains(body, link) {
 				t.Errorf("dev=%v: the page lacks %s", dev, link)
 			}

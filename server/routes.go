@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/reason-codes", s.handleReasonCodeList)
 	s.handle("POST /v1/reason-codes", s.handleReasonCodeCreate)
 	s.handle("DELETE /v1/reason-codes/{code}", s.handleReasonCodeDelete)
+	s.handle("POST /v1/kyc-requests/{id}/resubmission", s.handleKYCResubmission)
 	s.handle("GET /v1/kyc-requests/{id}/report.json", s.handleKYCReportJSON)
 	s.handle("GET /v1/kyc-requests/{id}/report.pdf", s.handleKYCReportPDF)
 	s.handlePublic("GET /v1/files/{id}", s.handleFile)
@@ -58,6 +59,11 @@ func (s *Server) routes() {
 	s.handle("GET /v1/aml-batches/{id}/rows", s.handleAMLBatchRows)
 	s.handle("GET /v1/aml-batches/{id}/rows.csv", s.handleAMLBatchExport)
 	s.handle("POST /v1/aml-suppressions/{id}/lift", s.handleAMLSuppressionLift)
+	s.handle("GET /v1/aml-cases", s.handleAMLCaseList)
+	s.handle("GET /v1/aml-cases/{id}", s.handleAMLCaseGet)
+	s.handle("PATCH /v1/aml-cases/{id}", s.handleAMLCaseUpdate)
+	s.handle("PUT /v1/aml-cases/{id}/sar", s.handleAMLCaseSAR)
+	s.handle("GET /v1/aml-cases/{id}/sar/file", s.handleAMLCaseSARFile)
 
 	s.handle("POST /v1/webhook-endpoints", s.handleWebhookEndpointCreate)
 	s.handle("GET /v1/webhook-endpoints", s.handleWebhookEndpointList)
@@ -84,13 +90,16 @@ func (s *Server) routes() {
 	// has its route table, each route with the permission it needs).
 	backOffice := console.New(console.Options{Store: s.store, KYC: s.kyc, AML: s.aml, Users: s.users, Log: s.log,
 		Now: s.now, BaseURL: s.baseURL, ClientIP: s.clientIPs.ClientIP, Secrets: s.secrets, AllowPrivateWebhooks: s.allowPrivateWebhooks,
-		MailConfigured: s.mailConfigured, SwaggerUI: s.dev, ListImports: s.listImports, ListUploadMax: s.listUploadMax})
+		MailConfigured: s.mailConfigured, SwaggerUI: s.dev, ListImports: s.listImports, ListUploadMax: s.listUploadMax,
+		Export: s.ExportApplicant})
 	s.mux.Handle("/console/", backOffice)
 	// The front page (links to the back office, the API description and
 	// the docs) is an HTML page with the console's headers and CSP.
 	s.mux.Handle("GET /{$}", backOffice)
 
 	s.handlePublic("GET /v3/api-docs", s.handleAPIDocs)
+	s.handlePublic("GET /docs", s.handleAPIReference)
+	s.handlePublic("GET /docs/{$}", s.handleAPIReference)
 	s.handlePublic("GET /healthz", s.handleHealth)
 	s.handlePublic("GET /readyz", s.handleReady)
 	s.handlePublic("GET /metrics", s.handleMetrics)

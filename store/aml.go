@@ -17,7 +17,7 @@ const MonitoringInterval = 24 * time.Hour
 
 const amlColumns = `id, public_id, organization_id, environment, first_name, last_name, dob, country, monitoring,
 	status, risk_level, match_count, threshold, results, last_screened_at, next_screen_at, created_at, updated_at,
-	review_status, resolved_at`
+	review_status, resolved_at, erased_at`
 
 // CreateAMLCheck stores a screened check and its first history entry. The
 // caller fills the subject, threshold and results; ids and times are set
@@ -46,7 +46,7 @@ func (tx *Tx) CreateAMLCheck(c *kyc.AMLCheck, sc *kyc.Screening) error {
 	default:
 		c.ReviewStatus = kyc.AMLReviewPending
 	}
-	_, err = tx.exec(`INSERT INTO aml_checks (`+amlColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.exec(`INSERT INTO aml_checks (`+amlColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
 		c.ID, c.PublicID, c.OrganizationID, string(c.Environment), c.FirstName, c.LastName, c.DOB, c.Country,
 		boolInt(c.MonitoringEnabled), string(c.Status), riskString(c.RiskLevel), c.MatchCount, c.Threshold, results,
 		kyc.FormatTime(tx.now), timeOrNil(c.NextScreenAt), kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), string(c.ReviewStatus),
@@ -90,9 +90,13 @@ func (tx *Tx) recordScreening(c *kyc.AMLCheck, sc *kyc.Screening, monitoredOnly 
 		n := tx.now.Add(MonitoringInterval)
 		next = &n
 	}
-	cond := ``
+	// An erased check is a tombstone: nothing is screened on it again.
+	cond := ` AND erased_at IS NULL`
+	if c.ErasedAt != nil && !monitoredOnly {
+		return false, errAMLCheckErased(c.ID)
+	}
 	if monitoredOnly {
-		cond = ` AND monitoring = 1`
+		cond += ` AND monitoring = 1`
 	}
 	res, err := tx.exec(`UPDATE aml_checks SET status = ?, risk_level = ?, match_count = ?, results = ?,
 		last_screened_at = ?, next_screen_at = ?, updated_at = ?, review_status = ?,
@@ -165,6 +169,9 @@ func (tx *Tx) SetAMLMonitoring(orgID string, env kyc.Environment, idParam string
 	if c.MonitoringEnabled == on {
 		return c, nil
 	}
+	if on && c.ErasedAt != nil {
+		return nil, errAMLCheckErased(idParam)
+	}
 	c.MonitoringEnabled, c.NextScreenAt, c.UpdatedAt = on, nil, tx.now
 	if on {
 		next := c.LastScreenedAt.Add(MonitoringInterval)
@@ -224,6 +231,10 @@ func (s *Store) FindAMLChecks(ctx context.Context, orgID string, env kyc.Environ
 	if f.ReviewStatus != "" {
 		where += ` AND review_status = ?`
 		args = append(args, string(f.ReviewStatus))
+		if f.ReviewStatus == kyc.AMLReviewPending {
+			// An erased (sandbox) check has no match left to review.
+			where += ` AND erased_at IS NULL`
+		}
 	}
 	order := "id DESC"
 	if f.OldestFirst {
@@ -282,7 +293,7 @@ func (tx *Tx) FindScreenings(checkID string) ([]kyc.Screening, error) {
 
 func findScreenings(ctx context.Context, q queryer, checkID string) ([]kyc.Screening, error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, trigger, screened_at, status, previous_status, risk_level,
-		match_count, changed, detail FROM aml_screenings WHERE check_id = ? ORDER BY id`, checkID)
+		match_count, changed, detail, erased_at FROM aml_screenings WHERE check_id = ? ORDER BY id`, checkID)
 	if err != nil {
 		return nil, fmt.Errorf("find screenings: %w", err)
 	}
@@ -291,11 +302,12 @@ func findScreenings(ctx context.Context, q queryer, checkID string) ([]kyc.Scree
 	for rows.Next() {
 		var sc kyc.Screening
 		var at, status, detail string
-		var prev, risk sql.NullString
+		var prev, risk, erased sql.NullString
 		var changed int
-		if err := rows.Scan(&sc.ID, &sc.Trigger, &at, &status, &prev, &risk, &sc.MatchCount, &changed, &detail); err != nil {
+		if err := rows.Scan(&sc.ID, &sc.Trigger, &at, &status, &prev, &risk, &sc.MatchCount, &changed, &detail, &erased); err != nil {
 			return nil, fmt.Errorf("scan screening: %w", err)
 		}
+		sc.ErasedAt = parseTimePtr(erased)
 		sc.ScreenedAt, sc.Status, sc.Changed = parseTime(at), kyc.AMLStatus(status), changed == 1
 		if prev.Valid {
 			p := kyc.AMLStatus(prev.String)
@@ -322,13 +334,14 @@ func findScreenings(ctx context.Context, q queryer, checkID string) ([]kyc.Scree
 func scanAMLCheck(row scanner) (*kyc.AMLCheck, error) {
 	var c kyc.AMLCheck
 	var env, status, results, screened, created, updated string
-	var dob, country, risk, next, resolved sql.NullString
+	var dob, country, risk, next, resolved, erased sql.NullString
 	var monitoring int
 	var review string
 	if err := row.Scan(&c.ID, &c.PublicID, &c.OrganizationID, &env, &c.FirstName, &c.LastName, &dob, &country, &monitoring,
-		&status, &risk, &c.MatchCount, &c.Threshold, &results, &screened, &next, &created, &updated, &review, &resolved); err != nil {
+		&status, &risk, &c.MatchCount, &c.Threshold, &results, &screened, &next, &created, &updated, &review, &resolved, &erased); err != nil {
 		return nil, err
 	}
+	c.ErasedAt = parseTimePtr(erased)
 	c.ReviewStatus, c.ResolvedAt = kyc.AMLReviewStatus(review), parseTimePtr(resolved)
 	c.Environment, c.Status, c.MonitoringEnabled = kyc.Environment(env), kyc.AMLStatus(status), monitoring == 1
 	c.DOB, c.Country = ptrString(dob), ptrString(country)

@@ -203,3 +203,29 @@ func (s *Store) FindBatchRows(ctx context.Context, batchID string, status kyc.AM
 	}
 	return out, total, rows.Err()
 }
+
+// RecentAMLBatches returns the organization's latest batches in env,
+// newest first (the console's batch page lists them).
+func (s *Store) RecentAMLBatches(ctx context.Context, orgID string, env kyc.Environment, limit int) ([]*kyc.AMLBatch, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+batchColumns+` FROM aml_batches WHERE organization_id = ? AND environment = ?
+		ORDER BY id DESC LIMIT ?`, orgID, string(env), limit)
+	if err != nil {
+		return nil, fmt.Errorf("find aml batches: %w", err)
+	}
+	defer rows.Close()
+	var out []*kyc.AMLBatch
+	for rows.Next() {
+		var b kyc.AMLBatch
+		var envS, status, created, updated string
+		var completed sql.NullString
+		var monitoring int
+		if err := rows.Scan(&b.ID, &b.OrganizationID, &envS, &status, &monitoring, &b.Total, &b.Screened, &b.Failed, &b.PotentialMatches,
+			&created, &updated, &completed); err != nil {
+			return nil, fmt.Errorf("scan aml batch: %w", err)
+		}
+		b.Environment, b.Status, b.Monitoring = kyc.Environment(envS), kyc.AMLBatchStatus(status), monitoring == 1
+		b.CreatedAt, b.UpdatedAt, b.CompletedAt = parseTime(created), parseTime(updated), parseTimePtr(completed)
+		out = append(out, &b)
+	}
+	return out, rows.Err()
+}

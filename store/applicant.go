@@ -15,7 +15,7 @@ const applicantColumns = `id, public_id, organization_id, environment, first_nam
 	country, external_ref, metadata, status, created_at, updated_at, archived_at`
 
 // applicantSelect is applicantColumns and the lifecycle columns (erasure.go).
-const applicantSelect = applicantColumns + `, legal_hold_reason, legal_hold_at, erasure_scheduled_at, erased_at`
+const applicantSelect = applicantColumns + `, legal_hold_reason, legal_hold_at, erasure_scheduled_at, erased_at, relationship_end`
 
 // CreateApplicant inserts an active applicant built from a validated input.
 // A duplicate externalRef in the organization's environment is CONFLICT.
@@ -29,11 +29,11 @@ func (tx *Tx) CreateApplicant(orgID string, env kyc.Environment, in *kyc.Applica
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
-	_, err = tx.exec(`INSERT INTO applicants (`+applicantColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+	_, err = tx.exec(`INSERT INTO applicants (`+applicantColumns+`, relationship_end)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
 		a.ID, a.PublicID, a.OrganizationID, string(a.Environment), a.FirstName, a.LastName,
 		a.Email, a.Phone, a.DOB, a.Country, a.ExternalRef, string(meta), string(a.Status),
-		kyc.FormatTime(tx.now), kyc.FormatTime(tx.now))
+		kyc.FormatTime(tx.now), kyc.FormatTime(tx.now), a.RelationshipEnd)
 	if errors.Is(err, errUnique) {
 		return nil, duplicateExternalRef(a.ExternalRef, err)
 	}
@@ -53,8 +53,16 @@ func (tx *Tx) UpdateApplicant(orgID string, env kyc.Environment, idParam string,
 	if err != nil {
 		return nil, err
 	}
-	if a.Status == kyc.ApplicantArchived {
-		return nil, kyc.Errorf(kyc.EUnprocessable, "Applicant %s is archived; unarchive it before changing it.", a.ID)
+	// The relationship often ends when the applicant is archived: its end
+	// date may still be set then (it only ever lengthens retention), but
+	// never on an erased applicant, whose data is gone.
+	onlyEnd := len(in.Fields()) == 1 && in.RelationshipEnd != nil
+	if a.ErasedAt != nil {
+		return nil, &kyc.Error{Code: kyc.EUnprocessable, Reason: "applicant_erased",
+			Message: fmt.Sprintf("Applicant %s was erased and cannot be changed.", idParam)}
+	}
+	if a.Status == kyc.ApplicantArchived && !onlyEnd {
+		return nil, kyc.Errorf(kyc.EUnprocessable, "Applicant %s is archived; unarchive it before changing it (only relationshipEndDate may be set).", a.ID)
 	}
 	applyApplicantInput(a, in)
 	a.UpdatedAt = tx.now
@@ -63,14 +71,27 @@ func (tx *Tx) UpdateApplicant(orgID string, env kyc.Environment, idParam string,
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
 	_, err = tx.exec(`UPDATE applicants SET first_name = ?, last_name = ?, email = ?, phone = ?, dob = ?, country = ?,
-		external_ref = ?, metadata = ?, updated_at = ? WHERE id = ?`,
+		external_ref = ?, metadata = ?, relationship_end = ?, updated_at = ? WHERE id = ?`,
 		a.FirstName, a.LastName, a.Email, a.Phone, a.DOB, a.Country, a.ExternalRef, string(meta),
-		kyc.FormatTime(tx.now), a.ID)
+		a.RelationshipEnd, kyc.FormatTime(tx.now), a.ID)
 	if errors.Is(err, errUnique) {
 		return nil, duplicateExternalRef(a.ExternalRef, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("update applicant: %w", err)
+	}
+	if a.ErasureScheduledAt != nil && in.RelationshipEnd != nil {
+		// A scheduled erasure moves with the relationship end (it is
+		// checked again when due as well).
+		from, _, err := tx.erasableFrom(a)
+		if err != nil {
+			return nil, err
+		}
+		at := from
+		a.ErasureScheduledAt = &at
+		if _, err := tx.exec(`UPDATE applicants SET erasure_scheduled_at = ? WHERE id = ?`, kyc.FormatTime(from), a.ID); err != nil {
+			return nil, fmt.Errorf("update applicant: %w", err)
+		}
 	}
 	// The audit names the fields changed, never their values: the log
 	// outlives erasure of the applicant's personal data.
@@ -152,6 +173,7 @@ func applyApplicantInput(a *kyc.Applicant, in *kyc.ApplicantInput) {
 	opt(&a.DOB, in.DOB)
 	opt(&a.Country, in.Country)
 	opt(&a.ExternalRef, in.ExternalRef)
+	opt(&a.RelationshipEnd, in.RelationshipEnd)
 	if in.Metadata != nil {
 		a.Metadata = in.Metadata
 	}
@@ -243,12 +265,12 @@ func (s *Store) FindApplicants(ctx context.Context, orgID string, env kyc.Enviro
 func scanApplicant(row scanner) (*kyc.Applicant, error) {
 	var a kyc.Applicant
 	var env, status, meta, created, updated string
-	var email, phone, dob, country, ref, archived, hold, holdAt, scheduled, erased sql.NullString
+	var email, phone, dob, country, ref, archived, hold, holdAt, scheduled, erased, relEnd sql.NullString
 	if err := row.Scan(&a.ID, &a.PublicID, &a.OrganizationID, &env, &a.FirstName, &a.LastName, &email, &phone, &dob,
-		&country, &ref, &meta, &status, &created, &updated, &archived, &hold, &holdAt, &scheduled, &erased); err != nil {
+		&country, &ref, &meta, &status, &created, &updated, &archived, &hold, &holdAt, &scheduled, &erased, &relEnd); err != nil {
 		return nil, err
 	}
-	a.LegalHoldReason = ptrString(hold)
+	a.LegalHoldReason, a.RelationshipEnd = ptrString(hold), ptrString(relEnd)
 	a.LegalHoldAt, a.ErasureScheduledAt, a.ErasedAt = nullTime(holdAt), nullTime(scheduled), nullTime(erased)
 	a.Environment, a.Status = kyc.Environment(env), kyc.ApplicantStatus(status)
 	a.Email, a.Phone, a.DOB, a.Country, a.ExternalRef = ptrString(email), ptrString(phone), ptrString(dob), ptrString(country), ptrString(ref)

@@ -28,6 +28,8 @@ const (
 	AccessImageViewed     = accessPrefix + "image_viewed"     // one captured image in the console
 	AccessAlertViewed     = accessPrefix + "alert_viewed"     // an AML check's page in the console
 	AccessApplicantViewed = accessPrefix + "applicant_viewed" // an applicant's page in the console
+	AccessSARFile         = accessPrefix + "sar_file"         // the filed copy of an AML case's suspicious-activity report
+	AccessAMLCaseViewed   = accessPrefix + "aml_case_viewed"  // an AML case's page in the console
 )
 
 // AuditCategory is the category of an audit row's action.

@@ -11,7 +11,7 @@ import (
 )
 
 const captureColumns = `id, request_id, kind, side, document_type, country, content_type, size, width, height, sha256,
-	source_sha256, method, user_agent, ip, meta, captured_at, session_id, document_session_id`
+	source_sha256, method, user_agent, ip, meta, captured_at, session_id, document_session_id, attempt`
 
 // methodColumn is how kyc_captures.method stores a capture method: its
 // CHECK predates liveness sessions (see migration 0014_liveness_sessions), so 'camera' there
@@ -38,7 +38,13 @@ func methodFromColumn(col string) string {
 // final, and the engine must judge what the applicant submitted.
 func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
 	c.ID, c.CapturedAt, c.Size = "cap_"+NewULID(tx.now), tx.now, len(data)
-	if _, err := tx.exec(`DELETE FROM kyc_captures WHERE request_id = ? AND kind = ? AND side IS NOT DISTINCT FROM ?`, c.RequestID, c.Kind, c.Side); err != nil {
+	// The request's current attempt: a retake replaces the image of its
+	// own attempt only, so an earlier attempt's stays in the case.
+	if err := tx.queryRow(`SELECT attempt FROM kyc_requests WHERE id = ?`, c.RequestID).Scan(&c.Attempt); err != nil {
+		return fmt.Errorf("attempt of %s: %w", c.RequestID, err)
+	}
+	if _, err := tx.exec(`DELETE FROM kyc_captures WHERE request_id = ? AND kind = ? AND side IS NOT DISTINCT FROM ? AND attempt = ?`,
+		c.RequestID, c.Kind, c.Side, c.Attempt); err != nil {
 		return fmt.Errorf("replace capture: %w", err)
 	}
 	meta, err := json.Marshal(orEmptyMap(c.Meta))
@@ -58,9 +64,9 @@ func (tx *Tx) SaveCapture(c *kyc.Capture, data []byte) error {
 	if (c.Method == kyc.MethodCameraSession) != (c.DocumentSessionID != nil) {
 		return fmt.Errorf("save capture: a camera_session capture needs its document session, and only it")
 	}
-	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.exec(`INSERT INTO kyc_captures (`+captureColumns+`, data, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.RequestID, c.Kind, c.Side, c.DocumentType, c.Country, c.ContentType, c.Size, c.Width, c.Height, c.SHA256,
-		c.SourceSHA256, methodColumn(c.Method), c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), c.SessionID, c.DocumentSessionID, sealed, keyID)
+		c.SourceSHA256, methodColumn(c.Method), c.UserAgent, c.IP, string(meta), kyc.FormatTime(tx.now), c.SessionID, c.DocumentSessionID, c.Attempt, sealed, keyID)
 	if err != nil {
 		return fmt.Errorf("insert capture: %w", err)
 	}
@@ -115,7 +121,7 @@ func scanCapture(row scanner, withData bool, keys *keyring) (*kyc.Capture, error
 	var meta, captured, method string
 	var keyID sql.NullInt64
 	dest := []any{&c.ID, &c.RequestID, &c.Kind, &side, &docType, &country, &c.ContentType, &c.Size, &c.Width, &c.Height,
-		&c.SHA256, &c.SourceSHA256, &method, &c.UserAgent, &c.IP, &meta, &captured, &session, &docSession}
+		&c.SHA256, &c.SourceSHA256, &method, &c.UserAgent, &c.IP, &meta, &captured, &session, &docSession, &c.Attempt}
 	if withData {
 		dest = append(dest, &c.Data, &keyID)
 	}

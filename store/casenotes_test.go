@@ -132,7 +132,7 @@ func TestVerificationsReasonAndTagFilters(t *testing.T) {
 		t.Errorf("after the save, SELFIE_NOT_LIVE: %v", got)
 	}
 
-	// Migration 0030's backfill, run again on rows it must rebuild: the
+	// Migration 0033's backfill, run again on rows it must rebuild: the
 	// space-separated engine codes and the single decision code.
 	db := storetest.SQL(t, s)
 	if _, err := db.Exec(`DELETE FROM kyc_request_reasons`); err != nil {
@@ -141,9 +141,9 @@ func TestVerificationsReasonAndTagFilters(t *testing.T) {
 	if _, err := db.Exec(`UPDATE kyc_requests SET reason_codes = ' X1  X2 X3', review_reason_code = 'R1' WHERE id = ?`, a); err != nil {
 		t.Fatal(err)
 	}
-	path := "migrations/0030_case_notes.sql"
+	path := "migrations/0033_case_notes.sql"
 	if storetest.DefaultEngine() == "postgres" {
-		path = "migrations/postgres/0030_case_notes.sql"
+		path = "migrations/postgres/0033_case_notes.sql"
 	}
 	mig, err := os.ReadFile(path)
 	if err != nil {
@@ -161,7 +161,7 @@ func TestVerificationsReasonAndTagFilters(t *testing.T) {
 		t.Fatalf("backfill: %v", err)
 	}
 	for code, want := range map[string][]string{"X1": {a}, "X2": {a}, "X3": {a}, "R1": {a}, "IMAGE_BLURRY": {b}, "DOCUMENT_FORGED": {b},
-		// Before 0030 a decision had one code (review_reason_code): b's
+		// Before 0033 a decision had one code (review_reason_code): b's
 		// second one is not in what the backfill reads.
 		"FACE_MISMATCH": nil} {
 		if got, _ := listIDs(t, s, org.ID, store.VerificationFilter{Reason: code}); !slices.Equal(got, want) {

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"bytes"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"os"
@@ -17,7 +16,7 @@ import (
 
 // marker is in every plaintext these tests store; it must never be found
 // in the database file or its WAL.
-var marker = []byte("KYCD-PLAINTEXT-MARKER-7f3a")
+var marker = storetest.Marker
 
 func masterKey(fill byte) func(bool) (store.Sealer, error) {
 	return func(bool) (store.Sealer, error) { return seal.New(bytes.Repeat([]byte{fill}, seal.KeySize)) }
@@ -41,49 +40,20 @@ func mustOpenWith(t *testing.T, path string, master func(bool) (store.Sealer, er
 	return s
 }
 
-// image is a capture's bytes: random (so that nothing compresses or
-// repeats by chance) with the marker inside, large enough to span pages.
-func image() []byte {
-	b := make([]byte, 64<<10)
-	rand.Read(b)
-	copy(b[1000:], marker)
-	copy(b[40000:], marker)
-	return b
-}
+// image, mustRequest and mustCapture are storetest's helpers, shared with
+// the CLI's erasure tests.
+func image() []byte { return storetest.Image() }
 
-// mustRequest creates an applicant and a KYC request in org, with doc
-// when not nil.
+// mustRequest creates an applicant and a KYC request in org's sandbox,
+// with doc when not nil.
 func mustRequest(t *testing.T, s *store.Store, orgID string, doc *kyc.DocumentData) *kyc.KYCRequest {
 	t.Helper()
-	var r *kyc.KYCRequest
-	err := s.InTx(t.Context(), func(tx *store.Tx) error {
-		first, last := "Ada", "Lovelace"
-		a, err := tx.CreateApplicant(orgID, kyc.Sandbox, &kyc.ApplicantInput{FirstName: &first, LastName: &last})
-		if err != nil {
-			return err
-		}
-		r = &kyc.KYCRequest{OrganizationID: orgID, Environment: kyc.Sandbox, ApplicantID: a.ID, Status: kyc.KYCLinkGenerated,
-			Decision: kyc.DecisionPending, WorkflowType: kyc.WorkflowStandard, PortalExpiresAt: tx.Now()}
-		if err := tx.CreateKYCRequest(r, []byte(store.NewSecret(16))); err != nil {
-			return err
-		}
-		r.DocumentData = doc
-		return tx.SaveKYCRequest(r)
-	})
-	if err != nil {
-		t.Fatalf("create request: %v", err)
-	}
-	return r
+	return storetest.MustRequest(t, s, orgID, kyc.Sandbox, doc)
 }
 
 func mustCapture(t *testing.T, s *store.Store, requestID, side string, data []byte) *kyc.Capture {
 	t.Helper()
-	c := &kyc.Capture{RequestID: requestID, Kind: "document", Side: &side, ContentType: "image/jpeg", Width: 10, Height: 10,
-		SHA256: "sha-" + side, SourceSHA256: "src-" + side, Method: "upload", UserAgent: "test", IP: "192.0.2.1"}
-	if err := s.InTx(t.Context(), func(tx *store.Tx) error { return tx.SaveCapture(c, data) }); err != nil {
-		t.Fatalf("save capture: %v", err)
-	}
-	return c
+	return storetest.MustCapture(t, s, requestID, side, data)
 }
 
 // rawDB opens the file directly, as someone holding a copy would.

@@ -26,7 +26,7 @@ import (
 //     batch the WAL flushes of serialised transactions (one transaction per
 //     InTx measured 28 creates/s against 667 on SQLite on this machine), so
 //     the store keeps its commit loop on PostgreSQL too: a batch of use
-//     cases, each in a savepoint, one lock, one commit. See README
+//     cases, each in a savepoint, one lock, one commit. See docs/operations.md
 //     "PostgreSQL and fleets".
 //   - schema version: a table, kycd_schema, instead of PRAGMA user_version.
 //   - JSON, zero blobs, secure_delete: the fragments below.
@@ -66,7 +66,7 @@ func (pgEngine) schemaVersion(ctx context.Context, q rowQueryer) (int, error) {
 }
 
 // secureDelete has no PostgreSQL counterpart: deleted rows stay in the
-// table's pages until VACUUM reuses them (README "PostgreSQL and fleets").
+// table's pages until VACUUM reuses them (docs/operations.md, "PostgreSQL and fleets").
 func (pgEngine) secureDelete(*sql.Tx, bool) error { return nil }
 
 func (pgEngine) lockWrites(tx *sql.Tx) error { return lockWrites(tx) }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"kycd/kyc"
@@ -60,19 +61,9 @@ func (s *Store) EraseApplicant(ctx context.Context, r ErasureRequest) (*kyc.Eras
 			return &kyc.Error{Code: kyc.EConflict, Reason: "legal_hold", Err: ErrLegalHold,
 				Message: fmt.Sprintf("Applicant %s is under legal hold: nothing is erased until an admin lifts it.", r.ApplicantID)}
 		}
-		var latest sql.NullString
-		if err := tx.queryRow(`SELECT max(decided_at) FROM kyc_requests WHERE applicant_id = ? AND decision IN ('approved', 'rejected')`,
-			a.ID).Scan(&latest); err != nil {
-			return fmt.Errorf("erase applicant: %w", err)
-		}
-		policy, err := retentionOf(context.Background(), tx.q, a.OrganizationID)
+		from, policy, err := tx.erasableFrom(a)
 		if err != nil {
 			return err
-		}
-		from := tx.now
-		if latest.Valid {
-			t := parseTime(latest.String)
-			from = kyc.ErasableFrom(a.Environment, tx.now, &t, policy)
 		}
 		if from.After(tx.now) {
 			if _, err := tx.exec(`UPDATE applicants SET erasure_scheduled_at = ? WHERE id = ?`, kyc.FormatTime(from), a.ID); err != nil {
@@ -83,7 +74,12 @@ func (s *Store) EraseApplicant(ctx context.Context, r ErasureRequest) (*kyc.Eras
 				return err
 			}
 			// Not an error for the transaction: the schedule must commit.
-			deferred = &kyc.ErasureDeferred{NotBefore: from, Rule: fmt.Sprintf("a decided live request is kept %d years after its decision", policy.DecidedYears)}
+			rule := fmt.Sprintf("a decided live request is kept %d years after its decision", policy.DecidedYears)
+			if a.RelationshipEnd != nil {
+				rule = fmt.Sprintf("a decided live request is kept %d years after the later of its decision and the relationship end (%s)",
+					policy.DecidedYears, *a.RelationshipEnd)
+			}
+			deferred = &kyc.ErasureDeferred{NotBefore: from, Rule: rule}
 			return nil
 		}
 		if err := s.eng.secureDelete(tx.tx, true); err != nil {
@@ -142,7 +138,11 @@ func (tx *Tx) erase(a *kyc.Applicant, r ErasureRequest) (*kyc.ErasureReceipt, er
 			return nil, fmt.Errorf("erase applicant: %w", err)
 		}
 		er.ReasonCodes = []string{}
-		if codes.Valid && codes.String != "" {
+		// reason_codes is space-separated (SaveKYCRequest's reasonCodes,
+		// for the queue's index); a JSON array is read too.
+		if codes.Valid && !strings.HasPrefix(codes.String, "[") {
+			er.ReasonCodes = append(er.ReasonCodes, strings.Fields(codes.String)...)
+		} else if codes.Valid && codes.String != "" {
 			if err := json.Unmarshal([]byte(codes.String), &er.ReasonCodes); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("erase applicant: reason codes of %s: %w", er.ID, err)
@@ -260,6 +260,8 @@ func (tx *Tx) eraseRequest(er *kyc.ErasedRequest, rec *kyc.ErasureReceipt) error
 		// Comments are free text between colleagues, as reviewer notes:
 		// they go. Tags and reason codes stay with the tombstone.
 		`DELETE FROM case_comments WHERE subject_type = 'kyc_request' AND subject_id = ?`,
+		// A reviewer's message to the applicant is free text about them.
+		`UPDATE kyc_resubmissions SET message = '' WHERE request_id = ?`,
 		// The request row stays as the tombstone: ids, dates, status,
 		// decision, reason codes. What identified or described the person
 		// goes: document details and number, metadata, results that
@@ -338,6 +340,49 @@ func (tx *Tx) SetLegalHold(orgID string, env kyc.Environment, idParam string, ho
 		return nil, err
 	}
 	return tx.FindApplicant(orgID, env, a.ID)
+}
+
+// erasableFrom is when retention lets the applicant's data be erased
+// (kyc.ErasableFrom), and the organization's policy.
+func (tx *Tx) erasableFrom(a *kyc.Applicant) (time.Time, kyc.RetentionPolicy, error) {
+	return erasableFrom(context.Background(), tx.q, tx.now, a)
+}
+
+// ErasableFrom is when retention lets an applicant's data be erased on
+// request (now, when it may be at once), and the organization's policy: what
+// the console shows before an admin confirms an erasure.
+func (s *Store) ErasableFrom(ctx context.Context, a *kyc.Applicant) (time.Time, kyc.RetentionPolicy, error) {
+	return erasableFrom(ctx, readPool{s.readStmts}, s.Now(), a)
+}
+
+func erasableFrom(ctx context.Context, q queryer, now time.Time, a *kyc.Applicant) (time.Time, kyc.RetentionPolicy, error) {
+	var latest sql.NullString
+	if err := q.QueryRowContext(ctx, `SELECT max(decided_at) FROM kyc_requests WHERE applicant_id = ? AND decision IN ('approved', 'rejected')`,
+		a.ID).Scan(&latest); err != nil {
+		return time.Time{}, kyc.RetentionPolicy{}, fmt.Errorf("erasable from: %w", err)
+	}
+	policy, err := retentionOf(ctx, q, a.OrganizationID)
+	if err != nil {
+		return time.Time{}, policy, err
+	}
+	if !latest.Valid {
+		return now, policy, nil
+	}
+	t := parseTime(latest.String)
+	return kyc.ErasableFrom(a.Environment, now, &t, relationshipEnd(a), policy), policy, nil
+}
+
+// relationshipEnd is the applicant's relationship end as a time (midnight
+// UTC of the date), nil when none is set.
+func relationshipEnd(a *kyc.Applicant) *time.Time {
+	if a.RelationshipEnd == nil {
+		return nil
+	}
+	t, ok := kyc.ParseDate(*a.RelationshipEnd)
+	if !ok {
+		return nil // validated on the way in; an unreadable value keeps the decision's date
+	}
+	return &t
 }
 
 // nullTime parses a nullable time column.

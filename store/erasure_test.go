@@ -44,7 +44,7 @@ func copyFile(t *testing.T, from, to string) {
 // restored next to the live key store and opened with the master key;
 // another applicant's data in the same copies still opens. The control: a
 // copy of the key store from before the erasure would still open them,
-// which is why the key store is kept out of backups (README).
+// which is why the key store is kept out of backups (docs/personal-data.md).
 func TestCryptoShredding(t *testing.T) {
 	s := storetest.OpenOn(t, "sqlite") // copies the SQLite files
 	org := storetest.MustOrg(t, s, "acme", nil)

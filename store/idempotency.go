@@ -28,7 +28,7 @@ var ErrIdempotencyRace = errors.New("store: idempotency key used concurrently")
 
 // A stored response is sealed with the data key (datakey.go), bound to its
 // organization, environment and key: it may carry a secret shown once (a
-// webhook signing secret) or a credential (a portal link), and the README
+// webhook signing secret) or a credential (a portal link), and docs/security.md
 // promises those are stored only hashed or encrypted. Sealing every
 // response, not only those that carry a secret, means a new endpoint that
 // returns one cannot be forgotten.

@@ -16,7 +16,7 @@ const kycColumns = `r.id, r.public_id, r.organization_id, r.environment, r.appli
 	r.decision_reason, r.risk_score, r.workflow_type, r.callback_url, r.redirect_url, r.external_ref, r.metadata,
 	r.portal_expires_at, r.automation_decision, r.automation_confidence, r.processing_result, r.screenings, r.reviewer_note,
 	r.submitted_at, r.decided_at, r.created_at, r.updated_at, r.document_data, r.pending_review, r.review_reason_code,
-	r.document_key_id, r.locale, r.portal_opened_at, r.portal_token_sealed, r.portal_token_key_id, r.review_reason_codes`
+	r.document_key_id, r.locale, r.portal_opened_at, r.portal_token_sealed, r.portal_token_key_id, r.attempt, r.overdue_at, r.review_reason_codes`
 
 const kycFrom = ` FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id `
 
@@ -88,7 +88,7 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 	// Once the link can no longer be used (submitted, cancelled, expired),
 	// its sealed token has no purpose left and is dropped; the hash stays,
 	// so the portal still tells the applicant what became of the link.
-	keepToken := r.Status == kyc.KYCLinkGenerated
+	keepToken := linkUsable(r.Status)
 	engineCodes := reasonCodes(r.ProcessingResult)
 	reviewCodes := reviewCodesOf(r)
 	if err := tx.syncRequestReasons(r, engineCodes, reviewCodes); err != nil {
@@ -100,12 +100,12 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 	_, err = tx.exec(`UPDATE kyc_requests SET review_reason_codes = ?, reason_codes = ?, document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
 		status = ?, decision = ?, decision_reason = ?, risk_score = ?,
 		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
-		submitted_at = ?, decided_at = ?, portal_opened_at = ?,
+		submitted_at = ?, decided_at = ?, portal_opened_at = ?, attempt = ?, overdue_at = ?,
 		portal_token_sealed = CASE WHEN ? = 1 THEN portal_token_sealed END, portal_token_key_id = CASE WHEN ? = 1 THEN portal_token_key_id END,
 		updated_at = ? WHERE id = ?`,
 		reviewCodes, engineCodes, docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
 		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),
-		timeOrNil(r.DecidedAt), timeOrNil(r.PortalOpenedAt), keepToken, keepToken, kyc.FormatTime(tx.now), r.ID)
+		timeOrNil(r.DecidedAt), timeOrNil(r.PortalOpenedAt), max(r.Attempt, 1), timeOrNil(r.OverdueAt), keepToken, keepToken, kyc.FormatTime(tx.now), r.ID)
 	if err != nil {
 		return fmt.Errorf("save kyc request: %w", err)
 	}
@@ -251,11 +251,11 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided, docData, pending, reasonCode, loc sql.NullString
 	var risk, confidence sql.NullFloat64
 	var docKey, tokenKey sql.NullInt64
-	var opened, reviewCodes sql.NullString
+	var opened, overdue, reviewCodes sql.NullString
 	var tokenSealed []byte
 	if err := row.Scan(&r.ID, &r.PublicID, &r.OrganizationID, &env, &r.ApplicantID, &r.ApplicantPublicID, &status, &decision,
 		&reason, &risk, &workflow, &callback, &redirect, &ref, &meta, &expires, &autoDecision, &confidence, &result, &screenings, &note,
-		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &loc, &opened, &tokenSealed, &tokenKey, &reviewCodes); err != nil {
+		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &loc, &opened, &tokenSealed, &tokenKey, &r.Attempt, &overdue, &reviewCodes); err != nil {
 		return nil, err
 	}
 	r.ReviewReasonCodes = strings.Fields(reviewCodes.String)
@@ -307,10 +307,11 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 	}
 	r.PortalExpiresAt, r.CreatedAt, r.UpdatedAt = parseTime(expires), parseTime(created), parseTime(updated)
 	r.SubmittedAt, r.DecidedAt, r.PortalOpenedAt = parseTimePtr(submitted), parseTimePtr(decided), parseTimePtr(opened)
+	r.OverdueAt = parseTimePtr(overdue)
 	// NULL: created before the token was kept sealed, or the link can no
 	// longer be used. The status test spares the decryption for requests
 	// whose link is gone.
-	if tokenKey.Valid && r.Status == kyc.KYCLinkGenerated {
+	if tokenKey.Valid && linkUsable(r.Status) {
 		token, err := keys.open(tokenKey.Int64, tokenSealed, portalTokenAAD(r.ID))
 		if err != nil {
 			return nil, fmt.Errorf("decrypt portal token: %w", err)
@@ -318,6 +319,12 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 		r.PortalToken = string(token)
 	}
 	return &r, nil
+}
+
+// linkUsable reports whether a request in status s has a portal link the
+// applicant can still use: the first one, or a resubmission's.
+func linkUsable(s kyc.KYCStatus) bool {
+	return s == kyc.KYCLinkGenerated || s == kyc.KYCResubmissionRequested
 }
 
 func parseTimePtr(s sql.NullString) *time.Time {
@@ -360,6 +367,15 @@ func (tx *Tx) AppendKYCEvent(requestID string, ev *kyc.KYCEvent) error {
 		}
 		if _, err := tx.exec(`UPDATE kyc_requests SET decided_by = ? WHERE id = ?`, by, requestID); err != nil {
 			return fmt.Errorf("record who decided: %w", err)
+		}
+		// And count it for the dashboard, with which person and how long
+		// it took from submission.
+		reviewer := ""
+		if by == "person" && ev.ActorID != nil && strings.HasPrefix(*ev.ActorID, "usr_") { // not a name given through the API
+			reviewer = *ev.ActorID
+		}
+		if err := tx.countDecision(requestID, string(ev.ToStatus), by, reviewer); err != nil {
+			return err
 		}
 	}
 	return nil

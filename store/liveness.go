@@ -11,7 +11,7 @@ import (
 )
 
 const livenessColumns = `id, request_id, challenge, status, opened_at, deadline_at, received_at, verdict,
-	selfie_capture_id, user_agent, ip`
+	selfie_capture_id, user_agent, ip, attempt`
 
 // CreateLivenessSession stores a newly opened session of s.RequestID with
 // the SHA-256 (hex) of the nonce the page holds; it sets s.ID.
@@ -21,20 +21,27 @@ func (tx *Tx) CreateLivenessSession(s *kyc.LivenessSession, nonceSHA256 string) 
 	if err != nil {
 		return fmt.Errorf("encode challenge: %w", err)
 	}
+	// The session belongs to the request's current attempt.
+	if err := tx.queryRow(`SELECT attempt FROM kyc_requests WHERE id = ?`, s.RequestID).Scan(&s.Attempt); err != nil {
+		return fmt.Errorf("attempt of %s: %w", s.RequestID, err)
+	}
 	_, err = tx.exec(`INSERT INTO liveness_sessions (id, request_id, nonce_sha256, challenge, status, opened_at, deadline_at,
-		user_agent, ip) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		user_agent, ip, attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.ID, s.RequestID, nonceSHA256, string(challenge), s.Status, kyc.FormatTime(s.OpenedAt), kyc.FormatTime(s.DeadlineAt),
-		s.UserAgent, s.IP)
+		s.UserAgent, s.IP, s.Attempt)
 	if err != nil {
 		return fmt.Errorf("insert liveness session: %w", err)
 	}
 	return nil
 }
 
-// CountLivenessSessions is how many sessions a request has opened.
+// CountLivenessSessions is how many sessions a request has opened in its
+// current attempt: a resubmitted camera check has the same allowance as
+// the first.
 func (tx *Tx) CountLivenessSessions(requestID string) (int, error) {
 	var n int
-	if err := tx.queryRow(`SELECT count(*) FROM liveness_sessions WHERE request_id = ?`, requestID).Scan(&n); err != nil {
+	if err := tx.queryRow(`SELECT count(*) FROM liveness_sessions s JOIN kyc_requests r ON r.id = s.request_id
+		WHERE s.request_id = ? AND s.attempt = r.attempt`, requestID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count liveness sessions: %w", err)
 	}
 	return n, nil
@@ -180,7 +187,7 @@ func scanLiveness(row scanner, nonce *string) (*kyc.LivenessSession, error) {
 	var s kyc.LivenessSession
 	var challenge, opened, deadline string
 	var received, verdict, selfie sql.NullString
-	dest := []any{&s.ID, &s.RequestID, &challenge, &s.Status, &opened, &deadline, &received, &verdict, &selfie, &s.UserAgent, &s.IP}
+	dest := []any{&s.ID, &s.RequestID, &challenge, &s.Status, &opened, &deadline, &received, &verdict, &selfie, &s.UserAgent, &s.IP, &s.Attempt}
 	if nonce != nil {
 		dest = append(dest, nonce)
 	}

@@ -160,6 +160,9 @@ type OrgSettings struct {
 	// SLAHours is how many hours a submitted request may wait for
 	// review, per environment (absent: no due time).
 	SLAHours map[kyc.Environment]int
+	// RoundRobin: requests that come to review are assigned in turn to
+	// the reviewers who are in.
+	RoundRobin bool
 }
 
 // SLA is how long a submitted request of env may wait for review (0: no
@@ -183,15 +186,17 @@ func findOrgSettings(ctx context.Context, q queryer, orgID string) (*OrgSettings
 	var four int
 	var personal string
 	var slaLive, slaSandbox sql.NullInt64
-	err := q.QueryRowContext(ctx, `SELECT decision_policy, four_eyes, report_personal_data, review_sla_live_hours, review_sla_sandbox_hours
-		FROM organizations WHERE id = ?`, orgID).Scan(&policy, &four, &personal, &slaLive, &slaSandbox)
+	var rr int
+	err := q.QueryRowContext(ctx, `SELECT decision_policy, four_eyes, report_personal_data, review_sla_live_hours, review_sla_sandbox_hours,
+		review_round_robin FROM organizations WHERE id = ?`, orgID).Scan(&policy, &four, &personal, &slaLive, &slaSandbox, &rr)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kyc.Errorf(kyc.ENotFound, "Organization %s not found.", orgID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find organization settings: %w", err)
 	}
-	o := &OrgSettings{FourEyes: four == 1, ReportPersonalData: kyc.PersonalData(personal), SLAHours: map[kyc.Environment]int{}}
+	o := &OrgSettings{FourEyes: four == 1, ReportPersonalData: kyc.PersonalData(personal), SLAHours: map[kyc.Environment]int{},
+		RoundRobin: rr == 1}
 	if slaLive.Valid {
 		o.SLAHours[kyc.Live] = int(slaLive.Int64)
 	}

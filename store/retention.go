@@ -17,9 +17,9 @@ func (s *Store) RetentionOf(ctx context.Context, orgID string) (kyc.RetentionPol
 }
 
 func retentionOf(ctx context.Context, q queryer, orgID string) (kyc.RetentionPolicy, error) {
-	var decided, inactive, sandbox sql.NullInt64
-	if err := q.QueryRowContext(ctx, `SELECT retention_decided_years, retention_inactive_days, retention_sandbox_days
-		FROM organizations WHERE id = ?`, orgID).Scan(&decided, &inactive, &sandbox); err != nil {
+	var decided, inactive, sandbox, amlYears sql.NullInt64
+	if err := q.QueryRowContext(ctx, `SELECT retention_decided_years, retention_inactive_days, retention_sandbox_days, retention_aml_years
+		FROM organizations WHERE id = ?`, orgID).Scan(&decided, &inactive, &sandbox, &amlYears); err != nil {
 		return kyc.RetentionPolicy{}, fmt.Errorf("retention policy of %s: %w", orgID, err)
 	}
 	p := kyc.DefaultRetention
@@ -32,13 +32,16 @@ func retentionOf(ctx context.Context, q queryer, orgID string) (kyc.RetentionPol
 	if sandbox.Valid {
 		p.SandboxDays = int(sandbox.Int64)
 	}
+	if amlYears.Valid {
+		p.AMLYears = int(amlYears.Int64)
+	}
 	return p, nil
 }
 
 // RetentionChange changes a policy: nil leaves a period as it is, 0 goes
 // back to the default.
 type RetentionChange struct {
-	DecidedYears, InactiveDays, SandboxDays *int
+	DecidedYears, InactiveDays, SandboxDays, AMLYears *int
 }
 
 // SetRetention changes an organization's retention policy and audits it.
@@ -51,7 +54,8 @@ func (tx *Tx) SetRetention(orgID string, c RetentionChange) (kyc.RetentionPolicy
 		max          int
 	}{{"retentionDecidedYears", "retention_decided_years", c.DecidedYears, 50},
 		{"retentionInactiveDays", "retention_inactive_days", c.InactiveDays, 36500},
-		{"retentionSandboxDays", "retention_sandbox_days", c.SandboxDays, 36500}} {
+		{"retentionSandboxDays", "retention_sandbox_days", c.SandboxDays, 36500},
+		{"retentionAmlYears", "retention_aml_years", c.AMLYears, 50}} {
 		if f.v == nil {
 			continue
 		}
@@ -75,7 +79,8 @@ func (tx *Tx) SetRetention(orgID string, c RetentionChange) (kyc.RetentionPolicy
 		return p, err
 	}
 	return p, tx.auditOperatorAction(orgID, "", "organization", orgID, "organization.retention_changed",
-		fmt.Sprintf("retention: decided %d years, inactive %d days, sandbox %d days", p.DecidedYears, p.InactiveDays, p.SandboxDays))
+		fmt.Sprintf("retention: decided %d years, inactive %d days, sandbox %d days, AML checks %d years",
+			p.DecidedYears, p.InactiveDays, p.SandboxDays, p.AMLYears))
 }
 
 // AgedErasure is an applicant whose retention period ended.
@@ -103,7 +108,7 @@ func (s *Store) FindAgedErasures(ctx context.Context, now time.Time, limit int) 
 	const base = `SELECT a.id FROM applicants a WHERE a.organization_id = ?2 AND a.environment = ?3
 		AND a.erased_at IS NULL AND a.legal_hold_reason IS NULL AND a.updated_at < ?1
 		AND NOT EXISTS (SELECT 1 FROM kyc_requests r WHERE r.applicant_id = a.id AND (r.updated_at >= ?1
-			OR r.status IN ('link_generated', 'submitted', 'processing', 'awaiting_review')))`
+			OR r.status IN ('link_generated', 'submitted', 'processing', 'awaiting_review', 'resubmission_requested')))`
 	var out []AgedErasure
 	for _, org := range ids {
 		p, err := s.RetentionOf(ctx, org)
@@ -122,9 +127,10 @@ func (s *Store) FindAgedErasures(ctx context.Context, now time.Time, limit int) 
 				[]any{kyc.FormatTime(now.AddDate(0, 0, -p.InactiveDays)), org, "live"}, kyc.Live,
 				fmt.Sprintf("nothing decided and no activity for %d days", p.InactiveDays)},
 			{base + ` AND EXISTS (SELECT 1 FROM kyc_requests r WHERE r.applicant_id = a.id AND r.decision IN ('approved', 'rejected'))
-				AND (SELECT max(r.decided_at) FROM kyc_requests r WHERE r.applicant_id = a.id AND r.decision IN ('approved', 'rejected')) < ?1`,
+				AND (SELECT max(r.decided_at) FROM kyc_requests r WHERE r.applicant_id = a.id AND r.decision IN ('approved', 'rejected')) < ?1
+				AND (a.relationship_end IS NULL OR a.relationship_end < ?1)`,
 				[]any{kyc.FormatTime(now.AddDate(-p.DecidedYears, 0, 0)), org, "live"}, kyc.Live,
-				fmt.Sprintf("%d years after the last decision", p.DecidedYears)},
+				fmt.Sprintf("%d years after the later of the last decision and the relationship end", p.DecidedYears)},
 		} {
 			if len(out) >= limit {
 				return out, nil

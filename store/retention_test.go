@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,5 +114,87 @@ func TestFindAgedErasures(t *testing.T) {
 	}
 	if got := aged(now.AddDate(2, 0, 1)); slices.Contains(got, sandbox) {
 		t.Errorf("held applicant aged: %v", got)
+	}
+}
+
+// TestRelationshipEndRetention: decided live data is kept DecidedYears
+// after the later of the decision and the relationship end, both by the
+// daily run's look-up and by an erasure on request (deferred to that date,
+// and moved when the end date changes); an archived applicant's end date
+// may still be set, an erased one's not.
+func TestRelationshipEndRetention(t *testing.T) {
+	s, clock := storetest.Open(t), &storetest.Clock{}
+	s.Now = clock.Now
+	org := storetest.MustOrg(t, s, "acme", nil)
+	now := clock.Now()
+	end := now.AddDate(1, 0, 0).Format(time.DateOnly) // the relationship ends a year after the decision
+	var id string
+	if err := s.InTx(t.Context(), func(tx *store.Tx) error {
+		n := "X"
+		a, err := tx.CreateApplicant(org.ID, kyc.Live, &kyc.ApplicantInput{FirstName: &n, LastName: &n, RelationshipEnd: &end})
+		if err != nil {
+			return err
+		}
+		id = a.ID
+		r := &kyc.KYCRequest{OrganizationID: org.ID, Environment: kyc.Live, ApplicantID: a.ID, Status: kyc.KYCLinkGenerated,
+			Decision: kyc.DecisionPending, WorkflowType: kyc.WorkflowStandard, PortalExpiresAt: now}
+		if err := tx.CreateKYCRequest(r, []byte(store.NewSecret(16))); err != nil {
+			return err
+		}
+		r.Status, r.Decision, r.DecidedAt = kyc.KYCApproved, kyc.DecisionApproved, &now
+		if err := tx.SaveKYCRequest(r); err != nil {
+			return err
+		}
+		_, err = tx.SetApplicantArchived(org.ID, kyc.Live, a.ID, true)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.FindApplicant(t.Context(), org.ID, kyc.Live, id)
+	if err != nil || a.RelationshipEnd == nil || *a.RelationshipEnd != end {
+		t.Fatalf("relationship end not stored: %+v %v", a, err)
+	}
+	aged := func(at time.Time) bool {
+		t.Helper()
+		got, err := s.FindAgedErasures(t.Context(), at, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got) == 1 && got[0].ApplicantID == id
+	}
+	if aged(now.AddDate(5, 0, 1)) {
+		t.Error("erased 5 years after the decision although the relationship ended a year later")
+	}
+	if !aged(now.AddDate(6, 0, 1)) {
+		t.Error("not erased 5 years after the relationship end")
+	}
+	// On request: deferred to five years after the end date.
+	_, err = s.EraseApplicant(t.Context(), store.ErasureRequest{OrganizationID: org.ID, Environment: kyc.Live, ApplicantID: id, Rule: kyc.ErasureOnRequest})
+	var deferred *kyc.ErasureDeferred
+	if !errors.As(err, &deferred) {
+		t.Fatalf("erasure on request: %v", err)
+	}
+	endT, _ := kyc.ParseDate(end)
+	if wantAt := endT.AddDate(5, 0, 0); !deferred.NotBefore.Equal(wantAt) || !strings.Contains(deferred.Rule, "relationship end") {
+		t.Errorf("deferred to %s (%s), want %s", deferred.NotBefore, deferred.Rule, wantAt)
+	}
+	// The archived applicant's end date moves (only that field), and the
+	// scheduled erasure with it.
+	later := now.AddDate(2, 0, 0).Format(time.DateOnly)
+	if err := s.InTx(t.Context(), func(tx *store.Tx) error {
+		a, err := tx.UpdateApplicant(org.ID, kyc.Live, id, &kyc.ApplicantInput{RelationshipEnd: &later})
+		if err == nil && (a.ErasureScheduledAt == nil || !a.ErasureScheduledAt.Equal(now.AddDate(2, 0, 0).Truncate(24*time.Hour).AddDate(5, 0, 0))) {
+			t.Errorf("scheduled erasure after the end moved: %v", a.ErasureScheduledAt)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	name := "Y"
+	if err := s.InTx(t.Context(), func(tx *store.Tx) error {
+		_, err := tx.UpdateApplicant(org.ID, kyc.Live, id, &kyc.ApplicantInput{FirstName: &name, RelationshipEnd: &later})
+		return err
+	}); kyc.AsError(err).Code != kyc.EUnprocessable {
+		t.Errorf("changing an archived applicant's name: %v", err)
 	}
 }

@@ -79,7 +79,10 @@ type QueueFilter struct {
 	// OverdueBefore, when set, keeps only requests submitted before it
 	// (now minus the SLA: the overdue ones).
 	OverdueBefore time.Time
-	Page, Size    int
+	// Escalated: the senior queue (escalated requests only); otherwise
+	// the ordinary queue, which leaves them out.
+	Escalated  bool
+	Page, Size int
 }
 
 // QueueItem is one row of the review queue.
@@ -102,7 +105,10 @@ type QueueItem struct {
 // oldest submission first, and how many match the filter. now decides
 // which claims have expired.
 func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Environment, f QueueFilter, now time.Time) ([]QueueItem, int, error) {
-	where := []string{`r.organization_id = ?`, `r.environment = ?`, `r.status = 'awaiting_review'`}
+	where := []string{`r.organization_id = ?`, `r.environment = ?`, `r.status = 'awaiting_review'`, `r.escalated_at IS NULL`}
+	if f.Escalated {
+		where[3] = `r.escalated_at IS NOT NULL`
+	}
 	args := []any{orgID, string(env)}
 	nowS := kyc.FormatTime(now)
 	switch f.Claim {
@@ -187,11 +193,16 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 }
 
 // CountOverdue is how many requests of env await review since before
-// cutoff (now minus the SLA).
-func (s *Store) CountOverdue(ctx context.Context, orgID string, env kyc.Environment, cutoff time.Time) (int, error) {
+// cutoff (now minus the SLA), in the ordinary queue or, with escalated,
+// the senior queue.
+func (s *Store) CountOverdue(ctx context.Context, orgID string, env kyc.Environment, cutoff time.Time, escalated bool) (int, error) {
 	var n int
+	queue := `escalated_at IS NULL`
+	if escalated {
+		queue = `escalated_at IS NOT NULL`
+	}
 	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests WHERE organization_id = ? AND environment = ?
-		AND status = 'awaiting_review' AND submitted_at < ?`, orgID, string(env), kyc.FormatTime(cutoff)).Scan(&n)
+		AND status = 'awaiting_review' AND `+queue+` AND submitted_at < ?`, orgID, string(env), kyc.FormatTime(cutoff)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count overdue: %w", err)
 	}

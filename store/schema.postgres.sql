@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 30
+-- kycd_schema version = 33
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -45,6 +45,54 @@ CREATE TABLE aml_batches (
   CONSTRAINT aml_batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text])))
 );
 
+CREATE TABLE aml_case_entries (
+  id text COLLATE "C" NOT NULL,
+  case_id text COLLATE "C" NOT NULL,
+  kind text COLLATE "C" NOT NULL,
+  text text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT aml_case_entries_case_id_fkey FOREIGN KEY (case_id) REFERENCES aml_cases(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_case_entries_kind_check CHECK ((kind = ANY (ARRAY['opened'::text, 'confirmed'::text, 'note'::text, 'assigned'::text, 'due'::text, 'sar'::text, 'closed'::text, 'reopened'::text]))),
+  CONSTRAINT aml_case_entries_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE aml_cases (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C" NOT NULL,
+  match_id text COLLATE "C" NOT NULL,
+  match_key text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  outcome text COLLATE "C",
+  assignee_id text COLLATE "C",
+  due_at text COLLATE "C",
+  opened_at text COLLATE "C" NOT NULL,
+  closed_at text COLLATE "C",
+  updated_at text COLLATE "C" NOT NULL,
+  sar_reference text COLLATE "C",
+  sar_filed_on text COLLATE "C",
+  sar_recorded_at text COLLATE "C",
+  sar_actor_type text COLLATE "C",
+  sar_actor_id text COLLATE "C",
+  sar_file_name text COLLATE "C",
+  sar_file_type text COLLATE "C",
+  sar_file_size bigint,
+  sar_file_sha256 text COLLATE "C",
+  sar_file bytea,
+  sar_key_id bigint,
+  CONSTRAINT aml_cases_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT aml_cases_check CHECK (((status = 'closed'::text) = ((outcome IS NOT NULL) AND (closed_at IS NOT NULL)))),
+  CONSTRAINT aml_cases_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_cases_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT aml_cases_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_cases_outcome_check CHECK ((outcome = ANY (ARRAY['relationship_refused'::text, 'relationship_exited'::text, 'relationship_continued_with_measures'::text, 'reported'::text, 'false_positive_after_investigation'::text]))),
+  CONSTRAINT aml_cases_pkey PRIMARY KEY (id),
+  CONSTRAINT aml_cases_status_check CHECK ((status = ANY (ARRAY['open'::text, 'closed'::text])))
+);
+
 CREATE TABLE aml_checks (
   id text COLLATE "C" NOT NULL,
   public_id text COLLATE "C" NOT NULL,
@@ -66,6 +114,8 @@ CREATE TABLE aml_checks (
   updated_at text COLLATE "C" NOT NULL,
   review_status text COLLATE "C" NOT NULL DEFAULT 'not_required'::text,
   resolved_at text COLLATE "C",
+  erased_at text COLLATE "C",
+  erased_sha256 text COLLATE "C",
   CONSTRAINT aml_checks_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT aml_checks_monitoring_check CHECK ((monitoring = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT aml_checks_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
@@ -103,6 +153,7 @@ CREATE TABLE aml_screenings (
   match_count bigint NOT NULL,
   changed bigint NOT NULL,
   detail text COLLATE "C" NOT NULL,
+  erased_at text COLLATE "C",
   CONSTRAINT aml_screenings_changed_check CHECK ((changed = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT aml_screenings_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_screenings_pkey PRIMARY KEY (id),
@@ -179,6 +230,7 @@ CREATE TABLE applicants (
   erasure_scheduled_at text COLLATE "C",
   legal_hold_reason text,
   legal_hold_at text COLLATE "C",
+  relationship_end text COLLATE "C",
   CONSTRAINT applicants_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
   CONSTRAINT applicants_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT applicants_pkey PRIMARY KEY (id),
@@ -304,6 +356,8 @@ CREATE TABLE document_sessions (
   deadline_at text COLLATE "C" NOT NULL,
   user_agent text COLLATE "C" NOT NULL,
   ip text COLLATE "C" NOT NULL,
+  attempt bigint NOT NULL DEFAULT 1,
+  CONSTRAINT document_sessions_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT document_sessions_nonce_sha256_key UNIQUE (nonce_sha256),
   CONSTRAINT document_sessions_pkey PRIMARY KEY (id),
   CONSTRAINT document_sessions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE
@@ -444,6 +498,8 @@ CREATE TABLE kyc_captures (
   key_id bigint,
   session_id text COLLATE "C",
   document_session_id text COLLATE "C",
+  attempt bigint NOT NULL DEFAULT 1,
+  CONSTRAINT kyc_captures_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT kyc_captures_document_session_id_fkey FOREIGN KEY (document_session_id) REFERENCES document_sessions(id) DEFERRABLE,
   CONSTRAINT kyc_captures_key_id_fkey FOREIGN KEY (key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_captures_kind_check CHECK ((kind = ANY (ARRAY['document'::text, 'selfie'::text]))),
@@ -452,6 +508,33 @@ CREATE TABLE kyc_captures (
   CONSTRAINT kyc_captures_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT kyc_captures_session_id_fkey FOREIGN KEY (session_id) REFERENCES liveness_sessions(id) DEFERRABLE,
   CONSTRAINT kyc_captures_side_check CHECK ((side = ANY (ARRAY['front'::text, 'back'::text])))
+);
+
+CREATE TABLE kyc_decision_counts (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  day text COLLATE "C" NOT NULL,
+  decision text COLLATE "C" NOT NULL,
+  decided_by text COLLATE "C" NOT NULL,
+  reviewer_id text COLLATE "C" NOT NULL DEFAULT ''::text,
+  decisions bigint NOT NULL,
+  CONSTRAINT kyc_decision_counts_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
+  CONSTRAINT kyc_decision_counts_decision_check CHECK ((decision = ANY (ARRAY['approved'::text, 'rejected'::text]))),
+  CONSTRAINT kyc_decision_counts_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_decision_counts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_decision_counts_pkey PRIMARY KEY (organization_id, environment, day, decision, decided_by, reviewer_id)
+);
+
+CREATE TABLE kyc_decision_times (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  day text COLLATE "C" NOT NULL,
+  seconds bigint NOT NULL,
+  decisions bigint NOT NULL,
+  CONSTRAINT kyc_decision_times_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_decision_times_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_decision_times_pkey PRIMARY KEY (organization_id, environment, day, seconds),
+  CONSTRAINT kyc_decision_times_seconds_check CHECK ((seconds >= 0))
 );
 
 CREATE TABLE kyc_events (
@@ -521,19 +604,50 @@ CREATE TABLE kyc_requests (
   assignee_id text COLLATE "C",
   assigned_at text COLLATE "C",
   decided_by text COLLATE "C",
+  attempt bigint NOT NULL DEFAULT 1,
+  overdue_at text COLLATE "C",
+  escalated_at text COLLATE "C",
+  escalated_by text COLLATE "C",
+  escalation_reason text COLLATE "C",
   review_reason_codes text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT kyc_requests_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT kyc_requests_decided_by_check CHECK ((decided_by = ANY (ARRAY['engine'::text, 'person'::text, 'api'::text]))),
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_requests_escalated_by_fkey FOREIGN KEY (escalated_by) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT kyc_requests_pkey PRIMARY KEY (id),
   CONSTRAINT kyc_requests_portal_token_hash_key UNIQUE (portal_token_hash),
   CONSTRAINT kyc_requests_portal_token_key_id_fkey FOREIGN KEY (portal_token_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_public_id_key UNIQUE (public_id),
-  CONSTRAINT kyc_requests_status_check CHECK ((status = ANY (ARRAY['link_generated'::text, 'in_progress'::text, 'submitted'::text, 'processing'::text, 'approved'::text, 'rejected'::text, 'awaiting_review'::text, 'expired'::text, 'cancelled'::text, 'failed'::text])))
+  CONSTRAINT kyc_requests_status_check CHECK ((status = ANY (ARRAY['link_generated'::text, 'in_progress'::text, 'submitted'::text, 'processing'::text, 'approved'::text, 'rejected'::text, 'awaiting_review'::text, 'expired'::text, 'cancelled'::text, 'failed'::text, 'resubmission_requested'::text])))
+);
+
+CREATE TABLE kyc_resubmissions (
+  id text COLLATE "C" NOT NULL,
+  request_id text COLLATE "C" NOT NULL,
+  attempt bigint NOT NULL,
+  step text COLLATE "C" NOT NULL,
+  message text NOT NULL,
+  state text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C",
+  prior_automation_decision text COLLATE "C",
+  prior_decision_reason text,
+  prior_risk_score double precision,
+  prior_reason_codes text,
+  expires_at text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  closed_at text COLLATE "C",
+  CONSTRAINT kyc_resubmissions_attempt_check CHECK ((attempt >= 2)),
+  CONSTRAINT kyc_resubmissions_pkey PRIMARY KEY (id),
+  CONSTRAINT kyc_resubmissions_request_id_attempt_key UNIQUE (request_id, attempt),
+  CONSTRAINT kyc_resubmissions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_resubmissions_state_check CHECK ((state = ANY (ARRAY['open'::text, 'submitted'::text, 'expired'::text]))),
+  CONSTRAINT kyc_resubmissions_step_check CHECK ((step = ANY (ARRAY['document_front'::text, 'document_back'::text, 'selfie'::text, 'liveness'::text])))
 );
 
 CREATE TABLE kycd_schema (
@@ -625,6 +739,8 @@ CREATE TABLE liveness_sessions (
   selfie_capture_id text COLLATE "C",
   user_agent text COLLATE "C" NOT NULL,
   ip text COLLATE "C" NOT NULL,
+  attempt bigint NOT NULL DEFAULT 1,
+  CONSTRAINT liveness_sessions_attempt_check CHECK ((attempt >= 1)),
   CONSTRAINT liveness_sessions_nonce_sha256_key UNIQUE (nonce_sha256),
   CONSTRAINT liveness_sessions_pkey PRIMARY KEY (id),
   CONSTRAINT liveness_sessions_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
@@ -672,15 +788,20 @@ CREATE TABLE organizations (
   retention_sandbox_days integer,
   review_sla_live_hours bigint,
   review_sla_sandbox_hours bigint,
+  review_round_robin bigint NOT NULL DEFAULT 0,
+  review_round_robin_last text COLLATE "C",
+  retention_aml_years integer,
   CONSTRAINT organizations_aml_threshold_check CHECK (((aml_threshold > (0)::double precision) AND (aml_threshold <= (1)::double precision))),
   CONSTRAINT organizations_four_eyes_check CHECK ((four_eyes = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_logo_sha256_fkey FOREIGN KEY (logo_sha256) REFERENCES organization_logos(sha256) DEFERRABLE,
   CONSTRAINT organizations_pkey PRIMARY KEY (id),
   CONSTRAINT organizations_report_personal_data_check CHECK ((report_personal_data = ANY (ARRAY['full'::text, 'masked'::text]))),
   CONSTRAINT organizations_require_totp_check CHECK ((require_totp = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT organizations_retention_aml_years_check CHECK (((retention_aml_years >= 1) AND (retention_aml_years <= 50))),
   CONSTRAINT organizations_retention_decided_years_check CHECK (((retention_decided_years >= 1) AND (retention_decided_years <= 50))),
   CONSTRAINT organizations_retention_inactive_days_check CHECK (((retention_inactive_days >= 1) AND (retention_inactive_days <= 36500))),
   CONSTRAINT organizations_retention_sandbox_days_check CHECK (((retention_sandbox_days >= 1) AND (retention_sandbox_days <= 36500))),
+  CONSTRAINT organizations_review_round_robin_check CHECK ((review_round_robin = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT organizations_review_sla_live_hours_check CHECK (((review_sla_live_hours >= 1) AND (review_sla_live_hours <= 8760))),
   CONSTRAINT organizations_review_sla_sandbox_hours_check CHECK (((review_sla_sandbox_hours >= 1) AND (review_sla_sandbox_hours <= 8760)))
 );
@@ -741,11 +862,15 @@ CREATE TABLE users (
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL,
   installation_admin bigint NOT NULL DEFAULT 0,
+  review_available bigint NOT NULL DEFAULT 0,
+  senior bigint NOT NULL DEFAULT 0,
   CONSTRAINT users_email_key UNIQUE (email),
   CONSTRAINT users_installation_admin_check CHECK ((installation_admin = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT users_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT users_pkey PRIMARY KEY (id),
-  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text])))
+  CONSTRAINT users_review_available_check CHECK ((review_available = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
+  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text]))),
+  CONSTRAINT users_senior_check CHECK ((senior = ANY (ARRAY[(0)::bigint, (1)::bigint])))
 );
 
 CREATE TABLE webhook_attempts (
@@ -823,17 +948,29 @@ CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows USING btree (batch_id, 
 
 CREATE INDEX aml_batches_org_idx ON aml_batches USING btree (organization_id, environment, id);
 
+CREATE INDEX aml_case_entries_case_idx ON aml_case_entries USING btree (case_id, id);
+
+CREATE INDEX aml_cases_assignee_idx ON aml_cases USING btree (organization_id, environment, assignee_id, id);
+
+CREATE UNIQUE INDEX aml_cases_open_idx ON aml_cases USING btree (check_id) WHERE (status = 'open'::text);
+
+CREATE INDEX aml_cases_org_idx ON aml_cases USING btree (organization_id, environment, status, id);
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks USING btree (next_screen_at) WHERE (next_screen_at IS NOT NULL);
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks USING btree (organization_id, environment, id);
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks USING btree (organization_id, environment, status, id);
 
+CREATE INDEX aml_checks_retention_idx ON aml_checks USING btree (organization_id, environment, last_screened_at) WHERE (erased_at IS NULL);
+
 CREATE INDEX aml_checks_review_idx ON aml_checks USING btree (organization_id, environment, review_status, id);
 
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions USING btree (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings USING btree (check_id, id);
+
+CREATE INDEX aml_screenings_retention_idx ON aml_screenings USING btree (screened_at, id) WHERE (erased_at IS NULL);
 
 CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions USING btree (organization_id, environment, subject_key, match_id) WHERE (lifted_at IS NULL);
 
@@ -905,6 +1042,8 @@ CREATE INDEX kyc_requests_org_env_decider_decision_idx ON kyc_requests USING btr
 
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests USING btree (organization_id, environment, decision, id);
 
+CREATE INDEX kyc_requests_org_env_escalated_idx ON kyc_requests USING btree (organization_id, environment, escalated_at, id);
+
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
 
 CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests USING btree (organization_id, environment, risk_score, id);
@@ -914,6 +1053,10 @@ CREATE INDEX kyc_requests_org_env_status_assignee_idx ON kyc_requests USING btre
 CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests USING btree (organization_id, environment, status, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests USING btree (organization_id, environment, status, id);
+
+CREATE INDEX kyc_requests_org_env_status_submitted_idx ON kyc_requests USING btree (organization_id, environment, status, submitted_at);
+
+CREATE INDEX kyc_requests_overdue_idx ON kyc_requests USING btree (organization_id, environment, status, overdue_at, submitted_at);
 
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests USING btree (id) WHERE ((document_key_id IS NULL) AND (document_data IS NOT NULL));
 

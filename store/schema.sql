@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 30
+-- PRAGMA user_version = 33
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -48,6 +48,45 @@ CREATE TABLE aml_batches (
   completed_at      TEXT
 ) STRICT;
 
+CREATE TABLE aml_case_entries (
+  id         TEXT PRIMARY KEY,                           -- ace_<ulid>
+  case_id    TEXT NOT NULL REFERENCES aml_cases (id) ON DELETE CASCADE,
+  kind       TEXT NOT NULL CHECK (kind IN ('opened', 'confirmed', 'note', 'assigned', 'due', 'sar', 'closed', 'reopened')),
+  text       TEXT NOT NULL,
+  actor_type TEXT NOT NULL,
+  actor_id   TEXT NOT NULL,
+  created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE aml_cases (
+  id              TEXT PRIMARY KEY,                      -- amc_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  check_id        TEXT NOT NULL REFERENCES aml_checks (id) ON DELETE CASCADE,
+  match_id        TEXT NOT NULL,                         -- the confirmed match that opened it
+  match_key       TEXT NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+  outcome         TEXT CHECK (outcome IN ('relationship_refused', 'relationship_exited', 'relationship_continued_with_measures',
+                    'reported', 'false_positive_after_investigation')),
+  assignee_id     TEXT REFERENCES users (id) ON DELETE SET NULL,
+  due_at          TEXT,
+  opened_at       TEXT NOT NULL,
+  closed_at       TEXT,
+  updated_at      TEXT NOT NULL,
+  sar_reference   TEXT,
+  sar_filed_on    TEXT,                                  -- YYYY-MM-DD
+  sar_recorded_at TEXT,
+  sar_actor_type  TEXT,
+  sar_actor_id    TEXT,
+  sar_file_name   TEXT,
+  sar_file_type   TEXT,
+  sar_file_size   INTEGER,
+  sar_file_sha256 TEXT,
+  sar_file        BLOB,                                  -- sealed with the data key, AAD the case id
+  sar_key_id      INTEGER,
+  CHECK ((status = 'closed') = (outcome IS NOT NULL AND closed_at IS NOT NULL))
+) STRICT;
+
 CREATE TABLE aml_checks (
   id               TEXT PRIMARY KEY,         -- aml_<ulid>
   public_id        TEXT NOT NULL UNIQUE,     -- aml_<12 base32>
@@ -68,7 +107,7 @@ CREATE TABLE aml_checks (
   created_at       TEXT NOT NULL,
   updated_at       TEXT NOT NULL
 , review_status TEXT NOT NULL DEFAULT 'not_required'
-  CHECK (review_status IN ('not_required', 'pending', 'resolved')), resolved_at TEXT) STRICT;
+  CHECK (review_status IN ('not_required', 'pending', 'resolved')), resolved_at TEXT, erased_at TEXT, erased_sha256 TEXT) STRICT;
 
 CREATE TABLE aml_match_decisions (
   id         TEXT PRIMARY KEY,                           -- amd_<ulid>
@@ -94,7 +133,7 @@ CREATE TABLE "aml_screenings" (
   match_count     INTEGER NOT NULL,
   changed         INTEGER NOT NULL CHECK (changed IN (0, 1)),
   detail          TEXT NOT NULL              -- JSON: new/removed matches, list versions
-) STRICT;
+, erased_at TEXT) STRICT;
 
 CREATE TABLE aml_suppressions (
   id              TEXT PRIMARY KEY,                      -- sup_<ulid>
@@ -149,7 +188,7 @@ CREATE TABLE applicants (
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL,
   archived_at     TEXT
-, erased_at TEXT, erasure_scheduled_at TEXT, legal_hold_reason TEXT, legal_hold_at TEXT) STRICT;
+, erased_at TEXT, erasure_scheduled_at TEXT, legal_hold_reason TEXT, legal_hold_at TEXT, relationship_end TEXT) STRICT;
 
 CREATE TABLE audit_head (
   id           INTEGER PRIMARY KEY CHECK (id = 1),
@@ -248,7 +287,7 @@ CREATE TABLE document_sessions (
   deadline_at  TEXT NOT NULL,
   user_agent   TEXT NOT NULL,
   ip           TEXT NOT NULL
-) STRICT;
+, attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1)) STRICT;
 
 CREATE TABLE email_outbox (
   id              INTEGER PRIMARY KEY,
@@ -346,7 +385,27 @@ CREATE TABLE kyc_captures (
   meta          TEXT NOT NULL DEFAULT '{}',
   data          BLOB NOT NULL,
   captured_at   TEXT NOT NULL
-, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id), document_session_id TEXT REFERENCES document_sessions (id)) STRICT;
+, key_id INTEGER REFERENCES data_keys (id), session_id TEXT REFERENCES liveness_sessions (id), document_session_id TEXT REFERENCES document_sessions (id), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1)) STRICT;
+
+CREATE TABLE kyc_decision_counts (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  day             TEXT NOT NULL,                 -- YYYY-MM-DD, UTC, of the decision
+  decision        TEXT NOT NULL CHECK (decision IN ('approved', 'rejected')),
+  decided_by      TEXT NOT NULL CHECK (decided_by IN ('engine', 'person', 'api')),
+  reviewer_id     TEXT NOT NULL DEFAULT '',
+  decisions       INTEGER NOT NULL,
+  PRIMARY KEY (organization_id, environment, day, decision, decided_by, reviewer_id)
+) STRICT;
+
+CREATE TABLE kyc_decision_times (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  day             TEXT NOT NULL,
+  seconds         INTEGER NOT NULL CHECK (seconds >= 0),
+  decisions       INTEGER NOT NULL,
+  PRIMARY KEY (organization_id, environment, day, seconds)
+) STRICT;
 
 CREATE TABLE kyc_events (
   id          TEXT PRIMARY KEY,                -- kte_<ulid>
@@ -377,7 +436,7 @@ CREATE TABLE kyc_requests (
   environment           TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
   applicant_id          TEXT NOT NULL REFERENCES applicants (id),
   status                TEXT NOT NULL CHECK (status IN ('link_generated', 'in_progress', 'submitted', 'processing',
-                          'approved', 'rejected', 'awaiting_review', 'expired', 'cancelled', 'failed')),
+                          'approved', 'rejected', 'awaiting_review', 'expired', 'cancelled', 'failed', 'resubmission_requested')),
   decision              TEXT NOT NULL CHECK (decision IN ('pending', 'approved', 'rejected', 'none')),
   decision_reason       TEXT,
   risk_score            REAL,
@@ -397,7 +456,28 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), review_reason_codes TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT, escalated_at TEXT, escalated_by TEXT REFERENCES users (id) ON DELETE SET NULL, escalation_reason TEXT, review_reason_codes TEXT) STRICT;
+
+CREATE TABLE kyc_resubmissions (
+  id                TEXT PRIMARY KEY,                          -- rsb_<ulid>
+  request_id        TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  attempt           INTEGER NOT NULL CHECK (attempt >= 2),     -- the attempt it opens
+  step              TEXT NOT NULL CHECK (step IN ('document_front', 'document_back', 'selfie', 'liveness')),
+  message           TEXT NOT NULL,                             -- the reviewer's words to the applicant
+  state             TEXT NOT NULL CHECK (state IN ('open', 'submitted', 'expired')),
+  actor_type        TEXT NOT NULL,
+  actor_id          TEXT,
+  -- The decision the earlier attempt had, kept beside it: the request's
+  -- own columns then hold the new attempt's.
+  prior_automation_decision TEXT,
+  prior_decision_reason     TEXT,
+  prior_risk_score          REAL,
+  prior_reason_codes        TEXT,
+  expires_at        TEXT NOT NULL,
+  created_at        TEXT NOT NULL,
+  closed_at         TEXT,                                      -- submitted or expired
+  UNIQUE (request_id, attempt)
+) STRICT;
 
 CREATE TABLE list_entities (
   version_id TEXT NOT NULL REFERENCES list_versions (id) ON DELETE CASCADE,
@@ -467,7 +547,7 @@ CREATE TABLE liveness_sessions (
   selfie_capture_id TEXT REFERENCES kyc_captures (id) ON DELETE SET NULL,
   user_agent        TEXT NOT NULL,
   ip                TEXT NOT NULL
-) STRICT;
+, attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1)) STRICT;
 
 CREATE TABLE login_failures (
   scope   TEXT NOT NULL CHECK (scope IN ('account', 'address')),
@@ -489,7 +569,7 @@ CREATE TABLE organizations (
   name          TEXT NOT NULL,
   contact_email TEXT,
   created_at    TEXT NOT NULL
-, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760)) STRICT;
+, aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760), review_round_robin INTEGER NOT NULL DEFAULT 0 CHECK (review_round_robin IN (0, 1)), review_round_robin_last TEXT, retention_aml_years INTEGER CHECK (retention_aml_years BETWEEN 1 AND 50)) STRICT;
 
 CREATE TABLE reason_codes (
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -534,7 +614,7 @@ CREATE TABLE users (
   last_login_at   TEXT,
   created_at      TEXT NOT NULL,
   updated_at      TEXT NOT NULL
-, installation_admin INTEGER NOT NULL DEFAULT 0 CHECK (installation_admin IN (0, 1))) STRICT;
+, installation_admin INTEGER NOT NULL DEFAULT 0 CHECK (installation_admin IN (0, 1)), review_available INTEGER NOT NULL DEFAULT 0 CHECK (review_available IN (0, 1)), senior INTEGER NOT NULL DEFAULT 0 CHECK (senior IN (0, 1))) STRICT;
 
 CREATE TABLE "webhook_attempts" (
   id               INTEGER PRIMARY KEY,
@@ -597,17 +677,30 @@ CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows (batch_id, status, row_
 
 CREATE INDEX aml_batches_org_idx ON aml_batches (organization_id, environment, id);
 
+CREATE INDEX aml_case_entries_case_idx ON aml_case_entries (case_id, id);
+
+CREATE INDEX aml_cases_assignee_idx ON aml_cases (organization_id, environment, assignee_id, id);
+
+CREATE UNIQUE INDEX aml_cases_open_idx ON aml_cases (check_id) WHERE status = 'open';
+
+CREATE INDEX aml_cases_org_idx ON aml_cases (organization_id, environment, status, id);
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks (next_screen_at) WHERE next_screen_at IS NOT NULL;
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks (organization_id, environment, id);
 
 CREATE INDEX aml_checks_org_env_status_id_idx ON aml_checks (organization_id, environment, status, id);
 
+CREATE INDEX aml_checks_retention_idx ON aml_checks (organization_id, environment, last_screened_at)
+  WHERE erased_at IS NULL;
+
 CREATE INDEX aml_checks_review_idx ON aml_checks (organization_id, environment, review_status, id);
 
 CREATE INDEX aml_match_decisions_check_idx ON aml_match_decisions (check_id, id);
 
 CREATE INDEX aml_screenings_check_id_idx ON aml_screenings (check_id, id);
+
+CREATE INDEX aml_screenings_retention_idx ON aml_screenings (screened_at, id) WHERE erased_at IS NULL;
 
 CREATE UNIQUE INDEX aml_suppressions_active_idx ON aml_suppressions (organization_id, environment, subject_key, match_id)
   WHERE lifted_at IS NULL;
@@ -684,6 +777,8 @@ CREATE INDEX kyc_requests_org_env_decider_decision_idx ON kyc_requests (organiza
 
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests (organization_id, environment, decision, id);
 
+CREATE INDEX kyc_requests_org_env_escalated_idx ON kyc_requests (organization_id, environment, escalated_at, id);
+
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
 
 CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests (organization_id, environment, risk_score, id);
@@ -693,6 +788,10 @@ CREATE INDEX kyc_requests_org_env_status_assignee_idx ON kyc_requests (organizat
 CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organization_id, environment, status, decided_at, id);
 
 CREATE INDEX kyc_requests_org_env_status_id_idx ON kyc_requests (organization_id, environment, status, id);
+
+CREATE INDEX kyc_requests_org_env_status_submitted_idx ON kyc_requests (organization_id, environment, status, submitted_at);
+
+CREATE INDEX kyc_requests_overdue_idx ON kyc_requests (organization_id, environment, status, overdue_at, submitted_at);
 
 CREATE INDEX kyc_requests_plaintext_document_idx ON kyc_requests (id)
   WHERE document_key_id IS NULL AND document_data IS NOT NULL;

@@ -31,7 +31,7 @@ import (
 // kycd backup copies. The secret alone opens nothing (it is mixed with the
 // data key, which only the master key unwraps). On PostgreSQL they are the
 // table subject_keys of the same database, deleted in the erasure's own
-// transaction; its backups are the operator's (README "Personal data").
+// transaction; its backups are the operator's (docs/personal-data.md).
 //
 // A sealed value says whose key sealed it: subjectMagic, the applicant id
 // (one length byte, then the id), then the seal.Box output. Values sealed
@@ -92,7 +92,7 @@ func openSubjectKeys(ctx context.Context, main *sql.DB, dbPath string) (*subject
 // ErrKeyStore means the database's per-applicant key store is missing or
 // belongs to another database: Open refuses, since every image and
 // document sealed under an applicant key would fail to open.
-var ErrKeyStore = errors.New("the per-applicant key store beside the database is missing or belongs to another database; restore the <db>.keys file that belongs to it (README \"Personal data\")")
+var ErrKeyStore = errors.New("the per-applicant key store beside the database is missing or belongs to another database; restore the <db>.keys file that belongs to it (docs/personal-data.md)")
 
 // pairKeyStore checks that the key store is the database's, naming a new
 // pair with one random id in both.

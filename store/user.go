@@ -13,7 +13,7 @@ import (
 )
 
 const userColumns = `u.id, u.organization_id, u.email, u.name, u.role, u.password_hash IS NOT NULL, u.totp_secret IS NOT NULL,
-	u.installation_admin, u.disabled_at, u.last_login_at, u.created_at, u.updated_at`
+	u.installation_admin, u.senior, u.disabled_at, u.last_login_at, u.created_at, u.updated_at, u.review_available`
 
 // CreateUser adds a user without a password (they set it through a
 // one-time link). An e-mail address already used by any user is CONFLICT.
@@ -36,12 +36,12 @@ func scanUser(row scanner) (*kyc.User, error) {
 	var u kyc.User
 	var role, created, updated string
 	var disabled, lastLogin sql.NullString
-	var installation int
-	if err := row.Scan(&u.ID, &u.OrganizationID, &u.Email, &u.Name, &role, &u.PasswordSet, &u.TOTPEnabled, &installation, &disabled, &lastLogin,
-		&created, &updated); err != nil {
+	var installation, senior, available int
+	if err := row.Scan(&u.ID, &u.OrganizationID, &u.Email, &u.Name, &role, &u.PasswordSet, &u.TOTPEnabled, &installation, &senior, &disabled,
+		&lastLogin, &created, &updated, &available); err != nil {
 		return nil, err
 	}
-	u.InstallationAdmin = installation == 1
+	u.InstallationAdmin, u.Senior, u.ReviewAvailable = installation == 1, senior == 1, available == 1
 	u.Role, u.CreatedAt, u.UpdatedAt = kyc.Role(role), parseTime(created), parseTime(updated)
 	u.DisabledAt, u.LastLoginAt = parseTimePtr(disabled), parseTimePtr(lastLogin)
 	return &u, nil
@@ -135,6 +135,7 @@ type UserUpdate struct {
 	Name     *string
 	Role     *kyc.Role
 	Disabled *bool
+	Senior   *bool
 }
 
 // UpdateUser applies u to the organization's user. Disabling a user ends
@@ -155,6 +156,14 @@ func (tx *Tx) UpdateUser(orgID, id string, up UserUpdate) (*kyc.User, error) {
 	if u.Role != kyc.RoleAdmin {
 		u.InstallationAdmin = false
 	}
+	if up.Senior != nil {
+		u.Senior = *up.Senior
+	}
+	// The flag is a reviewer's: an admin has what it gives anyway, and an
+	// analyst or viewer may not decide at all.
+	if u.Role != kyc.RoleReviewer {
+		u.Senior = false
+	}
 	if up.Disabled != nil {
 		switch {
 		case *up.Disabled && u.DisabledAt == nil:
@@ -165,8 +174,8 @@ func (tx *Tx) UpdateUser(orgID, id string, up UserUpdate) (*kyc.User, error) {
 		}
 	}
 	u.UpdatedAt = tx.now
-	if _, err := tx.exec(`UPDATE users SET name = ?, role = ?, installation_admin = ?, disabled_at = ?, updated_at = ? WHERE id = ?`,
-		u.Name, string(u.Role), boolInt(u.InstallationAdmin), timeOrNil(u.DisabledAt), kyc.FormatTime(tx.now), u.ID); err != nil {
+	if _, err := tx.exec(`UPDATE users SET name = ?, role = ?, installation_admin = ?, senior = ?, disabled_at = ?, updated_at = ? WHERE id = ?`,
+		u.Name, string(u.Role), boolInt(u.InstallationAdmin), boolInt(u.Senior), timeOrNil(u.DisabledAt), kyc.FormatTime(tx.now), u.ID); err != nil {
 		return nil, fmt.Errorf("update user: %w", err)
 	}
 	if u.DisabledAt != nil {

@@ -375,6 +375,9 @@ func (s *Service) ChangePassword(ctx context.Context, sess *store.Session, curre
 type UpdateInput struct {
 	Role     *kyc.Role
 	Disabled *bool
+	// Senior lets a reviewer work escalated cases; only a reviewer can
+	// hold it (an admin works them anyway).
+	Senior *bool
 }
 
 // Update changes another user's role or enables or disables them; a
@@ -394,7 +397,16 @@ func (s *Service) Update(tx *store.Tx, orgID, userID string, in UpdateInput, act
 	if actor.ID == userID && (in.Disabled != nil && *in.Disabled || in.Role != nil && *in.Role != kyc.RoleAdmin) {
 		return nil, kyc.Errorf(kyc.EUnprocessable, "You cannot disable yourself or take away your own admin role; ask another admin.")
 	}
-	u, err := tx.UpdateUser(orgID, userID, store.UserUpdate{Role: in.Role, Disabled: in.Disabled})
+	if in.Senior != nil && *in.Senior {
+		role := before.Role
+		if in.Role != nil {
+			role = *in.Role
+		}
+		if role != kyc.RoleReviewer {
+			return nil, kyc.Invalid(kyc.FieldError{Field: "senior", Message: "only a reviewer can be a senior reviewer (admins work escalated cases anyway)"})
+		}
+	}
+	u, err := tx.UpdateUser(orgID, userID, store.UserUpdate{Role: in.Role, Disabled: in.Disabled, Senior: in.Senior})
 	if err != nil {
 		return nil, err
 	}
@@ -410,6 +422,9 @@ func (s *Service) Update(tx *store.Tx, orgID, userID string, in UpdateInput, act
 	var changes []string
 	if before.Role != u.Role {
 		changes = append(changes, fmt.Sprintf("role %s → %s", before.Role, u.Role))
+	}
+	if before.Senior != u.Senior {
+		changes = append(changes, map[bool]string{true: "senior reviewer (works escalated cases)", false: "no longer a senior reviewer"}[u.Senior])
 	}
 	if before.InstallationAdmin && !u.InstallationAdmin {
 		changes = append(changes, "installation admin revoked (no longer an admin)")

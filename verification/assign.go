@@ -56,3 +56,29 @@ func (s *Service) Assign(tx *store.Tx, orgID string, env kyc.Environment, id, as
 	}
 	return to, s.audit(tx, r, by, action, reason)
 }
+
+// assignInTurn assigns a request that has just come to review to the
+// next reviewer who is in, when the organization assigns in turn
+// (round-robin) and nobody has the case yet. With nobody in, the case
+// stays unassigned in the queue. The assignment is not a claim: the
+// reviewer still claims the case to work on it, and anyone may.
+func (s *Service) assignInTurn(tx *store.Tx, r *kyc.KYCRequest) error {
+	set, err := tx.FindOrgSettings(r.OrganizationID)
+	if err != nil || !set.RoundRobin {
+		return err
+	}
+	cur, err := tx.FindAssigneeID(r.ID)
+	if err != nil || cur != "" {
+		return err
+	}
+	next, err := tx.NextRoundRobin(r.OrganizationID)
+	if err != nil || next == "" {
+		return err
+	}
+	if err := tx.SetAssignee(r.ID, next); err != nil {
+		return err
+	}
+	st, reason := string(r.Status), "to "+next+" (round-robin)"
+	return tx.AppendAudit(store.AuditEntry{OrganizationID: r.OrganizationID, Environment: r.Environment, ResourceType: "kyc_request",
+		ResourceID: r.ID, Action: "kyc.assigned", ActorType: kyc.ActorSystem, FromStatus: &st, ToStatus: &st, Reason: &reason})
+}

@@ -24,6 +24,9 @@ func (s *Service) Claim(tx *store.Tx, orgID string, env kyc.Environment, id stri
 	if r.Status != kyc.KYCAwaitingReview {
 		return nil, &kyc.Error{Code: kyc.EInvalidTransition, Message: fmt.Sprintf("Only a request awaiting review can be claimed; this one is %s.", r.Status)}
 	}
+	if err := checkEscalation(tx, r, Actor{Type: kyc.ActorReviewer, ID: &user.ID}); err != nil {
+		return nil, err
+	}
 	c, err := tx.FindClaim(r.ID)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,9 @@ func (s *Service) OpenDocumentSession(tx *store.Tx, token, userAgent, ip string)
 	if err != nil {
 		return nil, "", err
 	}
+	if err := gateSession(tx, r, false); err != nil {
+		return nil, "", err
+	}
 	n, err := tx.CountDocumentSessions(r.ID)
 	if err != nil {
 		return nil, "", err
@@ -57,9 +60,17 @@ func (s *Service) AddCaptureInSession(tx *store.Tx, token string, c *kyc.Capture
 		return nil, &kyc.Error{Code: kyc.EValidation, Message: "Only document photos are taken in a document camera session.",
 			Details: []kyc.FieldError{{Field: "sessionId", Message: "must be empty for a selfie"}}}
 	}
+	if err := gateCapture(tx, r, c, false); err != nil {
+		return nil, err
+	}
 	sess, hash, err := tx.FindDocumentSession(r.ID, sessionID)
 	if err != nil {
 		return nil, err
+	}
+	// A session of an earlier attempt does not vouch for a photo of this
+	// one.
+	if sess.Attempt != r.Attempt {
+		return nil, kyc.Errorf(kyc.ENotFound, "Camera session not found.")
 	}
 	if subtle.ConstantTimeCompare([]byte(hash), []byte(nonceHash(nonce))) != 1 {
 		return nil, &kyc.Error{Code: kyc.EValidation, Reason: "nonce_mismatch",

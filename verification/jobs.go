@@ -33,6 +33,7 @@ func (s *Service) RegisterJobs(r *jobs.Runner) {
 	r.Register(jobs.Kind{Name: KindExpire, MaxAttempts: 5, Backoff: jobs.Exponential(time.Second, time.Minute), Run: s.runExpire})
 	r.Register(jobs.Kind{Name: KindProcess, MaxAttempts: processAttempts, Timeout: 5 * time.Minute,
 		Backoff: jobs.Schedule(5*time.Second, 30*time.Second, 2*time.Minute, 10*time.Minute), Run: s.runProcess})
+	s.registerOverdue(r)
 }
 
 func payloadID(j store.Job) (string, error) {
@@ -56,7 +57,13 @@ func (s *Service) runExpire(ctx context.Context, j store.Job) error {
 		if err != nil {
 			return err
 		}
-		if r.Status != kyc.KYCLinkGenerated || tx.Now().Before(r.PortalExpiresAt) {
+		if tx.Now().Before(r.PortalExpiresAt) {
+			return nil
+		}
+		if r.Status == kyc.KYCResubmissionRequested {
+			return s.expireResubmission(tx, r)
+		}
+		if r.Status != kyc.KYCLinkGenerated {
 			return nil
 		}
 		reason := "The portal link expired before the applicant submitted."
@@ -134,16 +141,19 @@ func (s *Service) decide(ctx context.Context, r *kyc.KYCRequest, a *kyc.Applican
 	if err != nil {
 		return decision.Result{}, err
 	}
+	sessions, err := s.store.FindLivenessSessions(ctx, r.ID)
+	if err != nil {
+		return decision.Result{}, err
+	}
+	// After a resubmission: the latest image of each kind and side, and
+	// the camera checks of the selfie's attempt.
+	caps, sessions = currentEvidence(caps, sessions)
 	for i := range caps {
 		full, err := s.store.FindCaptureData(ctx, caps[i].ID)
 		if err != nil {
 			return decision.Result{}, err
 		}
 		caps[i] = *full
-	}
-	sessions, err := s.store.FindLivenessSessions(ctx, r.ID)
-	if err != nil {
-		return decision.Result{}, err
 	}
 	// The frames' images: the document's portrait is compared with every
 	// frame of every session (portrait_not_selfie, issue 24).

@@ -24,6 +24,9 @@ func (s *Service) OpenLivenessSession(tx *store.Tx, token, userAgent, ip string)
 	if err != nil {
 		return nil, "", err
 	}
+	if err := gateSession(tx, r, true); err != nil {
+		return nil, "", err
+	}
 	n, err := tx.CountLivenessSessions(r.ID)
 	if err != nil {
 		return nil, "", err
@@ -70,6 +73,9 @@ func (s *Service) LivenessSessionForUpload(tx *store.Tx, token, id, nonce string
 	if err != nil {
 		return nil, false, err
 	}
+	if sess.Attempt != r.Attempt {
+		return nil, false, kyc.Errorf(kyc.ENotFound, "Capture session not found.")
+	}
 	if subtle.ConstantTimeCompare([]byte(hash), []byte(nonceHash(nonce))) != 1 {
 		return nil, false, &kyc.Error{Code: kyc.EValidation, Reason: "nonce_mismatch",
 			Message: "This capture does not belong to the session it was sent to. Start the camera check again.",
@@ -90,7 +96,7 @@ func (s *Service) FinishLivenessSession(tx *store.Tx, token string, sess *kyc.Li
 	if err != nil {
 		return nil, err
 	}
-	if sess.RequestID != r.ID {
+	if sess.RequestID != r.ID || sess.Attempt != r.Attempt {
 		return nil, kyc.Errorf(kyc.ENotFound, "Capture session not found.")
 	}
 	// The description says checks, steps and frames are arrays: a

@@ -2,7 +2,7 @@ package verification
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"time"
 
 	"kycd/kyc"
@@ -24,7 +24,7 @@ const (
 // is expired even before the expiry job has run.
 func linkState(r *kyc.KYCRequest, now time.Time) LinkState {
 	switch r.Status {
-	case kyc.KYCLinkGenerated:
+	case kyc.KYCLinkGenerated, kyc.KYCResubmissionRequested:
 		if !now.Before(r.PortalExpiresAt) {
 			return LinkExpired
 		}
@@ -38,11 +38,21 @@ func linkState(r *kyc.KYCRequest, now time.Time) LinkState {
 }
 
 // PortalState finds the request behind a token (read-only, for pages)
-// and says what the portal may do. An unknown token is NOT_FOUND.
+// and says what the portal may do. An unknown token is NOT_FOUND. A
+// request awaiting a resubmission comes with its resubmissions: the page
+// opens the open one's step only.
 func (s *Service) PortalState(ctx context.Context, token string) (*kyc.KYCRequest, LinkState, error) {
 	r, err := s.store.FindKYCRequestByToken(ctx, hashToken(token))
 	if err != nil {
 		return nil, "", err
+	}
+	if r.Status == kyc.KYCResubmissionRequested {
+		if r.Resubmissions, err = s.store.FindResubmissions(ctx, r.ID); err != nil {
+			return nil, "", err
+		}
+		if r.OpenResubmission() == nil {
+			return nil, "", fmt.Errorf("request %s awaits a resubmission but has none open", r.ID)
+		}
 	}
 	return r, linkState(r, s.store.Now()), nil
 }
@@ -67,6 +77,11 @@ func (s *Service) usable(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	}
 	if st := linkState(r, tx.Now()); st != LinkOpen {
 		return nil, errLink(st)
+	}
+	// A resubmission's link comes with its resubmission: the portal opens
+	// its step only.
+	if _, err := openResubmission(tx, r); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -97,6 +112,9 @@ func (s *Service) AddCapture(tx *store.Tx, token string, c *kyc.Capture, data []
 	if err != nil {
 		return nil, err
 	}
+	if err := gateCapture(tx, r, c, true); err != nil {
+		return nil, err
+	}
 	c.RequestID = r.ID
 	return r, tx.SaveCapture(c, data)
 }
@@ -109,6 +127,13 @@ func (s *Service) Submit(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	r, err := s.Open(tx, token)
 	if err != nil {
 		return nil, err
+	}
+	rs, err := openResubmission(tx, r)
+	if err != nil {
+		return nil, err
+	}
+	if rs != nil {
+		return r, s.resubmit(tx, r, rs)
 	}
 	caps, err := tx.FindCaptures(r.ID, "")
 	if err != nil {
@@ -135,13 +160,7 @@ func (s *Service) Submit(tx *store.Tx, token string) (*kyc.KYCRequest, error) {
 	if err := tx.Meter(r.OrganizationID, r.Environment, kyc.UsageKYCSubmitted, r.ID); err != nil {
 		return nil, err
 	}
-	payload, err := json.Marshal(requestJob{RequestID: r.ID})
-	if err != nil {
-		return nil, err
-	}
-	_, err = tx.EnqueueJob(store.NewJob{Kind: KindProcess, Payload: payload, MaxAttempts: processAttempts,
-		DedupeKey: KindProcess + "/" + r.ID})
-	return r, err
+	return r, enqueueProcess(tx, r)
 }
 
 // missingCaptures names what the workflow still needs: document.front,
@@ -183,6 +202,14 @@ func (s *Service) SetDocumentData(tx *store.Tx, token string, d *kyc.DocumentDat
 	}
 	r, err := s.Open(tx, token)
 	if err != nil {
+		return nil, err
+	}
+	// The details were confirmed with the first attempt; a resubmission
+	// link opens one photo, never them.
+	if rs, err := openResubmission(tx, r); err != nil || rs != nil {
+		if err == nil {
+			err = errNotThisStep(rs, "documentData")
+		}
 		return nil, err
 	}
 	r.DocumentData = d

@@ -247,6 +247,9 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 	if err := checkClaim(tx, r, actor); err != nil {
 		return nil, err
 	}
+	if err := checkEscalation(tx, r, actor); err != nil {
+		return nil, err
+	}
 	// The decision (first or final) ends the decider's claim, so that a
 	// second reviewer can take the case.
 	if err := tx.DeleteClaim(r.ID); err != nil {
@@ -329,25 +332,42 @@ func (s *Service) move(tx *store.Tx, r *kyc.KYCRequest, action kyc.KYCAction, to
 	if err := tx.SaveKYCRequest(r); err != nil {
 		return err
 	}
-	return s.record(tx, r, t.Event, string(t.Event), &from, actor, reason)
+	if err := s.record(tx, r, t.Event, string(t.Event), &from, actor, reason); err != nil {
+		return err
+	}
+	if t.To == kyc.KYCAwaitingReview && from != kyc.KYCAwaitingReview {
+		return s.assignInTurn(tx, r)
+	}
+	return nil
 }
 
 // record writes the timeline entry, the webhook event (when typ is one)
 // and the audit row, for the request as it now is.
 func (s *Service) record(tx *store.Tx, r *kyc.KYCRequest, typ kyc.EventType, timelineType string, from *kyc.KYCStatus, actor Actor, reason *string) error {
+	return s.recordWith(tx, r, typ, timelineType, from, actor, reason, nil)
+}
+
+// recordWith is record whose webhook body also carries extra's fields
+// (kycd's own events: the resubmission asked for, the due time passed).
+func (s *Service) recordWith(tx *store.Tx, r *kyc.KYCRequest, typ kyc.EventType, timelineType string, from *kyc.KYCStatus, actor Actor,
+	reason *string, extra map[string]any) error {
 	if err := tx.AppendKYCEvent(r.ID, &kyc.KYCEvent{Type: timelineType, FromStatus: from, ToStatus: r.Status,
 		Decision: r.Decision, ActorType: actor.Type, ActorID: actor.ID, Reason: reason}); err != nil {
 		return err
 	}
 	if typ != "" {
 		ev := tx.NewEvent(r.OrganizationID, r.Environment, typ, r.ID)
-		body, err := json.Marshal(map[string]any{
+		fields := map[string]any{
 			"eventId": ev.ID, "eventType": typ, "resourceId": r.ID, "publicId": r.PublicID, "applicantId": r.ApplicantID,
 			"applicantPublicId": r.ApplicantPublicID, "status": r.Status, "decision": r.Decision,
 			"decisionReason": r.DecisionReason, "riskScore": r.RiskScore, "organizationId": r.OrganizationID,
 			"environment": r.Environment, "actorType": actor.Type, "createdAt": kyc.FormatTime(ev.CreatedAt),
 			"reviewReasonCodes": orNoCodes(r.ReviewReasonCodes),
-		})
+		}
+		for k, v := range extra {
+			fields[k] = v
+		}
+		body, err := json.Marshal(fields)
 		if err != nil {
 			return fmt.Errorf("encode event: %w", err)
 		}

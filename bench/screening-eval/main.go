@@ -36,7 +36,14 @@ func main() {
 	workers := flag.Int("workers", 0, "goroutines screening the generated customers (0: GOMAXPROCS)")
 	before := flag.String("write-before", "", "write the goal table's figures to this file as the BEFORE baseline (give -commit)")
 	commit := flag.String("commit", "", "the commit the -write-before figures were measured on")
+	pairsOnly := flag.Bool("pairs", false, "only the labelled name pairs: F1 per half and the tuning half's errors (seconds, no lists)")
 	flag.Parse()
+	if *pairsOnly {
+		if err := runPairs(*data, *threshold); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	var extra []uint64
 	for _, f := range strings.Split(*seeds, ",") {
 		if f = strings.TrimSpace(f); f != "" {

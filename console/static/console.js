@@ -130,3 +130,10 @@
   }
   setTimeout(poll, 1000);
 })();
+// A batch screening's page while it runs: reloaded every 2 s until the
+// batch is completed (without JavaScript the layout's refresh does it).
+(function () {
+  'use strict';
+  var box = document.getElementById('batch-progress');
+  if (box && box.hasAttribute('data-running')) setTimeout(function () { location.reload(); }, 2000);
+})();

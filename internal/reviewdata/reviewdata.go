@@ -2,7 +2,7 @@
 // use cases: KYC requests that an applicant took through the portal steps
 // (link, captures, document details, submission) for the decision engine
 // to send to review, and a small watch list for AML matches. The console's
-// tests, its benchmark and the README's screenshots use it.
+// tests, its benchmark and docs/back-office.md's screenshots use it.
 package reviewdata
 
 import (
@@ -68,6 +68,8 @@ type Person struct {
 	// (default passport, which has no back side).
 	Front   []byte
 	DocType string
+	// Selfie, when set, is a real photo (JPEG or PNG) taken as the selfie.
+	Selfie []byte
 }
 
 // Submit creates a request for p and takes it through the portal steps to
@@ -115,12 +117,13 @@ func Submit(ctx context.Context, st *store.Store, svc *verification.Service, org
 				kind = "selfie"
 			}
 			data, ct, w, h := picture(kind, i, req.ID), "image/jpeg", 320, 200
-			if side == "front" && p.Front != nil {
-				cfg, format, err := image.DecodeConfig(bytes.NewReader(p.Front))
+			real := map[string][]byte{"front": p.Front, "": p.Selfie}[side]
+			if real != nil {
+				cfg, format, err := image.DecodeConfig(bytes.NewReader(real))
 				if err != nil {
-					return fmt.Errorf("front image: %w", err)
+					return fmt.Errorf("%s image: %w", kind, err)
 				}
-				data, ct, w, h = p.Front, "image/"+format, cfg.Width, cfg.Height
+				data, ct, w, h = real, "image/"+format, cfg.Width, cfg.Height
 			}
 			sum := sha256.Sum256(data)
 			c := &kyc.Capture{Kind: kind, ContentType: ct, Width: w, Height: h, SHA256: hex.EncodeToString(sum[:]),

@@ -57,7 +57,7 @@ func hint(s *scored, d *decoded, base *plane, contrast, persp float64) Hint {
 // blocks are then a large part of what the classifier sees, and more
 // light is what helps. Printed black on paper a camera sees with 100 to
 // 200 levels between them; set from the generated low-light class of
-// bench/mrz and the split-A half of the shared photos (see the README).
+// bench/mrz and the split-A half of the shared photos (see docs/decisions.md).
 const minContrast = 45
 
 // maxPerspective: a zone whose character pitch differs by more than this

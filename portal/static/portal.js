@@ -51,7 +51,12 @@
     documentSessionUrl: app.dataset.documentSessionUrl,
     pageUrl: app.dataset.pageUrl,
     selfie: app.dataset.workflow === 'standard',
-    redirectUrl: app.dataset.redirectUrl || ''
+    redirectUrl: app.dataset.redirectUrl || '',
+    // A resubmission's link opens one photo (front, back or selfie) of
+    // the document confirmed the first time; cameraOnly: the face camera
+    // check, which an upload cannot replace. The server enforces both.
+    redo: app.dataset.redoSlot || '',
+    cameraOnly: app.dataset.redoCameraOnly === 'true'
   };
 
   var state = {
@@ -87,11 +92,13 @@
   // Steps and progress.
 
   function stages() {
+    if (cfg.redo) return 3;
     return cfg.selfie ? 6 : 5;
   }
 
   function stageOf(step) {
-    if (step === 'welcome') return 1;
+    if (step === 'welcome' || step === 'redo') return 1;
+    if (cfg.redo) return step === 'capture' ? 2 : 3;
     if (step === 'document') return 2;
     if (step === 'capture') return state.slot === 'selfie' ? 5 : 3;
     if (step === 'details' || step === 'read') return 4;
@@ -121,6 +128,7 @@
   // sequence is what follows the document choice, in order: the
   // document's photos, its details, the selfie. slots are its photos.
   function sequence() {
+    if (cfg.redo) return [cfg.redo];
     var list = ['front'];
     if (state.hasBack) list.push('back');
     list.push('details');
@@ -237,7 +245,7 @@
       if (i > 0) {
         startSlot(list[i - 1]);
       } else {
-        show('document');
+        show(cfg.redo ? 'redo' : 'document');
       }
     }
   }
@@ -284,6 +292,17 @@
   }
 
   function uploadMode() {
+    if (cfg.cameraOnly) {
+      // The camera check cannot become an upload: say so, and offer the
+      // camera again.
+      stopCamera();
+      $('camera').hidden = true;
+      $('shoot').hidden = true;
+      $('choose-file').hidden = true;
+      $('use-camera').hidden = !camera.supported();
+      captureError(t('js.redo.camera_only'));
+      return;
+    }
     stopCamera();
     $('camera').hidden = true;
     $('shoot').hidden = true;
@@ -293,6 +312,7 @@
   }
 
   function cameraMode() {
+    $('choose-file').hidden = cfg.cameraOnly;
     $('camera').hidden = false;
     $('shoot').hidden = false;
     $('shoot').textContent = state.slot === 'selfie' ? t('js.liveness.start') : t('capture.shoot');
@@ -457,7 +477,9 @@
   // false when it asked for a retake: the zone's side was not read, and
   // fewer than MAX_UNREADABLE tries were made.
   function readZone(slot, body) {
-    if (!body || slot === 'selfie') return true;
+    // A resubmitted photo is not read back for confirmation: the details
+    // were confirmed the first time, and the engine reads the image.
+    if (!body || slot === 'selfie' || cfg.redo) return true;
     var mrz = body.mrz;
     var barcode = body.barcode; // only for the back of a licence that has one
     if (barcode && barcode.status === 'read') {
@@ -964,7 +986,8 @@
     'edit-details': function () { startSlot('details'); },
     'read-confirm': onReadConfirm,
     'read-retake': onReadRetake,
-    submit: onSubmit
+    submit: onSubmit,
+    'redo-start': function () { startSlot(cfg.redo); }
   };
 
   app.addEventListener('click', function (e) {
@@ -1000,5 +1023,14 @@
   });
   window.addEventListener('pagehide', stopCamera);
 
-  show('welcome', true);
+  if (cfg.redo) {
+    state.docType = app.dataset.docType || '';
+    state.docLabel = app.dataset.docLabel || '';
+    state.hasBack = app.dataset.hasBack === 'true';
+    state.hasMrz = app.dataset.hasMrz === 'true';
+    state.country = app.dataset.country || '';
+    show('redo', true);
+  } else {
+    show('welcome', true);
+  }
 })();

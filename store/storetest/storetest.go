@@ -116,7 +116,7 @@ func PostgresSchema(t testing.TB) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("KYCD_TEST_POSTGRES is not set: under CI=true the PostgreSQL tests must run (.ci/run sets it)")
 		}
-		t.Skip("PostgreSQL tests skipped: set KYCD_TEST_POSTGRES=postgres://user:pass@host/db (see README \"PostgreSQL and fleets\")")
+		t.Skip("PostgreSQL tests skipped: set KYCD_TEST_POSTGRES=postgres://user:pass@host/db (see docs/development.md, \"Tests on PostgreSQL\")")
 	}
 	u, err := url.Parse(base)
 	if err != nil {

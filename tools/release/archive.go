@@ -6,16 +6,48 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
-// docs go into every archive beside the binary, from the repository root.
-var docs = []string{"README.md", "CHANGELOG.md"}
+// topDocs go into every archive beside the binary, from the repository
+// root, followed by the guides the README links to (docFiles).
+var topDocs = []string{"README.md", "CHANGELOG.md"}
+
+// docFiles lists the files of an archive besides the binary: topDocs, then
+// every file under docs/ in lexical order, so that the README's links to
+// the guides and the guides' screenshots resolve in the unpacked archive.
+// Tests and test data under docs/ are the repository's, not the reader's.
+func docFiles() ([]string, error) {
+	files := slices.Clone(topDocs)
+	err := filepath.WalkDir("docs", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, "_test.go") || !d.Type().IsRegular() {
+			return nil
+		}
+		files = append(files, filepath.ToSlash(p))
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	return files, err
+}
 
 // writeArchive writes a .tar.gz of the binary and docs whose bytes depend
 // only on their contents and mtime: entries in a fixed order, each with
@@ -42,6 +74,10 @@ func writeArchive(path string, mtime time.Time, bin string) error {
 		return err
 	}
 	if err := add("kycd", bin, 0o755); err != nil {
+		return err
+	}
+	docs, err := docFiles()
+	if err != nil {
 		return err
 	}
 	for _, d := range docs {

@@ -1,4 +1,4 @@
-package server
+package aml
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"kycd/kyc"
 )
@@ -19,13 +21,13 @@ var batchCSVColumns = map[string]string{
 	"externalref": "externalRef",
 }
 
-// parseBatchCSV reads a CSV batch: a header row naming the columns, then
+// ParseBatchCSV reads a CSV batch: a header row naming the columns, then
 // one subject per row; an empty cell is an absent field. Each subject is
 // returned as the JSON object a JSON batch would hold, so both are
 // validated the same way. A malformed file, an unknown or repeated
 // column, or a header without firstName and lastName is a
 // VALIDATION_ERROR naming the problem.
-func parseBatchCSV(b []byte) ([]json.RawMessage, error) {
+func ParseBatchCSV(b []byte) ([]json.RawMessage, error) {
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a spreadsheet's byte-order mark
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = 0 // every row as long as the header
@@ -85,4 +87,47 @@ func csvProblem(err error) error {
 		return kyc.Invalid(kyc.FieldError{Field: "body", Message: fmt.Sprintf("is not valid CSV: line %d: %v", pe.Line, pe.Err)})
 	}
 	return kyc.Invalid(kyc.FieldError{Field: "body", Message: "is not valid CSV"})
+}
+
+// BatchSubjectErrors are the problems of one batch subject beyond its
+// fields' JSON types: the external reference's length and everything an
+// AML check's input is held to. The API and the console's upload page
+// check subjects with it alike.
+func BatchSubjectErrors(sub kyc.AMLBatchSubject, now time.Time) []kyc.FieldError {
+	var errs []kyc.FieldError
+	if ref := sub.ExternalRef; ref != nil && (strings.TrimSpace(*ref) == "" || utf8.RuneCountInString(*ref) > 255) {
+		errs = append(errs, kyc.FieldError{Field: "externalRef", Message: "must be 1 to 255 characters"})
+	}
+	in := kyc.AMLCheckInput{FirstName: sub.FirstName, LastName: sub.LastName, DOB: sub.DOB, Country: sub.Country}
+	return append(errs, in.Validate(now)...)
+}
+
+// BatchRowsFromCSV reads a CSV batch (ParseBatchCSV) into rows, each
+// checked by BatchSubjectErrors: a row with problems is a failed row
+// naming them, so that one typo does not refuse the file.
+func BatchRowsFromCSV(b []byte, now time.Time) ([]kyc.AMLBatchRow, error) {
+	list, err := ParseBatchCSV(b)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]kyc.AMLBatchRow, len(list))
+	for i, raw := range list {
+		var m map[string]string
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("decode csv row: %w", err)
+		}
+		opt := func(k string) *string {
+			if v, ok := m[k]; ok {
+				return &v
+			}
+			return nil
+		}
+		sub := kyc.AMLBatchSubject{FirstName: opt("firstName"), LastName: opt("lastName"), DOB: opt("dob"), Country: opt("country"),
+			ExternalRef: opt("externalRef")}
+		rows[i] = kyc.AMLBatchRow{Index: i, Status: kyc.AMLRowPending, Subject: sub}
+		if errs := BatchSubjectErrors(sub, now); len(errs) > 0 {
+			rows[i].Status, rows[i].Errors = kyc.AMLRowFailed, errs
+		}
+	}
+	return rows, nil
 }

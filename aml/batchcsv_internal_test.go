@@ -1,4 +1,4 @@
-package server
+package aml
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func TestParseBatchCSV(t *testing.T) {
 		{"bad quote", "firstName,lastName\n\"Ana,Lima\n", 0, "", "not valid CSV"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, err := parseBatchCSV([]byte(tt.csv))
+			rows, err := ParseBatchCSV([]byte(tt.csv))
 			if tt.problem != "" {
 				ke := kyc.AsError(err)
 				if ke == nil || len(ke.Details) == 0 || !strings.Contains(ke.Details[0].Message, tt.problem) {
@@ -47,7 +47,7 @@ func TestParseBatchCSV(t *testing.T) {
 		})
 	}
 	many := "firstName,lastName\n" + strings.Repeat("A,B\n", kyc.MaxBatchSubjects+1)
-	if _, err := parseBatchCSV([]byte(many)); kyc.AsError(err) == nil {
+	if _, err := ParseBatchCSV([]byte(many)); kyc.AsError(err) == nil {
 		t.Error("more than 10,000 rows accepted")
 	}
 }
@@ -59,7 +59,7 @@ func FuzzParseBatchCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rows, err := parseBatchCSV(b)
+		rows, err := ParseBatchCSV(b)
 		if err != nil {
 			if ke := kyc.AsError(err); ke == nil || ke.Code != kyc.EValidation {
 				t.Fatalf("not a validation error: %v", err)
