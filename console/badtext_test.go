@@ -16,7 +16,8 @@ import (
 var consoleTextParams = []string{"q", "page", "env", "actor", "action", "resource", "category", "from", "to", "before", "claim",
 	"reason", "review", "month", "notice", "next", "all", "token", "email", "password", "code", "decision", "reasonCode", "note",
 	"name", "role", "url", "description", "endpoint", "status", "eventType", "source", "kind", "format", "provider", "days", "available",
-	"roundRobin"}
+	"roundRobin",
+	"tag", "body", "reasonCodes", "label", "environment"}
 
 // badConsoleText is badText of the API's test, already decoded: NUL and
 // bytes that are not UTF-8.

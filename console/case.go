@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -10,11 +11,6 @@ import (
 	"kycd/store"
 	"kycd/verification"
 )
-
-// reviewReasonCodes are the reason codes a reviewer picks from; the API
-// accepts any code of the same shape.
-var reviewReasonCodes = []string{"VERIFIED_MANUALLY", "SCREENING_FALSE_POSITIVE", "DOCUMENT_FORGED", "DOCUMENT_EXPIRED",
-	"DOCUMENT_UNREADABLE", "FACE_MISMATCH", "DATA_MISMATCH", "SANCTIONS_MATCH", "PEP_RISK", "DUPLICATE_IDENTITY", "UNDER_AGE", "OTHER"}
 
 type casePage struct {
 	Req       *kyc.KYCRequest
@@ -27,7 +23,9 @@ type casePage struct {
 	Blocked   string // why this user cannot decide now, when the role could
 	FourEyes  bool   // this decision needs two reviewers
 	Pending   *pendingView
-	Codes     []string
+	Codes     []reasonChoice // the environment's decision codes, built in and the organization's
+	Decided   []reasonChoice // the decision's codes, in words
+	Notes     *notesView
 	Documents []captureView
 	Selfies   []captureView
 	Others    []captureView
@@ -46,8 +44,11 @@ type casePage struct {
 	Duplicates []duplicateView
 	Timeline   []timelineView
 	Sandbox    *sandboxView
-	Form       struct{ Decision, Code, Note, Step, Message string }
-	Desk       *deskView
+	Form       struct {
+		Decision, Code, Note, Step, Message string
+		More                                []string // the further codes ticked
+	}
+	Desk *deskView
 	// Resubmission: every one asked for, the steps this request can
 	// redo, and how many more it may have.
 	Resubmissions []kyc.Resubmission
@@ -65,6 +66,7 @@ type pendingView struct {
 	Reviewer string
 	Note     string
 	Code     string
+	Codes    []string
 	At       time.Time
 	Mine     bool
 }
@@ -99,13 +101,13 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := &casePage{Req: req, Applicant: a, Personal: sess.User.Can(kyc.PermPersonalData), Now: now, Claim: claim,
-		FourEyes: settings.FourEyes && e == kyc.Live, Codes: reviewReasonCodes}
+		FourEyes: settings.FourEyes && e == kyc.Live}
 	d.MyClaim = claim != nil && claim.UserID == sess.User.ID
 	if d.Desk, err = c.desk(r, org, e, req, settings.SLA(e), now); err != nil {
 		return err
 	}
 	if p := req.PendingReview; p != nil {
-		d.Pending = &pendingView{Approve: p.Approve, Reviewer: actorName(names, &p.Reviewer), Note: p.Note, Code: p.ReasonCode, At: p.At,
+		d.Pending = &pendingView{Approve: p.Approve, Reviewer: actorName(names, &p.Reviewer), Note: p.Note, Code: p.ReasonCode, Codes: p.ReasonCodes, At: p.At,
 			Mine: p.Reviewer == sess.User.ID}
 	}
 	if d.Escalation, err = c.store.FindEscalation(r.Context(), req.ID); err != nil {
@@ -128,7 +130,21 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 	}
 	if fe := formError(r); fe != nil {
 		d.Form.Decision, d.Form.Code, d.Form.Note = r.PostFormValue("decision"), r.PostFormValue("reasonCode"), r.PostFormValue("note")
+		d.Form.More = r.PostForm["reasonCodes"]
 		d.Form.Step, d.Form.Message = r.PostFormValue("step"), r.PostFormValue("message")
+	}
+	catalog, err := c.reasonCatalog(r, org, e)
+	if err != nil {
+		return err
+	}
+	for _, rc := range catalog {
+		d.Codes = append(d.Codes, reasonChoice{ReasonCode: rc, Checked: slices.Contains(d.Form.More, rc.Code)})
+	}
+	for _, code := range req.ReviewReasonCodes {
+		d.Decided = append(d.Decided, reasonChoice{ReasonCode: kyc.ReasonCode{Code: code, Label: reasonLabel(catalog, code)}})
+	}
+	if d.Notes, err = c.notes(r, req, names); err != nil {
+		return err
 	}
 	if err := c.fillResubmissions(r, d); err != nil {
 		return err
@@ -220,11 +236,18 @@ func (c *console) handleDecision(w http.ResponseWriter, r *http.Request) error {
 	sess := sessionFrom(r)
 	var errs []kyc.FieldError
 	decision, code, note := r.PostFormValue("decision"), r.PostFormValue("reasonCode"), strings.TrimSpace(r.PostFormValue("note"))
+	more := r.PostForm["reasonCodes"]
 	if decision != "approve" && decision != "reject" {
 		errs = append(errs, kyc.FieldError{Field: "decision", Message: "choose approve or reject"})
 	}
-	if code != "" && !validCode(code) {
+	if code != "" && !kyc.ValidReasonCodeShape(code) {
 		errs = append(errs, kyc.FieldError{Field: "reasonCode", Message: "choose a reason code from the list"})
+	}
+	for _, m := range more {
+		if !kyc.ValidReasonCodeShape(m) {
+			errs = append(errs, kyc.FieldError{Field: "reasonCodes", Message: "choose reason codes from the list"})
+			break
+		}
 	}
 	switch {
 	case note == "":
@@ -239,7 +262,7 @@ func (c *console) handleDecision(w http.ResponseWriter, r *http.Request) error {
 	var req *kyc.KYCRequest
 	err := c.store.InTx(r.Context(), func(tx *store.Tx) (err error) {
 		req, err = c.kyc.Review(tx, sess.User.OrganizationID, env(r), r.PathValue("id"),
-			verification.ReviewInput{Approve: decision == "approve", Note: note, ReasonCode: code,
+			verification.ReviewInput{Approve: decision == "approve", Note: note, ReasonCode: code, ReasonCodes: more,
 				By: kyc.Principal{Type: kyc.ActorUser, ID: id}},
 			verification.Actor{Type: kyc.ActorReviewer, ID: &id})
 		return err
@@ -252,15 +275,6 @@ func (c *console) handleDecision(w http.ResponseWriter, r *http.Request) error {
 		notice = "first"
 	}
 	return redirect(w, r, caseURL(env(r), req.ID), notice)
-}
-
-func validCode(code string) bool {
-	for _, c := range reviewReasonCodes {
-		if c == code {
-			return true
-		}
-	}
-	return false
 }
 
 // handleImage handles "GET /console/{env}/cases/{id}/images/{capture}":

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"kycd/aml"
@@ -71,6 +72,7 @@ type Options struct {
 
 // console is the handler's state.
 type console struct {
+	baseURL    string // the public address of kycd, for links in e-mails
 	store      *store.Store
 	kyc        *verification.Service
 	aml        *aml.Service
@@ -139,7 +141,8 @@ func newConsole(o Options) *console {
 		panic("console: Options.Store, KYC, AML and Users are required")
 	}
 	c := &console{store: o.Store, kyc: o.KYC, aml: o.AML, users: o.Users, log: o.Log, now: o.Now, clientIPOf: o.ClientIP,
-		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, mail: o.MailConfigured, swaggerUI: o.SwaggerUI, imports: o.ListImports, uploadMax: o.ListUploadMax, export: o.Export, mux: http.NewServeMux()}
+		secrets: o.Secrets, allowPrivate: o.AllowPrivateWebhooks, mail: o.MailConfigured, swaggerUI: o.SwaggerUI, imports: o.ListImports, uploadMax: o.ListUploadMax, export: o.Export, mux: http.NewServeMux(),
+		baseURL: strings.TrimRight(o.BaseURL, "/")}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}

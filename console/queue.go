@@ -28,6 +28,7 @@ type queuePage struct {
 	SLA          time.Duration
 	Overdue      int  // overdue requests of the environment (with an SLA)
 	OnlyOverdue  bool // the overdue filter is on
+	Tags         []string
 	RoundRobin   bool // cases are assigned in turn
 	In           bool // this user is in (takes cases in turn)
 	Senior       bool // the senior queue: escalated cases only
@@ -61,6 +62,11 @@ func (c *console) queue(w http.ResponseWriter, r *http.Request, senior bool) err
 	if f.Assignee = q.Get("assignee"); len(f.Assignee) > 64 {
 		f.Assignee = ""
 	}
+	if t := q.Get("tag"); t != "" {
+		if f.Tag, _ = kyc.NormalizeTag(t); f.Tag == "" {
+			return kyc.Invalid(kyc.FieldError{Field: "tag", Message: "is not a tag"})
+		}
+	}
 	org, e := sess.User.OrganizationID, env(r)
 	set, err := c.store.FindOrgSettings(r.Context(), org)
 	if err != nil {
@@ -93,7 +99,13 @@ func (c *console) queue(w http.ResponseWriter, r *http.Request, senior bool) err
 		rows[i].Reasons = uniqueCodes(it.Reasons)
 		rows[i].Overdue = rows[i].Due != nil && now.After(*rows[i].Due)
 	}
-	d := queuePage{Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
+	// The queue's requests await a decision: their reasons are the
+	// engine's.
+	tags, err := c.store.FindUsedTags(r.Context(), org, e, kyc.SubjectKYCRequest)
+	if err != nil {
+		return err
+	}
+	d := queuePage{Tags: tags, Items: rows, Total: total, Page: f.Page, Pages: max(1, (total+queuePageSize-1)/queuePageSize), Filter: f,
 		Query: q, ReasonCodes: decision.AllCodes, Now: now, MyID: sess.User.ID, Deciders: deciders, SLA: sla, Overdue: overdue,
 		OnlyOverdue: !f.OverdueBefore.IsZero(), RoundRobin: set.RoundRobin, In: sess.User.ReviewAvailable, Senior: senior}
 	if senior {

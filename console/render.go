@@ -149,6 +149,12 @@ var notices = map[string]string{
 	"batch":                 "The batch is uploaded: its subjects are being screened.",
 	"escalated":             "The case is escalated: it has left the review queue and waits in the senior queue.",
 	"deescalated":           "The case is back in the review queue.",
+	"tagged":                "The tag is added.",
+	"untagged":              "The tag is removed.",
+	"commented":             "Your comment is added.",
+	"mentioned":             "Your comment is added. The colleagues you mentioned are e-mailed a link to this case.",
+	"code-added":            "The reason code is added. Reviewers can choose it now.",
+	"code-removed":          "The reason code is removed. Decisions that carry it keep it.",
 
 	"endpoint-saved":    "The endpoint is saved.",
 	"endpoint-enabled":  "The endpoint is enabled: deliveries resume.",

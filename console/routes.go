@@ -80,6 +80,9 @@ func (c *console) table() []route {
 		{pattern: "POST /console/{env}/cases/{id}/claim", access: signedIn, perm: kyc.PermDecide, h: c.handleClaim, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/release", access: signedIn, perm: kyc.PermDecide, h: c.handleRelease, back: c.handleCase},
 		{pattern: "POST /console/{env}/cases/{id}/assign", access: signedIn, perm: kyc.PermDecide, h: c.handleAssign, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/tags", access: signedIn, perm: kyc.PermDecide, h: c.handleTagAdd, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/tags/remove", access: signedIn, perm: kyc.PermDecide, h: c.handleTagRemove, back: c.handleCase},
+		{pattern: "POST /console/{env}/cases/{id}/comments", access: signedIn, perm: kyc.PermDecide, h: c.handleComment, back: c.handleCase},
 		// Escalation: a reviewer hands a case to a senior; seniors
 		// (admins, and reviewers with the senior flag) work the senior
 		// queue and return cases.
@@ -159,6 +162,8 @@ func (c *console) table() []route {
 		{pattern: "POST /console/settings/reports", access: signedIn, perm: kyc.PermAdmin, h: c.handleReportSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/retention", access: signedIn, perm: kyc.PermAdmin, h: c.handleRetentionSettings, back: c.handleSettings},
 		{pattern: "POST /console/settings/require-totp", access: signedIn, perm: kyc.PermAdmin, h: c.handleRequireTOTP, back: c.handleSettings},
+		{pattern: "POST /console/settings/reason-codes", access: signedIn, perm: kyc.PermAdmin, h: c.handleReasonCodeAdd, back: c.handleSettings},
+		{pattern: "POST /console/settings/reason-codes/remove", access: signedIn, perm: kyc.PermAdmin, h: c.handleReasonCodeRemove, back: c.handleSettings},
 		{pattern: "GET /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicy},
 		{pattern: "POST /console/settings/policy/preview", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicyPreview, back: c.handlePolicy},
 		{pattern: "POST /console/settings/policy", access: signedIn, perm: kyc.PermAdmin, h: c.handlePolicySave, back: c.handlePolicy},

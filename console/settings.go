@@ -46,6 +46,12 @@ type settingsPage struct {
 	// ContactEmail is the organization's contact address (after an
 	// error: as sent).
 	ContactEmail string
+	// ReasonCodes are each environment's own decision codes, beside the
+	// built-in ones; CodeForm the add form's values (after an error: as
+	// sent).
+	BuiltInCodes []kyc.ReasonCode
+	ReasonCodes  []reasonCodesSettings
+	CodeForm     struct{ Env, Code, Label string }
 	// Retention is the retention form's periods (settings_retention.go).
 	Retention []retentionField
 }
@@ -115,6 +121,14 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Policy = policySummary{Custom: set.DecisionPolicy != nil, Version: pol.Version}
+	d.BuiltInCodes = kyc.BuiltInReasonCodes
+	for _, e := range []kyc.Environment{kyc.Live, kyc.Sandbox} {
+		codes, err := c.store.FindReasonCodes(ctx, org, e)
+		if err != nil {
+			return err
+		}
+		d.ReasonCodes = append(d.ReasonCodes, reasonCodesSettings{Env: e, Codes: codes})
+	}
 	ret, err := c.store.RetentionOf(ctx, org)
 	if err != nil {
 		return err
@@ -126,6 +140,8 @@ func (c *console) handleSettings(w http.ResponseWriter, r *http.Request) error {
 		case "/console/settings/branding":
 			d.BrandForm = brandForm{DisplayName: r.PostFormValue("displayName"), SupportEmail: r.PostFormValue("supportEmail"),
 				PrivacyURL: r.PostFormValue("privacyUrl"), BrandColor: r.PostFormValue("brandColor"), DefaultLocale: r.PostFormValue("defaultLocale")}
+		case "/console/settings/reason-codes":
+			d.CodeForm.Env, d.CodeForm.Code, d.CodeForm.Label = r.PostFormValue("environment"), r.PostFormValue("code"), r.PostFormValue("label")
 		case "/console/settings/contact":
 			d.ContactEmail = r.PostFormValue("contactEmail")
 		case "/console/settings/retention":

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type verificationsPage struct {
 	Query       url.Values
 	Statuses    []kyc.KYCStatus
 	ReasonCodes []string
+	Tags        []string // the tags the environment's cases carry
 	Deciders    []*kyc.User
 	MyID        string
 	Now         time.Time
@@ -49,6 +51,12 @@ func verificationFilter(q url.Values, me string) (store.VerificationFilter, erro
 	}
 	if len(f.Reason) > 64 || strings.ContainsAny(f.Reason, " \t") {
 		bad("reason", "is not a reason code")
+	}
+	if t := q.Get("tag"); t != "" {
+		var err error
+		if f.Tag, err = kyc.NormalizeTag(t); err != nil {
+			bad("tag", "is not a tag")
+		}
 	}
 	switch f.Sort {
 	case "", store.SortNewest, store.SortOldest, store.SortDecided, store.SortRisk:
@@ -125,8 +133,12 @@ func (c *console) handleVerifications(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	codes, tags, err := c.listFilterChoices(r, org, env(r))
+	if err != nil {
+		return err
+	}
 	d := verificationsPage{Items: items, Total: total, Page: f.Page, Pages: max(1, (total+verificationsPageSize-1)/verificationsPageSize),
-		Filter: f, Query: q, Statuses: kyc.KYCStatuses, ReasonCodes: decision.AllCodes, Deciders: deciders, MyID: sess.User.ID, Now: c.now()}
+		Filter: f, Query: q, Statuses: kyc.KYCStatuses, ReasonCodes: codes, Tags: tags, Deciders: deciders, MyID: sess.User.ID, Now: c.now()}
 	return c.render(w, r, http.StatusOK, "verifications.html", &page{Title: "All verifications", Section: "verifications", Data: d})
 }
 
@@ -223,4 +235,22 @@ func csvSafe(s string) string {
 		return "'" + s
 	}
 	return s
+}
+
+// listFilterChoices are the reason codes (the engine's, then the
+// decisions' built in and the organization's) and the tags in use, for
+// the lists' filters.
+func (c *console) listFilterChoices(r *http.Request, org string, e kyc.Environment) ([]string, []string, error) {
+	codes := append([]string{}, decision.AllCodes...)
+	catalog, err := c.reasonCatalog(r, org, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, rc := range catalog {
+		if !slices.Contains(codes, rc.Code) {
+			codes = append(codes, rc.Code)
+		}
+	}
+	tags, err := c.store.FindUsedTags(r.Context(), org, e, kyc.SubjectKYCRequest)
+	return codes, tags, err
 }

@@ -232,7 +232,8 @@ type KYCRequest struct {
 	ProcessingResult     map[string]any
 	Screenings           []ListResult // AML results of the applicant; nil until screened
 	ReviewerNote         *string
-	ReviewReasonCode     *string
+	ReviewReasonCode     *string        // the decision's first reason code (the single-code API field)
+	ReviewReasonCodes    []string       // every reason code of the decision, in the order given
 	DocumentData         *DocumentData  // what the applicant confirmed in the portal
 	PendingReview        *PendingReview // four-eyes: the first reviewer's decision
 	SubmittedAt          *time.Time
@@ -381,7 +382,10 @@ type PendingReview struct {
 	By         Principal `json:"by"`
 	Note       string    `json:"note"`
 	ReasonCode string    `json:"reasonCode,omitempty"`
-	At         time.Time `json:"at"`
+	// ReasonCodes are every code of the first decision (ReasonCode is
+	// the first of them, kept for pending reviews stored before).
+	ReasonCodes []string  `json:"reasonCodes,omitempty"`
+	At          time.Time `json:"at"`
 }
 
 // Principal is the authenticated identity behind a request: an API key

@@ -165,7 +165,9 @@ type ReviewerNote struct {
 	Decision   string  `json:"decision"`
 	Note       string  `json:"note"`
 	ReasonCode *string `json:"reasonCode"`
-	At         string  `json:"at"`
+	// ReasonCodes are every code of the decision (ReasonCode the first).
+	ReasonCodes []string `json:"reasonCodes"`
+	At          string   `json:"at"`
 }
 
 // BuildKYC gathers a request's report from the store. The request is
@@ -286,12 +288,16 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 			if e.ActorID != nil {
 				who = *e.ActorID
 			}
-			note := ReviewerNote{Reviewer: who, By: t.Actor, Decision: string(e.ToStatus), Note: *e.Reason, At: kyc.FormatTime(e.CreatedAt)}
+			note := ReviewerNote{Reviewer: who, By: t.Actor, Decision: string(e.ToStatus), Note: *e.Reason, At: kyc.FormatTime(e.CreatedAt),
+				ReasonCodes: []string{}}
 			if e.Type != string(kyc.EventKYCApproved) && e.Type != string(kyc.EventKYCRejected) {
 				note.Decision = e.Type
 			}
 			if e.ToStatus == r.Status {
 				note.ReasonCode = r.ReviewReasonCode
+				if r.ReviewReasonCodes != nil {
+					note.ReasonCodes = r.ReviewReasonCodes
+				}
 			}
 			rep.ReviewerNotes = append(rep.ReviewerNotes, note)
 		}

@@ -241,9 +241,9 @@ func kycNotes(d *doc, notes []ReviewerNote) {
 	}
 	// The reviewer's column holds a name over an e-mail address.
 	t := d.newTable("", true, col{head: "Time", w: 0.205}, col{head: "Reviewer", w: 0.20}, col{head: "Decision", w: 0.10},
-		col{head: "Reason code", w: 0.18}, col{head: "Note", w: 0.315}).continues("Reviewer notes")
+		col{head: "Reason codes", w: 0.22}, col{head: "Note", w: 0.275}).continues("Reviewer notes")
 	for _, n := range notes {
-		t.row(n.At, reviewerLines(n), orNone(n.Decision), optStr(n.ReasonCode), orNone(n.Note))
+		t.row(n.At, reviewerLines(n), orNone(n.Decision), noteCodes(n), orNone(n.Note))
 	}
 	t.end()
 }
@@ -297,4 +297,12 @@ func rawText(v any) string {
 		return strings.NewReplacer("\r\n", "\n", "\r", "\n", "\x1e", "").Replace(raw)
 	}
 	return none
+}
+
+// noteCodes are a decision's reason codes, one a line.
+func noteCodes(n ReviewerNote) string {
+	if len(n.ReasonCodes) > 0 {
+		return strings.Join(n.ReasonCodes, "\n")
+	}
+	return optStr(n.ReasonCode)
 }

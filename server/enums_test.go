@@ -195,6 +195,11 @@ var emittedEnums = map[string][]enumSite{
 	"ResubmissionState": {{path: "KycResubmission status"}},
 	// The erasure receipt and its event say under which rule.
 	"ErasureRule": {{path: "ErasureReceipt rule"}, {path: "ApplicantErasedEvent rule"}},
+	// Who wrote a comment on a case.
+	"CommentAuthorType": {{path: "CommentAuthorType"}, {path: "Comment authorType"}},
+	// Tags and comments name their subject inside kycd only (the API's
+	// paths say it).
+	"SubjectType": nil,
 	// Written out as UsageCounts' property names, checked below.
 	"UsageMetric": nil,
 	// Not written by the API: tiers, the transition table's actions and

@@ -31,6 +31,10 @@ type exportRequestJSON struct {
 	Timeline []kyc.KYCEvent      `json:"timeline"`
 	Captures []exportCaptureJSON `json:"captures"`
 	Liveness []exportSessionJSON `json:"livenessSessions"`
+	// The case's tags and comments: colleagues' notes about the person
+	// are data held about them too.
+	Tags     []string      `json:"tags"`
+	Comments []commentJSON `json:"comments"`
 }
 
 type exportCaptureJSON struct {
@@ -155,6 +159,17 @@ func (x Exporter) Export(ctx context.Context, a *kyc.Applicant) ([]byte, error) 
 		er := exportRequestJSON{Request: kycToJSON(req, now(), x.PortalURL), Captures: []exportCaptureJSON{}, Liveness: []exportSessionJSON{}}
 		if er.Timeline, err = x.Store.FindKYCEvents(ctx, req.ID); err != nil {
 			return nil, err
+		}
+		if er.Tags, err = x.Store.FindTags(ctx, org, env, kyc.SubjectKYCRequest, req.ID); err != nil {
+			return nil, err
+		}
+		cs, err := x.Store.FindComments(ctx, org, env, kyc.SubjectKYCRequest, req.ID)
+		if err != nil {
+			return nil, err
+		}
+		er.Comments = make([]commentJSON, len(cs))
+		for i, c := range cs {
+			er.Comments[i] = toCommentJSON(c)
 		}
 		caps, err := x.Store.FindCaptures(ctx, req.ID, "")
 		if err != nil {

@@ -60,6 +60,7 @@ type kycJSON struct {
 	ProcessingResult     map[string]any  `json:"processingResult"`
 	ReviewerNote         *string         `json:"reviewerNote"`
 	ReviewReasonCode     *string         `json:"reviewReasonCode"`
+	ReviewReasonCodes    []string        `json:"reviewReasonCodes"`
 	PendingReview        map[string]any  `json:"pendingReview"`
 	SubmittedAt          *string         `json:"submittedAt"`
 	DecidedAt            *string         `json:"decidedAt"`
@@ -104,6 +105,10 @@ func kycToJSON(r *kyc.KYCRequest, now time.Time, portalURL func(token string) st
 	if j.Metadata == nil {
 		j.Metadata = map[string]any{}
 	}
+	j.ReviewReasonCodes = r.ReviewReasonCodes
+	if j.ReviewReasonCodes == nil {
+		j.ReviewReasonCodes = []string{}
+	}
 	if (r.Status == kyc.KYCLinkGenerated || r.Status == kyc.KYCResubmissionRequested) && r.PortalToken != "" && portalURL != nil && now.Before(r.PortalExpiresAt) {
 		u := portalURL(r.PortalToken)
 		j.PortalURL = &u
@@ -111,7 +116,7 @@ func kycToJSON(r *kyc.KYCRequest, now time.Time, portalURL func(token string) st
 	if p := r.PendingReview; p != nil {
 		by := p.Principal()
 		j.PendingReview = map[string]any{"decision": map[bool]string{true: "approve", false: "reject"}[p.Approve],
-			"reviewer": p.Reviewer, "actorType": by.Type, "actorId": by.ID, "note": p.Note, "reasonCode": p.ReasonCode, "at": kyc.FormatTime(p.At)}
+			"reviewer": p.Reviewer, "actorType": by.Type, "actorId": by.ID, "note": p.Note, "reasonCode": p.ReasonCode, "reasonCodes": pendingCodes(p), "at": kyc.FormatTime(p.At)}
 	}
 	return j
 }
@@ -263,11 +268,21 @@ func (s *Server) handleKYCList(w http.ResponseWriter, r *http.Request) error {
 	if status != "" && !status.Valid() {
 		q.errs = append(q.errs, kyc.FieldError{Field: "status", Message: "must be one of " + kycStatusList})
 	}
+	f := store.KYCListFilter{Status: status, ReasonCode: q.str("reasonCode")}
+	if t := q.str("tag"); t != "" {
+		var err error
+		if f.Tag, err = kyc.NormalizeTag(t); err != nil {
+			q.errs = append(q.errs, kyc.FieldError{Field: "tag", Message: "must be a tag: 1 to 40 of a-z, 0-9, '-', '_', ':' and '.'"})
+		}
+	}
+	if f.ReasonCode != "" && !reasonCodePattern.MatchString(f.ReasonCode) {
+		q.errs = append(q.errs, kyc.FieldError{Field: "reasonCode", Message: "must be 1 to 64 of A-Z, 0-9 and _"})
+	}
 	if err := q.check(); err != nil {
 		return err
 	}
 	key := keyFrom(r.Context())
-	list, total, err := s.store.FindKYCRequests(r.Context(), key.OrganizationID, key.Environment, status, p, size)
+	list, total, err := s.store.FindKYCRequestsBy(r.Context(), key.OrganizationID, key.Environment, f, p, size)
 	if err != nil {
 		return err
 	}
@@ -430,9 +445,19 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 			return err
 		}
 		note, reviewer, code := o.str("note"), o.str("reviewer"), o.str("reasonCode")
+		codes, _ := o.strList("reasonCodes")
 		var errs []kyc.FieldError
 		if code != nil && !reasonCodePattern.MatchString(*code) {
 			errs = append(errs, kyc.FieldError{Field: "reasonCode", Message: "must be 1 to 64 of A-Z, 0-9 and _, e.g. DOCUMENT_FORGED"})
+		}
+		if len(codes) > kyc.MaxReasonCodes {
+			errs = append(errs, kyc.FieldError{Field: "reasonCodes", Message: fmt.Sprintf("must be at most %d codes", kyc.MaxReasonCodes)})
+		}
+		for _, c := range codes {
+			if !reasonCodePattern.MatchString(c) {
+				errs = append(errs, kyc.FieldError{Field: "reasonCodes", Message: "each must be 1 to 64 of A-Z, 0-9 and _, e.g. DOCUMENT_FORGED"})
+				break
+			}
 		}
 		switch {
 		case note == nil || strings.TrimSpace(*note) == "":
@@ -461,7 +486,20 @@ func (s *Server) handleKYCReview(approve bool) handlerFunc {
 			if code != nil {
 				in.ReasonCode = *code
 			}
+			in.ReasonCodes = codes
 			return s.kyc.Review(tx, key.OrganizationID, key.Environment, id, in, actor)
 		})
 	}
+}
+
+// pendingCodes are a pending review's reason codes (a list, never null;
+// reviews stored before the list carry the single code).
+func pendingCodes(p *kyc.PendingReview) []string {
+	switch {
+	case len(p.ReasonCodes) > 0:
+		return p.ReasonCodes
+	case p.ReasonCode != "":
+		return []string{p.ReasonCode}
+	}
+	return []string{}
 }

@@ -133,6 +133,9 @@ func TestApplicantExport(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// The case's tags and comments are data held about the person too.
+	e.call("POST", "/v1/kyc-requests/"+reqID+"/tags", e.A.SandboxKey, `{"tag":"vip"}`)
+	e.call("POST", "/v1/kyc-requests/"+reqID+"/comments", e.A.SandboxKey, `{"body":"Called her twice."}`)
 	r := e.call("GET", "/v1/applicants/"+id+"/export", e.A.SandboxKey, "")
 	if r.status != 200 || r.header.Get("Content-Type") != "application/zip" {
 		t.Fatalf("export: %d %s", r.status, r.header.Get("Content-Type"))
@@ -158,13 +161,16 @@ func TestApplicantExport(t *testing.T) {
 		Applicant map[string]any `json:"applicant"`
 		Requests  []struct {
 			Captures []struct{ File, IP string } `json:"captures"`
+			Tags     []string                    `json:"tags"`
+			Comments []struct{ Body string }     `json:"comments"`
 		} `json:"requests"`
 	}
 	if err := json.Unmarshal(files["export.json"], &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Object != "applicant_export" || doc.Applicant["email"] != "ada@example.com" || len(doc.Requests) != 1 ||
-		len(doc.Requests[0].Captures) != 1 || doc.Requests[0].Captures[0].IP != "192.0.2.1" {
+		len(doc.Requests[0].Captures) != 1 || doc.Requests[0].Captures[0].IP != "192.0.2.1" ||
+		len(doc.Requests[0].Tags) != 1 || len(doc.Requests[0].Comments) != 1 || doc.Requests[0].Comments[0].Body != "Called her twice." {
 		t.Errorf("export.json: %s", files["export.json"])
 	}
 	audit, err := e.store.FindAudit(t.Context(), id)

@@ -257,6 +257,9 @@ func (tx *Tx) eraseRequest(er *kyc.ErasedRequest, rec *kyc.ErasureReceipt) error
 		`DELETE FROM face_descriptors WHERE request_id = ?`,
 		`DELETE FROM kyc_captures WHERE request_id = ?`,
 		`DELETE FROM liveness_sessions WHERE request_id = ?`,
+		// Comments are free text between colleagues, as reviewer notes:
+		// they go. Tags and reason codes stay with the tombstone.
+		`DELETE FROM case_comments WHERE subject_type = 'kyc_request' AND subject_id = ?`,
 		// A reviewer's message to the applicant is free text about them.
 		`UPDATE kyc_resubmissions SET message = '' WHERE request_id = ?`,
 		// The request row stays as the tombstone: ids, dates, status,

@@ -16,7 +16,7 @@ const kycColumns = `r.id, r.public_id, r.organization_id, r.environment, r.appli
 	r.decision_reason, r.risk_score, r.workflow_type, r.callback_url, r.redirect_url, r.external_ref, r.metadata,
 	r.portal_expires_at, r.automation_decision, r.automation_confidence, r.processing_result, r.screenings, r.reviewer_note,
 	r.submitted_at, r.decided_at, r.created_at, r.updated_at, r.document_data, r.pending_review, r.review_reason_code,
-	r.document_key_id, r.locale, r.portal_opened_at, r.portal_token_sealed, r.portal_token_key_id, r.attempt, r.overdue_at`
+	r.document_key_id, r.locale, r.portal_opened_at, r.portal_token_sealed, r.portal_token_key_id, r.attempt, r.overdue_at, r.review_reason_codes`
 
 const kycFrom = ` FROM kyc_requests r JOIN applicants a ON a.id = r.applicant_id `
 
@@ -89,13 +89,21 @@ func (tx *Tx) SaveKYCRequest(r *kyc.KYCRequest) error {
 	// its sealed token has no purpose left and is dropped; the hash stays,
 	// so the portal still tells the applicant what became of the link.
 	keepToken := linkUsable(r.Status)
-	_, err = tx.exec(`UPDATE kyc_requests SET reason_codes = ?, document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
+	engineCodes := reasonCodes(r.ProcessingResult)
+	reviewCodes := reviewCodesOf(r)
+	if err := tx.syncRequestReasons(r, engineCodes, reviewCodes); err != nil {
+		return err
+	}
+	if len(r.ReviewReasonCodes) > 0 {
+		r.ReviewReasonCode = &r.ReviewReasonCodes[0]
+	}
+	_, err = tx.exec(`UPDATE kyc_requests SET review_reason_codes = ?, reason_codes = ?, document_data = ?, document_number = ?, document_key_id = ?, pending_review = ?, review_reason_code = ?,
 		status = ?, decision = ?, decision_reason = ?, risk_score = ?,
 		portal_expires_at = ?, automation_decision = ?, automation_confidence = ?, processing_result = ?, screenings = ?, reviewer_note = ?,
 		submitted_at = ?, decided_at = ?, portal_opened_at = ?, attempt = ?, overdue_at = ?,
 		portal_token_sealed = CASE WHEN ? = 1 THEN portal_token_sealed END, portal_token_key_id = CASE WHEN ? = 1 THEN portal_token_key_id END,
 		updated_at = ? WHERE id = ?`,
-		reasonCodes(r.ProcessingResult), docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
+		reviewCodes, engineCodes, docData, docNumber, docKey, pending, r.ReviewReasonCode, string(r.Status), string(r.Decision), r.DecisionReason, r.RiskScore, kyc.FormatTime(r.PortalExpiresAt),
 		r.AutomationDecision, r.AutomationConfidence, result, screenings, r.ReviewerNote, timeOrNil(r.SubmittedAt),
 		timeOrNil(r.DecidedAt), timeOrNil(r.PortalOpenedAt), max(r.Attempt, 1), timeOrNil(r.OverdueAt), keepToken, keepToken, kyc.FormatTime(tx.now), r.ID)
 	if err != nil {
@@ -187,11 +195,33 @@ func findByToken(ctx context.Context, q queryer, keys *keyring, tokenHash []byte
 
 // FindKYCRequests returns one page of requests, newest first, and the total.
 func (s *Store) FindKYCRequests(ctx context.Context, orgID string, env kyc.Environment, status kyc.KYCStatus, page, size int) ([]*kyc.KYCRequest, int, error) {
+	return s.FindKYCRequestsBy(ctx, orgID, env, KYCListFilter{Status: status}, page, size)
+}
+
+// KYCListFilter selects the API's list of requests; zero fields do not
+// filter.
+type KYCListFilter struct {
+	Status     kyc.KYCStatus
+	Tag        string // a tag the request has
+	ReasonCode string // a code the engine or the decision gave
+}
+
+// FindKYCRequestsBy returns one page of the requests f selects, newest
+// first, and the total.
+func (s *Store) FindKYCRequestsBy(ctx context.Context, orgID string, env kyc.Environment, f KYCListFilter, page, size int) ([]*kyc.KYCRequest, int, error) {
 	where := `r.organization_id = ? AND r.environment = ?`
 	args := []any{orgID, string(env)}
-	if status != "" {
+	if f.Status != "" {
 		where += ` AND r.status = ?`
-		args = append(args, string(status))
+		args = append(args, string(f.Status))
+	}
+	if f.Tag != "" {
+		where += ` AND ` + tagFilter
+		args = append(args, orgID, string(env), f.Tag)
+	}
+	if f.ReasonCode != "" {
+		where += ` AND r.id IN (SELECT x.request_id FROM kyc_request_reasons x WHERE x.organization_id = ? AND x.environment = ? AND x.code = ?)`
+		args = append(args, orgID, string(env), f.ReasonCode)
 	}
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM kyc_requests r WHERE `+where, args...).Scan(&total); err != nil {
@@ -221,12 +251,16 @@ func scanKYC(row scanner, keys *keyring) (*kyc.KYCRequest, error) {
 	var reason, callback, redirect, ref, autoDecision, result, screenings, note, submitted, decided, docData, pending, reasonCode, loc sql.NullString
 	var risk, confidence sql.NullFloat64
 	var docKey, tokenKey sql.NullInt64
-	var opened, overdue sql.NullString
+	var opened, overdue, reviewCodes sql.NullString
 	var tokenSealed []byte
 	if err := row.Scan(&r.ID, &r.PublicID, &r.OrganizationID, &env, &r.ApplicantID, &r.ApplicantPublicID, &status, &decision,
 		&reason, &risk, &workflow, &callback, &redirect, &ref, &meta, &expires, &autoDecision, &confidence, &result, &screenings, &note,
-		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &loc, &opened, &tokenSealed, &tokenKey, &r.Attempt, &overdue); err != nil {
+		&submitted, &decided, &created, &updated, &docData, &pending, &reasonCode, &docKey, &loc, &opened, &tokenSealed, &tokenKey, &r.Attempt, &overdue, &reviewCodes); err != nil {
 		return nil, err
+	}
+	r.ReviewReasonCodes = strings.Fields(reviewCodes.String)
+	if len(r.ReviewReasonCodes) == 0 && reasonCode.Valid && reasonCode.String != "" {
+		r.ReviewReasonCodes = []string{reasonCode.String}
 	}
 	r.Environment, r.Status, r.Decision, r.WorkflowType = kyc.Environment(env), kyc.KYCStatus(status), kyc.KYCDecision(decision), kyc.WorkflowType(workflow)
 	r.DecisionReason, r.CallbackURL, r.RedirectURL, r.ExternalRef = ptrString(reason), ptrString(callback), ptrString(redirect), ptrString(ref)

@@ -74,6 +74,7 @@ type QueueFilter struct {
 	UserID     string // for mine and others
 	Reason     string // a reason code the engine gave, e.g. FACE_MISMATCH
 	SecondEyes bool   // only requests whose first four-eyes decision waits for a second reviewer
+	Tag        string // a tag the case has
 	Assignee   string // "", "me" (UserID), "none", or a user id
 	// OverdueBefore, when set, keeps only requests submitted before it
 	// (now minus the SLA: the overdue ones).
@@ -124,6 +125,10 @@ func (s *Store) FindReviewQueue(ctx context.Context, orgID string, env kyc.Envir
 	if f.Reason != "" {
 		where = append(where, s.eng.strContains(`' ' || r.reason_codes || ' '`))
 		args = append(args, " "+f.Reason+" ")
+	}
+	if f.Tag != "" {
+		where = append(where, tagFilter)
+		args = append(args, orgID, string(env), f.Tag)
 	}
 	if f.SecondEyes {
 		where = append(where, `r.pending_review IS NOT NULL`)

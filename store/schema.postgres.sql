@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 31
+-- kycd_schema version = 33
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -43,6 +43,54 @@ CREATE TABLE aml_batches (
   CONSTRAINT aml_batches_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT aml_batches_pkey PRIMARY KEY (id),
   CONSTRAINT aml_batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text])))
+);
+
+CREATE TABLE aml_case_entries (
+  id text COLLATE "C" NOT NULL,
+  case_id text COLLATE "C" NOT NULL,
+  kind text COLLATE "C" NOT NULL,
+  text text COLLATE "C" NOT NULL,
+  actor_type text COLLATE "C" NOT NULL,
+  actor_id text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT aml_case_entries_case_id_fkey FOREIGN KEY (case_id) REFERENCES aml_cases(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_case_entries_kind_check CHECK ((kind = ANY (ARRAY['opened'::text, 'confirmed'::text, 'note'::text, 'assigned'::text, 'due'::text, 'sar'::text, 'closed'::text, 'reopened'::text]))),
+  CONSTRAINT aml_case_entries_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE aml_cases (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  check_id text COLLATE "C" NOT NULL,
+  match_id text COLLATE "C" NOT NULL,
+  match_key text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  outcome text COLLATE "C",
+  assignee_id text COLLATE "C",
+  due_at text COLLATE "C",
+  opened_at text COLLATE "C" NOT NULL,
+  closed_at text COLLATE "C",
+  updated_at text COLLATE "C" NOT NULL,
+  sar_reference text COLLATE "C",
+  sar_filed_on text COLLATE "C",
+  sar_recorded_at text COLLATE "C",
+  sar_actor_type text COLLATE "C",
+  sar_actor_id text COLLATE "C",
+  sar_file_name text COLLATE "C",
+  sar_file_type text COLLATE "C",
+  sar_file_size bigint,
+  sar_file_sha256 text COLLATE "C",
+  sar_file bytea,
+  sar_key_id bigint,
+  CONSTRAINT aml_cases_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
+  CONSTRAINT aml_cases_check CHECK (((status = 'closed'::text) = ((outcome IS NOT NULL) AND (closed_at IS NOT NULL)))),
+  CONSTRAINT aml_cases_check_id_fkey FOREIGN KEY (check_id) REFERENCES aml_checks(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_cases_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT aml_cases_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT aml_cases_outcome_check CHECK ((outcome = ANY (ARRAY['relationship_refused'::text, 'relationship_exited'::text, 'relationship_continued_with_measures'::text, 'reported'::text, 'false_positive_after_investigation'::text]))),
+  CONSTRAINT aml_cases_pkey PRIMARY KEY (id),
+  CONSTRAINT aml_cases_status_check CHECK ((status = ANY (ARRAY['open'::text, 'closed'::text])))
 );
 
 CREATE TABLE aml_checks (
@@ -243,6 +291,38 @@ CREATE TABLE case_claims (
   CONSTRAINT case_claims_pkey PRIMARY KEY (request_id),
   CONSTRAINT case_claims_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT case_claims_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE DEFERRABLE
+);
+
+CREATE TABLE case_comments (
+  id text COLLATE "C" NOT NULL,
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  subject_type text COLLATE "C" NOT NULL,
+  subject_id text COLLATE "C" NOT NULL,
+  author_type text COLLATE "C" NOT NULL,
+  author_id text COLLATE "C" NOT NULL,
+  author_name text COLLATE "C" NOT NULL,
+  body text COLLATE "C" NOT NULL,
+  mentions text COLLATE "C" NOT NULL DEFAULT ''::text,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT case_comments_author_type_check CHECK ((author_type = ANY (ARRAY['user'::text, 'api_key'::text]))),
+  CONSTRAINT case_comments_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT case_comments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT case_comments_pkey PRIMARY KEY (id),
+  CONSTRAINT case_comments_subject_type_check CHECK ((subject_type = ANY (ARRAY['kyc_request'::text, 'aml_case'::text])))
+);
+
+CREATE TABLE case_tags (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  subject_type text COLLATE "C" NOT NULL,
+  subject_id text COLLATE "C" NOT NULL,
+  tag text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT case_tags_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT case_tags_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT case_tags_pkey PRIMARY KEY (organization_id, environment, subject_type, tag, subject_id),
+  CONSTRAINT case_tags_subject_type_check CHECK ((subject_type = ANY (ARRAY['kyc_request'::text, 'aml_case'::text])))
 );
 
 CREATE TABLE console_sessions (
@@ -473,6 +553,17 @@ CREATE TABLE kyc_events (
   CONSTRAINT kyc_events_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE
 );
 
+CREATE TABLE kyc_request_reasons (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  code text COLLATE "C" NOT NULL,
+  request_id text COLLATE "C" NOT NULL,
+  source text COLLATE "C" NOT NULL,
+  CONSTRAINT kyc_request_reasons_pkey PRIMARY KEY (organization_id, environment, code, request_id),
+  CONSTRAINT kyc_request_reasons_request_id_fkey FOREIGN KEY (request_id) REFERENCES kyc_requests(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT kyc_request_reasons_source_check CHECK ((source = ANY (ARRAY['engine'::text, 'review'::text])))
+);
+
 CREATE TABLE kyc_requests (
   id text COLLATE "C" NOT NULL,
   public_id text COLLATE "C" NOT NULL,
@@ -515,6 +606,10 @@ CREATE TABLE kyc_requests (
   decided_by text COLLATE "C",
   attempt bigint NOT NULL DEFAULT 1,
   overdue_at text COLLATE "C",
+  escalated_at text COLLATE "C",
+  escalated_by text COLLATE "C",
+  escalation_reason text COLLATE "C",
+  review_reason_codes text COLLATE "C",
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_attempt_check CHECK ((attempt >= 1)),
@@ -522,6 +617,7 @@ CREATE TABLE kyc_requests (
   CONSTRAINT kyc_requests_decision_check CHECK ((decision = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'none'::text]))),
   CONSTRAINT kyc_requests_document_key_id_fkey FOREIGN KEY (document_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT kyc_requests_escalated_by_fkey FOREIGN KEY (escalated_by) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT kyc_requests_pkey PRIMARY KEY (id),
   CONSTRAINT kyc_requests_portal_token_hash_key UNIQUE (portal_token_hash),
@@ -710,6 +806,17 @@ CREATE TABLE organizations (
   CONSTRAINT organizations_review_sla_sandbox_hours_check CHECK (((review_sla_sandbox_hours >= 1) AND (review_sla_sandbox_hours <= 8760)))
 );
 
+CREATE TABLE reason_codes (
+  organization_id text COLLATE "C" NOT NULL,
+  environment text COLLATE "C" NOT NULL,
+  code text COLLATE "C" NOT NULL,
+  label text COLLATE "C" NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  CONSTRAINT reason_codes_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'live'::text]))),
+  CONSTRAINT reason_codes_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
+  CONSTRAINT reason_codes_pkey PRIMARY KEY (organization_id, environment, code)
+);
+
 CREATE TABLE subject_keys (
   applicant_id text COLLATE "C" NOT NULL,
   secret bytea NOT NULL,
@@ -756,12 +863,14 @@ CREATE TABLE users (
   updated_at text COLLATE "C" NOT NULL,
   installation_admin bigint NOT NULL DEFAULT 0,
   review_available bigint NOT NULL DEFAULT 0,
+  senior bigint NOT NULL DEFAULT 0,
   CONSTRAINT users_email_key UNIQUE (email),
   CONSTRAINT users_installation_admin_check CHECK ((installation_admin = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
   CONSTRAINT users_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE DEFERRABLE,
   CONSTRAINT users_pkey PRIMARY KEY (id),
   CONSTRAINT users_review_available_check CHECK ((review_available = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
-  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text])))
+  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'reviewer'::text, 'analyst'::text, 'viewer'::text]))),
+  CONSTRAINT users_senior_check CHECK ((senior = ANY (ARRAY[(0)::bigint, (1)::bigint])))
 );
 
 CREATE TABLE webhook_attempts (
@@ -839,6 +948,14 @@ CREATE INDEX aml_batch_rows_status_idx ON aml_batch_rows USING btree (batch_id, 
 
 CREATE INDEX aml_batches_org_idx ON aml_batches USING btree (organization_id, environment, id);
 
+CREATE INDEX aml_case_entries_case_idx ON aml_case_entries USING btree (case_id, id);
+
+CREATE INDEX aml_cases_assignee_idx ON aml_cases USING btree (organization_id, environment, assignee_id, id);
+
+CREATE UNIQUE INDEX aml_cases_open_idx ON aml_cases USING btree (check_id) WHERE (status = 'open'::text);
+
+CREATE INDEX aml_cases_org_idx ON aml_cases USING btree (organization_id, environment, status, id);
+
 CREATE INDEX aml_checks_next_screen_at_idx ON aml_checks USING btree (next_screen_at) WHERE (next_screen_at IS NOT NULL);
 
 CREATE INDEX aml_checks_org_env_id_idx ON aml_checks USING btree (organization_id, environment, id);
@@ -871,6 +988,10 @@ CREATE INDEX audit_log_org_idx ON audit_log USING btree (organization_id, id);
 
 CREATE INDEX audit_log_resource_idx ON audit_log USING btree (resource_id, id);
 
+CREATE INDEX case_comments_subject_idx ON case_comments USING btree (organization_id, environment, subject_type, subject_id, id);
+
+CREATE INDEX case_tags_subject_idx ON case_tags USING btree (subject_id, tag);
+
 CREATE INDEX console_sessions_expires_idx ON console_sessions USING btree (expires_at);
 
 CREATE INDEX console_sessions_user_idx ON console_sessions USING btree (user_id);
@@ -901,6 +1022,8 @@ CREATE INDEX kyc_captures_sha_idx ON kyc_captures USING btree (source_sha256);
 
 CREATE INDEX kyc_events_request_idx ON kyc_events USING btree (request_id, id);
 
+CREATE INDEX kyc_request_reasons_request_idx ON kyc_request_reasons USING btree (request_id);
+
 CREATE INDEX kyc_requests_applicant_idx ON kyc_requests USING btree (applicant_id);
 
 CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests USING btree (organization_id, environment, document_number) WHERE (document_number IS NOT NULL);
@@ -915,13 +1038,17 @@ CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests USING btree (or
 
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests USING btree (organization_id, environment, decided_at, id);
 
+CREATE INDEX kyc_requests_org_env_decider_decision_idx ON kyc_requests USING btree (organization_id, environment, decided_by, decision, id);
+
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests USING btree (organization_id, environment, decision, id);
+
+CREATE INDEX kyc_requests_org_env_escalated_idx ON kyc_requests USING btree (organization_id, environment, escalated_at, id);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests USING btree (organization_id, environment, id);
 
-CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests USING btree (organization_id, environment, id, reason_codes);
-
 CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests USING btree (organization_id, environment, risk_score, id);
+
+CREATE INDEX kyc_requests_org_env_status_assignee_idx ON kyc_requests USING btree (organization_id, environment, status, assignee_id, id);
 
 CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests USING btree (organization_id, environment, status, decided_at, id);
 

@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 32
+-- PRAGMA user_version = 33
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -234,6 +234,30 @@ CREATE TABLE case_claims (
   expires_at TEXT NOT NULL
 ) STRICT;
 
+CREATE TABLE case_comments (
+  id              TEXT PRIMARY KEY, -- cmt_<ulid>
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
+  subject_id      TEXT NOT NULL,
+  author_type     TEXT NOT NULL CHECK (author_type IN ('user', 'api_key')),
+  author_id       TEXT NOT NULL,
+  author_name     TEXT NOT NULL,
+  body            TEXT NOT NULL,
+  mentions        TEXT NOT NULL DEFAULT '',
+  created_at      TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE case_tags (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  subject_type    TEXT NOT NULL CHECK (subject_type IN ('kyc_request', 'aml_case')),
+  subject_id      TEXT NOT NULL,
+  tag             TEXT NOT NULL,
+  created_at      TEXT NOT NULL,
+  PRIMARY KEY (organization_id, environment, subject_type, tag, subject_id)
+) STRICT;
+
 CREATE TABLE console_sessions (
   id_hash      BLOB PRIMARY KEY,
   user_id      TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -396,6 +420,15 @@ CREATE TABLE kyc_events (
   created_at  TEXT NOT NULL
 ) STRICT;
 
+CREATE TABLE kyc_request_reasons (
+  organization_id TEXT NOT NULL,
+  environment     TEXT NOT NULL,
+  code            TEXT NOT NULL,
+  request_id      TEXT NOT NULL REFERENCES kyc_requests (id) ON DELETE CASCADE,
+  source          TEXT NOT NULL CHECK (source IN ('engine', 'review')),
+  PRIMARY KEY (organization_id, environment, code, request_id)
+) STRICT;
+
 CREATE TABLE kyc_requests (
   id                    TEXT PRIMARY KEY,      -- kyc_<ulid>
   public_id             TEXT NOT NULL UNIQUE,  -- kyc_<12 base32>
@@ -423,7 +456,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT, escalated_at TEXT, escalated_by TEXT REFERENCES users (id) ON DELETE SET NULL, escalation_reason TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT, escalated_at TEXT, escalated_by TEXT REFERENCES users (id) ON DELETE SET NULL, escalation_reason TEXT, review_reason_codes TEXT) STRICT;
 
 CREATE TABLE kyc_resubmissions (
   id                TEXT PRIMARY KEY,                          -- rsb_<ulid>
@@ -537,6 +570,15 @@ CREATE TABLE organizations (
   contact_email TEXT,
   created_at    TEXT NOT NULL
 , aml_threshold REAL CHECK (aml_threshold > 0 AND aml_threshold <= 1), decision_policy TEXT, four_eyes INTEGER NOT NULL DEFAULT 0 CHECK (four_eyes IN (0, 1)), display_name TEXT, support_email TEXT, privacy_url TEXT, brand_color TEXT, default_locale TEXT, logo_sha256 TEXT REFERENCES organization_logos (sha256), aml_kinds TEXT, require_totp INTEGER NOT NULL DEFAULT 0 CHECK (require_totp IN (0, 1)), report_personal_data TEXT NOT NULL DEFAULT 'full' CHECK (report_personal_data IN ('full', 'masked')), retention_decided_years INTEGER CHECK (retention_decided_years BETWEEN 1 AND 50), retention_inactive_days INTEGER CHECK (retention_inactive_days BETWEEN 1 AND 36500), retention_sandbox_days INTEGER CHECK (retention_sandbox_days BETWEEN 1 AND 36500), review_sla_live_hours INTEGER CHECK (review_sla_live_hours BETWEEN 1 AND 8760), review_sla_sandbox_hours INTEGER CHECK (review_sla_sandbox_hours BETWEEN 1 AND 8760), review_round_robin INTEGER NOT NULL DEFAULT 0 CHECK (review_round_robin IN (0, 1)), review_round_robin_last TEXT, retention_aml_years INTEGER CHECK (retention_aml_years BETWEEN 1 AND 50)) STRICT;
+
+CREATE TABLE reason_codes (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  environment     TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  code            TEXT NOT NULL,
+  label           TEXT NOT NULL,
+  created_at      TEXT NOT NULL,
+  PRIMARY KEY (organization_id, environment, code)
+) STRICT;
 
 CREATE TABLE usage_events (
   metric          TEXT NOT NULL CHECK (metric IN ('kyc_requests_submitted', 'aml_checks_created', 'monitoring_rescreens', 'manual_rescreens')),
@@ -679,6 +721,10 @@ CREATE INDEX audit_log_org_idx ON audit_log (organization_id, id);
 
 CREATE INDEX audit_log_resource_idx ON audit_log (resource_id, id);
 
+CREATE INDEX case_comments_subject_idx ON case_comments (organization_id, environment, subject_type, subject_id, id);
+
+CREATE INDEX case_tags_subject_idx ON case_tags (subject_id, tag);
+
 CREATE INDEX console_sessions_expires_idx ON console_sessions (expires_at);
 
 CREATE INDEX console_sessions_user_idx ON console_sessions (user_id);
@@ -709,6 +755,8 @@ CREATE INDEX kyc_captures_sha_idx ON kyc_captures (source_sha256);
 
 CREATE INDEX kyc_events_request_idx ON kyc_events (request_id, id);
 
+CREATE INDEX kyc_request_reasons_request_idx ON kyc_request_reasons (request_id);
+
 CREATE INDEX kyc_requests_applicant_idx ON kyc_requests (applicant_id);
 
 CREATE INDEX kyc_requests_org_document_number_idx ON kyc_requests (organization_id, environment, document_number)
@@ -725,15 +773,17 @@ CREATE INDEX kyc_requests_org_env_decided_by_idx ON kyc_requests (organization_i
 
 CREATE INDEX kyc_requests_org_env_decided_idx ON kyc_requests (organization_id, environment, decided_at, id);
 
+CREATE INDEX kyc_requests_org_env_decider_decision_idx ON kyc_requests (organization_id, environment, decided_by, decision, id);
+
 CREATE INDEX kyc_requests_org_env_decision_idx ON kyc_requests (organization_id, environment, decision, id);
 
 CREATE INDEX kyc_requests_org_env_escalated_idx ON kyc_requests (organization_id, environment, escalated_at, id);
 
 CREATE INDEX kyc_requests_org_env_id_idx ON kyc_requests (organization_id, environment, id);
 
-CREATE INDEX kyc_requests_org_env_reasons_idx ON kyc_requests (organization_id, environment, id, reason_codes);
-
 CREATE INDEX kyc_requests_org_env_risk_idx ON kyc_requests (organization_id, environment, risk_score, id);
+
+CREATE INDEX kyc_requests_org_env_status_assignee_idx ON kyc_requests (organization_id, environment, status, assignee_id, id);
 
 CREATE INDEX kyc_requests_org_env_status_decided_idx ON kyc_requests (organization_id, environment, status, decided_at, id);
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,6 +213,10 @@ type ReviewInput struct {
 	Approve    bool
 	Note       string
 	ReasonCode string // optional, e.g. DOCUMENT_FORGED
+	// ReasonCodes are more codes (after ReasonCode, duplicates dropped):
+	// each must be built in or one the organization added to the
+	// environment's list.
+	ReasonCodes []string
 	// By is who is authenticated: the API key (later, the console user).
 	// Four-eyes compares it, never the typed reviewer name.
 	By kyc.Principal
@@ -233,6 +238,10 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 		action = kyc.ActionApprove
 	}
 	if _, err := kyc.CheckTransition(action, r.Status, ""); err != nil {
+		return nil, err
+	}
+	codes, err := checkReasonCodes(tx, orgID, env, in)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkClaim(tx, r, actor); err != nil {
@@ -262,7 +271,8 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 		p := r.PendingReview
 		switch {
 		case p == nil:
-			r.PendingReview = &kyc.PendingReview{Approve: in.Approve, Reviewer: who, By: in.By, Note: in.Note, ReasonCode: in.ReasonCode, At: tx.Now()}
+			r.PendingReview = &kyc.PendingReview{Approve: in.Approve, Reviewer: who, By: in.By, Note: in.Note, ReasonCode: first(codes),
+				ReasonCodes: codes, At: tx.Now()}
 			if err := tx.SaveKYCRequest(r); err != nil {
 				return nil, err
 			}
@@ -282,14 +292,19 @@ func (s *Service) Review(tx *store.Tx, orgID string, env kyc.Environment, id str
 			return nil, kyc.Errorf(kyc.EConflict, "Four-eyes review: the first reviewer (%s) chose to %s; both reviewers must agree. Discuss and have one of them decide again.", p.Reviewer, map[bool]string{true: "approve", false: "reject"}[p.Approve])
 		}
 		note = p.Note + " / confirmed by " + who + ": " + in.Note
-		if in.ReasonCode == "" {
-			in.ReasonCode = p.ReasonCode
+		if len(codes) == 0 {
+			// The second reviewer confirms the first one's codes.
+			codes = p.ReasonCodes
+			if len(codes) == 0 && p.ReasonCode != "" {
+				codes = []string{p.ReasonCode}
+			}
 		}
 		r.PendingReview = nil
 	}
 	r.ReviewerNote, r.DecisionReason = &note, &note
-	if in.ReasonCode != "" {
-		r.ReviewReasonCode = &in.ReasonCode
+	if len(codes) > 0 {
+		r.ReviewReasonCodes = codes
+		r.ReviewReasonCode = &codes[0]
 	}
 	if err := s.move(tx, r, action, "", actor, &note); err != nil {
 		return nil, err
@@ -347,6 +362,7 @@ func (s *Service) recordWith(tx *store.Tx, r *kyc.KYCRequest, typ kyc.EventType,
 			"applicantPublicId": r.ApplicantPublicID, "status": r.Status, "decision": r.Decision,
 			"decisionReason": r.DecisionReason, "riskScore": r.RiskScore, "organizationId": r.OrganizationID,
 			"environment": r.Environment, "actorType": actor.Type, "createdAt": kyc.FormatTime(ev.CreatedAt),
+			"reviewReasonCodes": orNoCodes(r.ReviewReasonCodes),
 		}
 		for k, v := range extra {
 			fields[k] = v
@@ -387,4 +403,55 @@ func principalKind(p kyc.Principal) string {
 		return "back-office user"
 	}
 	return "API key"
+}
+
+func first(codes []string) string {
+	if len(codes) == 0 {
+		return ""
+	}
+	return codes[0]
+}
+
+// checkReasonCodes returns a decision's codes, ReasonCode first and each
+// once, refusing more than kyc.MaxReasonCodes and any code that is
+// neither built in nor on the organization's list for the environment.
+func checkReasonCodes(tx *store.Tx, orgID string, env kyc.Environment, in ReviewInput) ([]string, error) {
+	var codes []string
+	for _, c := range append([]string{in.ReasonCode}, in.ReasonCodes...) {
+		if c != "" && !slices.Contains(codes, c) {
+			codes = append(codes, c)
+		}
+	}
+	if len(codes) > kyc.MaxReasonCodes {
+		return nil, kyc.Invalid(kyc.FieldError{Field: "reasonCodes", Message: fmt.Sprintf("must be at most %d codes", kyc.MaxReasonCodes)})
+	}
+	var errs []kyc.FieldError
+	for _, c := range codes {
+		if !kyc.ValidReasonCodeShape(c) {
+			errs = append(errs, kyc.FieldError{Field: "reasonCodes", Message: "must be 1 to 64 of A-Z, 0-9 and _, e.g. DOCUMENT_FORGED"})
+			continue
+		}
+		if kyc.BuiltInReasonCode(c) {
+			continue
+		}
+		ok, err := tx.HasReasonCode(orgID, env, c)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			errs = append(errs, kyc.FieldError{Field: "reasonCodes", Message: c + " is not a reason code of this environment: add it first (POST /v1/reason-codes, or the console's settings)"})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, kyc.Invalid(errs...)
+	}
+	return codes, nil
+}
+
+// orNoCodes is codes, or an empty list (never null in JSON).
+func orNoCodes(codes []string) []string {
+	if codes == nil {
+		return []string{}
+	}
+	return codes
 }
