@@ -90,6 +90,11 @@ type Check struct {
 	Passed bool   `json:"passed"`
 	Code   string `json:"code,omitempty"`
 	Detail string `json:"detail"`
+	// NotRun: the check could not measure anything (the light check on
+	// frames too dark or overexposed). It is not passed; the session's
+	// verdict still passes when every other check does, and the decision
+	// sends the request to review (decision.SelfieLiveness).
+	NotRun bool `json:"notRun,omitempty"`
 }
 
 // StepResult is what the frames of one step showed.
@@ -136,13 +141,15 @@ type Verdict struct {
 	// Selfie is the index of the frame that becomes the selfie: the most
 	// frontal straight frame with one face; -1 when there is none.
 	Selfie int `json:"selfie"`
+	// Light is the light check's evidence.
+	Light *LightEvidence `json:"light,omitempty"`
 }
 
-// Failed returns the failed checks.
+// Failed returns the failed checks (a check not run has not failed).
 func (v Verdict) Failed() []Check {
 	var out []Check
 	for _, c := range v.Checks {
-		if !c.Passed {
+		if !c.Passed && !c.NotRun {
 			out = append(out, c)
 		}
 	}
@@ -173,9 +180,10 @@ func PickSelfie(obs []Observation) int {
 // Verify decides a session from its challenge, the observations of its
 // frames (in the order they were captured) and its timing. Every check
 // runs, so the verdict carries all the evidence; the session passes only
-// when every check does.
+// when every check passes, the light check being allowed not to run
+// (NotRun: the decision then sends the request to review).
 func Verify(ch Challenge, obs []Observation, t Timing) Verdict {
-	v := Verdict{Selfie: PickSelfie(obs)}
+	v := Verdict{Selfie: PickSelfie(obs), Light: &LightEvidence{}}
 	v.Frames = frameResults(obs, v.Selfie)
 	v.Checks = append(v.Checks,
 		checkFrames(ch, obs),
@@ -185,6 +193,7 @@ func Verify(ch Challenge, obs []Observation, t Timing) Verdict {
 		checkDistinct(obs),
 		checkTiming(ch, t),
 		checkContinuity(ch, obs),
+		checkLight(ch, obs, v.Light),
 	)
 	v.Passed = len(v.Failed()) == 0
 	return v

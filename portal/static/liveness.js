@@ -3,7 +3,10 @@
 // each instruction over the live camera view, takes two small frames per
 // step and sends them to the server, which only then reveals the next
 // movement; at the end it sends them all with the server's receipts. The server looks at
-// the frames and decides; nothing here decides anything. portal.js drives
+// the frames and decides; nothing here decides anything. Each step also
+// comes with a screen colour, which the page shows around the camera view
+// while it takes the step's frames: the server checks that the face
+// reflects it. The page reports what it showed; that is evidence only. portal.js drives
 // it; it knows nothing about steps or uploads besides its own.
 window.portalLiveness = (function () {
   'use strict';
@@ -62,13 +65,17 @@ window.portalLiveness = (function () {
   // resolves with the server's receipt and the next move, which is only
   // then known; at the end send(id, form) posts every frame with every
   // receipt and resolves with the verdict. show(move, text, arrow, n,
-  // total) puts an instruction on screen; t is the page's message lookup.
+  // total) puts an instruction on screen; light(colour) fills the screen
+  // around the camera view with the step's colour ('' ends it) and
+  // resolves with the colour shown; t is the page's message lookup.
   // It resolves with {verdict, frames} or rejects.
   function run(o) {
     var session;
     var frames = []; // {blob, step}
     var receipts = [];
-    function doStep(i, move) {
+    var shown = []; // the colour shown in each step
+    function doStep(i, move, colour) {
+      shown[i] = o.light(colour || '');
       o.show(move, o.t('js.liveness.move.' + move), ARROWS[move] || '', i + 1, session.steps);
       var started = Date.now();
       var mine = [];
@@ -89,23 +96,28 @@ window.portalLiveness = (function () {
         return o.step(session.id, form);
       }).then(function (answer) {
         receipts.push(answer.receipt);
-        if (answer.move) return doStep(i + 1, answer.move);
+        if (answer.move) return doStep(i + 1, answer.move, answer.light);
       });
     }
     return o.open().then(function (s) {
       session = s;
-      return doStep(0, s.move);
+      return doStep(0, s.move, s.light);
     }).then(function () {
+      o.light('');
       o.show('', '', '', 0, 0);
       frames.sort(function (a, b) { return a.step - b.step || a.at - b.at; });
       var form = new FormData();
       form.append('nonce', session.nonce);
       form.append('steps', frames.map(function (f) { return f.step; }).join(','));
       form.append('receipts', receipts.join(','));
+      if (shown.every(function (c) { return /^#[0-9a-f]{6}$/.test(c); })) form.append('lights', shown.join(','));
       frames.forEach(function (f, i) { form.append('frame', f.blob, 'frame' + i + '.jpg'); });
       return o.send(session.id, form);
     }).then(function (verdict) {
       return { verdict: verdict, frames: frames };
+    }, function (err) {
+      o.light('');
+      throw err;
     });
   }
 
