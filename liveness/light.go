@@ -27,8 +27,9 @@ import (
 // Light is a colour the page shows, as "#rrggbb".
 type Light string
 
-// Neutral is the colour of the first step (look straight): white, the
-// reference every coloured step is measured against.
+// Neutral is the colour of the first step (look straight, whose frame
+// becomes the selfie) and of each step's first frame: white, the
+// reference the step's coloured frame is measured against.
 const Neutral Light = "#ffffff"
 
 // Palette is the saturated hues a coloured step may ask for: the screen's
@@ -38,7 +39,7 @@ const Neutral Light = "#ffffff"
 var Palette = []Light{"#ff0000", "#ffff00", "#00ff00", "#00ffff", "#0000ff", "#ff00ff"}
 
 // Lights draws the colours of a session's steps: Neutral for step 0, then
-// one hue of Palette per movement, never the same hue twice in a row. The
+// one hue of Palette per movement (shown from the step's second frame), never the same hue twice in a row. The
 // draw is HMAC-SHA256 under the server's key of the session's random id:
 // unpredictable to anyone without the key, the same whenever the server
 // recomputes it, so nothing more is stored (6·5·5 = 150 sequences for
@@ -157,7 +158,8 @@ type LightStep struct {
 	// Frames is how many of the step's frames could be measured.
 	Frames int `json:"frames"`
 	// FaceShift and BackgroundShift are how far the face's and the far
-	// background's log chroma moved toward Light from the neutral step;
+	// background's log chroma moved toward Light from the step's neutral
+	// frame to its coloured frames;
 	// Shift is FaceShift less BackgroundShift, Cos the cosine between that
 	// relative move and Light's direction.
 	FaceShift       float64 `json:"faceShift"`
@@ -179,11 +181,15 @@ type LightEvidence struct {
 	Frames   int `json:"frames"`
 }
 
-// checkLight: against the neutral step's frames, each coloured step's
-// face moved toward its colour (MinLightShift, LightMinCos) more than the
-// far background did (MaxBackgroundShare). When the frames cannot be
-// measured (too dark, overexposed, no background), the check is not run:
-// NotRun, never passed.
+// checkLight: in each movement step the page shows Neutral for the first
+// frame and the step's colour from the second on, the head held in its
+// pose. Between the two, the face's log chroma must move toward the
+// colour (MinLightShift, LightMinCos) more than the far background's
+// does (MaxBackgroundShare). Comparing two frames of one pose, moments
+// apart, leaves out what a turn changes (which skin, hair and shading
+// the face region holds). When the frames cannot be measured (too dark,
+// overexposed, no background), the check is not run: NotRun, never
+// passed.
 func checkLight(ch Challenge, obs []Observation, ev *LightEvidence) Check {
 	c := Check{Name: CheckLight}
 	ev.Asked, ev.Frames = ch.Lights, len(obs)
@@ -196,21 +202,12 @@ func checkLight(ch Challenge, obs []Observation, ev *LightEvidence) Check {
 			ev.Measured++
 		}
 	}
-	ref, ok := meanLight(obs, 0)
-	if !ok {
-		c.NotRun, c.Detail = true, "The straight frames could not be measured (too dark, overexposed, or no background beside the face)."
-		return c
-	}
 	var failed, unmeasured []string
 	for s := 1; s < ch.Steps(); s++ {
 		l := ch.Lights[s]
 		st := LightStep{Step: s, Light: l}
-		m, ok := meanLight(obs, s)
-		for _, o := range obs {
-			if o.Step == s && o.Light.ok() {
-				st.Frames++
-			}
-		}
+		ref, m, n, ok := stepLight(obs, s)
+		st.Frames = n
 		if !ok {
 			unmeasured = append(unmeasured, fmt.Sprint(s))
 			ev.Steps = append(ev.Steps, st)
@@ -220,15 +217,12 @@ func checkLight(ch Challenge, obs []Observation, ev *LightEvidence) Check {
 		fx, fy := m.face[0]-ref.face[0], m.face[1]-ref.face[1]
 		bx, by := m.bg[0]-ref.bg[0], m.bg[1]-ref.bg[1]
 		rx, ry := fx-bx, fy-by
-		st.FaceShift = round(fx*ux+fy*uy, 3)
-		st.BackgroundShift = round(bx*ux+by*uy, 3)
-		st.Shift = round(rx*ux+ry*uy, 3)
+		face, rel := fx*ux+fy*uy, rx*ux+ry*uy
+		st.FaceShift, st.BackgroundShift, st.Shift = round(face, 3), round(bx*ux+by*uy, 3), round(rel, 3)
 		if n := math.Hypot(rx, ry); n > 0 {
-			st.Cos = round((rx*ux+ry*uy)/n, 3)
+			st.Cos = round(rel/n, 3)
 		}
-		face := fx*ux + fy*uy
-		st.Passed = ux != 0 || uy != 0
-		st.Passed = st.Passed && rx*ux+ry*uy >= MinLightShift && st.Cos >= LightMinCos && bx*ux+by*uy <= MaxBackgroundShare*face
+		st.Passed = (ux != 0 || uy != 0) && rel >= MinLightShift && st.Cos >= LightMinCos && bx*ux+by*uy <= MaxBackgroundShare*face
 		if !st.Passed {
 			failed = append(failed, describeLight(st))
 		}
@@ -238,10 +232,10 @@ func checkLight(ch Challenge, obs []Observation, ev *LightEvidence) Check {
 	case len(failed) > 0:
 		c.Code, c.Detail = CodeLightMismatch, strings.Join(failed, " ")
 	case len(unmeasured) > 0:
-		c.NotRun, c.Detail = true, fmt.Sprintf("The frames of step %s could not be measured (too dark, overexposed, or no background beside the face).", strings.Join(unmeasured, ", "))
+		c.NotRun, c.Detail = true, fmt.Sprintf("The frames of step %s could not be measured (too dark, overexposed, no background beside the face, or not one neutral and one coloured frame).", strings.Join(unmeasured, ", "))
 	default:
 		c.Passed = true
-		c.Detail = fmt.Sprintf("In each of the %d coloured steps the face took on the screen's colour (at least %.2f beyond the background), and the background did not.",
+		c.Detail = fmt.Sprintf("In each of the %d movement steps the face took on the screen's colour (at least %.2f beyond the background), and the background did not.",
 			ch.Steps()-1, MinLightShift)
 	}
 	return c
@@ -252,30 +246,44 @@ func describeLight(st LightStep) string {
 		st.Step, st.Light, st.Shift, MinLightShift, st.Cos, LightMinCos, st.BackgroundShift, st.FaceShift)
 }
 
-// lightMean is the mean log chroma of a step's measured frames.
+// lightMean is a mean log chroma of the face and of the background.
 type lightMean struct{ face, bg [2]float64 }
 
-func meanLight(obs []Observation, step int) (lightMean, bool) {
-	var m lightMean
-	n := 0
+// stepLight returns the log chroma of step's first frame (under Neutral)
+// and the mean of its later frames (under the step's colour), and how
+// many of the step's frames could be measured; ok is false unless the
+// first frame and at least one later frame could.
+func stepLight(obs []Observation, step int) (first, later lightMean, measured int, ok bool) {
+	seen, n := 0, 0
+	firstOK := false
 	for _, o := range obs {
-		if o.Step != step || !o.Light.ok() {
+		if o.Step != step {
 			continue
 		}
+		seen++
+		if !o.Light.ok() {
+			continue
+		}
+		measured++
 		fx, fy := o.Light.Face.logChroma()
 		bx, by := o.Light.Background.logChroma()
-		m.face[0] += fx
-		m.face[1] += fy
-		m.bg[0] += bx
-		m.bg[1] += by
+		if seen == 1 {
+			first = lightMean{face: [2]float64{fx, fy}, bg: [2]float64{bx, by}}
+			firstOK = true
+			continue
+		}
+		later.face[0] += fx
+		later.face[1] += fy
+		later.bg[0] += bx
+		later.bg[1] += by
 		n++
 	}
-	if n == 0 {
-		return m, false
+	if !firstOK || n == 0 {
+		return first, later, measured, false
 	}
 	for i := range 2 {
-		m.face[i] /= float64(n)
-		m.bg[i] /= float64(n)
+		later.face[i] /= float64(n)
+		later.bg[i] /= float64(n)
 	}
-	return m, true
+	return first, later, measured, true
 }

@@ -86,9 +86,9 @@ func synthFace(seed uint64) (*image.RGBA, *face.Face) {
 		}
 	}
 	f := &face.Face{Box: face.Rect{X: 110, Y: 60, W: 100, H: 120}}
-	for k, p := range map[int]face.Point{1: {115, 105}, 41: {135, 108}, 40: {148, 108}, 28: {160, 110}, 47: {172, 108}, 46: {185, 108},
+	for k, p := range map[int][2]float64{1: {115, 105}, 41: {135, 108}, 40: {148, 108}, 28: {160, 110}, 47: {172, 108}, 46: {185, 108},
 		15: {205, 105}, 13: {200, 140}, 54: {178, 150}, 51: {160, 145}, 48: {142, 150}, 3: {120, 140}} {
-		f.Landmarks[k] = p
+		f.Landmarks[k] = face.Point{X: p[0], Y: p[1]}
 	}
 	return img, f
 }
@@ -124,11 +124,19 @@ func TestLightSynthetic(t *testing.T) {
 	box := image.Rect(110, 60, 210, 180)
 	ch := Challenge{Moves: []Move{TurnLeft, LookUp, TurnRight}, Lights: []Light{Neutral, "#ff0000", "#00ffff", "#0000ff"}}
 	other := []Light{Neutral, "#ffff00", "#0000ff", "#ff00ff"} // a neighbouring or opposite hue each step
-	type render func(img image.Image, step int) image.Image
-	lit := func(k float64, lights []Light) render {
-		return func(img image.Image, step int) image.Image {
-			r, g, b := rgbOf(t, lights[step])
-			return relight.Face(img, box, r, g, b, k)
+	// A render draws frame k of step (k 0 under Neutral, k 1 under the
+	// step's colour).
+	type render func(img image.Image, step, k int) image.Image
+	shown := func(lights []Light, step, k int) Light {
+		if k == 0 {
+			return Neutral
+		}
+		return lights[step]
+	}
+	lit := func(amount float64, lights []Light) render {
+		return func(img image.Image, step, k int) image.Image {
+			r, g, b := rgbOf(t, shown(lights, step, k))
+			return relight.Face(img, box, r, g, b, amount)
 		}
 	}
 	for _, tt := range []struct {
@@ -141,13 +149,13 @@ func TestLightSynthetic(t *testing.T) {
 		{"face lit, lit room (k 0.25)", lit(0.25, ch.Lights), "pass", 1},
 		{"face lit, daylight (k 0.05)", lit(0.05, ch.Lights), "fail", 1},
 		{"face lit by other hues", lit(0.5, other), "fail", 1},
-		{"no light at all (footage)", func(img image.Image, _ int) image.Image { return img }, "fail", 1},
-		{"whole frame tinted", func(img image.Image, step int) image.Image {
-			r, g, b := rgbOf(t, ch.Lights[step])
+		{"no light at all (footage)", func(img image.Image, _, _ int) image.Image { return img }, "fail", 1},
+		{"whole frame tinted", func(img image.Image, step, k int) image.Image {
+			r, g, b := rgbOf(t, shown(ch.Lights, step, k))
 			return relight.Tint(img, r, g, b, 0.5)
 		}, "fail", 1},
-		{"colour layer over the frame", func(img image.Image, step int) image.Image {
-			if step == 0 {
+		{"colour layer over the frame", func(img image.Image, step, k int) image.Image {
+			if k == 0 {
 				return img
 			}
 			r, g, b := rgbOf(t, ch.Lights[step])
@@ -168,7 +176,7 @@ func TestLightSynthetic(t *testing.T) {
 							frame = scale(img, tt.bright)
 						}
 					}
-					frame = viaJPEG(t, tt.frame(frame, s))
+					frame = viaJPEG(t, tt.frame(frame, s, k))
 					obs = append(obs, Observation{Step: s, Light: measureLight(frame, f)})
 				}
 			}

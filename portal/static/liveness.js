@@ -13,8 +13,11 @@ window.portalLiveness = (function () {
 
   // Per step: show the instruction, then take a frame at each of these
   // delays (ms). A person needs about half a second to read and start
-  // moving, and the movement is held by the second frame.
+  // moving, and the movement is held by the second frame. The screen is
+  // white (NEUTRAL) for the first frame and takes the step's colour
+  // right after it: the server compares the two frames of the held pose.
   var FRAME_AT = [1100, 1700];
+  var NEUTRAL = '#ffffff';
   // Frames are small: the longer side at most 640 px, JPEG quality 0.85.
   var MAX_SIDE = 640;
   var QUALITY = 0.85;
@@ -75,15 +78,16 @@ window.portalLiveness = (function () {
     var receipts = [];
     var shown = []; // the colour shown in each step
     function doStep(i, move, colour) {
-      shown[i] = o.light(colour || '');
+      shown[i] = o.light(NEUTRAL);
       o.show(move, o.t('js.liveness.move.' + move), ARROWS[move] || '', i + 1, session.steps);
       var started = Date.now();
       var mine = [];
-      var shots = FRAME_AT.map(function (at) {
+      var shots = FRAME_AT.map(function (at, k) {
         return wait(at).then(function () { return grab(o.video, o.canvas); }).then(function (blob) {
           var f = { blob: blob, step: i, at: Date.now() - started };
           frames.push(f);
           mine.push(f);
+          if (k === 0 && colour) shown[i] = o.light(colour);
         });
       });
       return Promise.all(shots).then(function () {
