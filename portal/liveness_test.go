@@ -28,6 +28,7 @@ type openResponse struct {
 	ID, Nonce        string
 	Steps            int
 	Move             string
+	Light            string
 	StepSeconds      int
 	Deadline         string
 	Seconds          int
@@ -41,6 +42,7 @@ type stepResponse struct {
 	Receipt string
 	Step    int
 	Move    string
+	Light   string
 }
 
 type verdictResponse struct {
@@ -224,7 +226,8 @@ func framesFor(t *testing.T, moves []string) [][][]byte {
 }
 
 // TestLivenessSessionPasses: a session whose frames are one person's real
-// frames in the order the server's (random) challenge asked passes; its
+// frames in the order the server's (random) challenge asked, relit on the
+// face by the screen colour of each step (internal/relight), passes; its
 // straight frame becomes the request's selfie, a camera_challenge capture
 // tied to the session, and every frame is kept.
 func TestLivenessSessionPasses(t *testing.T) {
@@ -246,7 +249,11 @@ func TestLivenessSessionPasses(t *testing.T) {
 			if o.Seconds != 20 || o.MaxFramesPerStep != liveness.MaxFramesPerStep || !strings.HasPrefix(o.ID, "lvs_") || len(o.Nonce) < 40 {
 				t.Errorf("open answer %+v", o)
 			}
-			r, v := e.sendFrames(token, o.ID, o.Nonce, steps)
+			// The page lights the face with each step's colour.
+			names := stepFrames(t, o.Moves)
+			r, v := e.sendLit(token, o, func(step int, light string) [][]byte {
+				return litPose(t, frameFile(t, names[step]), light, faceLit)
+			})
 			if r.status != 200 || !v.Passed || v.Selfie == nil || v.SelfieFrame > 1 { // a frame of the straight step
 				t.Fatalf("challenge %v: %d %s", o.Moves, r.status, r.body)
 			}
