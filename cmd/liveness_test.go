@@ -108,7 +108,7 @@ func TestLivenessThroughServe(t *testing.T) {
 			}
 			used := map[string]bool{}
 			var names []string
-			status, v := pacedSession(t, portal, open, func(step int, move string) ([][]byte, bool) {
+			status, v := pacedSession(t, portal, open, func(step int, move, _ string) ([][]byte, bool) {
 				name := p1.straight
 				if step > 0 {
 					name = p1.moves[move]

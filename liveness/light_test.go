@@ -230,3 +230,32 @@ func TestLightInReceipts(t *testing.T) {
 		t.Error("a receipt for another colour accepted")
 	}
 }
+
+// BenchmarkMeasureLight is what the light check adds per frame: the skin
+// and background means of a 640×480 frame (the page's largest).
+func BenchmarkMeasureLight(b *testing.B) {
+	img, f := synthFace(1)
+	big := image.NewRGBA(image.Rect(0, 0, 640, 480))
+	for y := range 480 {
+		for x := range 640 {
+			big.Set(x, y, img.At(x/2, y/2))
+		}
+	}
+	f.Box = face.Rect{X: 2 * f.Box.X, Y: 2 * f.Box.Y, W: 2 * f.Box.W, H: 2 * f.Box.H}
+	for k := range f.Landmarks {
+		f.Landmarks[k] = face.Point{X: 2 * f.Landmarks[k].X, Y: 2 * f.Landmarks[k].Y}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, big, &jpeg.Options{Quality: 85}); err != nil {
+		b.Fatal(err)
+	}
+	frame, err := jpeg.Decode(&buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if s := measureLight(frame, f); !s.ok() {
+			b.Fatal("not measured")
+		}
+	}
+}
