@@ -375,6 +375,8 @@ func TestLivenessFramesForm(t *testing.T) {
 		{"no frames", "--b\r\nContent-Disposition: form-data; name=\"nonce\"\r\n\r\n" + o.Nonce + "\r\n--b--\r\n", "multipart/form-data; boundary=b", "frame"},
 		{"bad steps", "--b\r\nContent-Disposition: form-data; name=\"steps\"\r\n\r\n0,x\r\n--b--\r\n", "multipart/form-data; boundary=b", "steps"},
 		{"unknown field", "--b\r\nContent-Disposition: form-data; name=\"method\"\r\n\r\ncamera\r\n--b--\r\n", "multipart/form-data; boundary=b", "method"},
+		{"bad colours shown", "--b\r\nContent-Disposition: form-data; name=\"lights\"\r\n\r\n#ffffff,red\r\n--b--\r\n", "multipart/form-data; boundary=b", "lights"},
+		{"too many colours", "--b\r\nContent-Disposition: form-data; name=\"lights\"\r\n\r\n" + strings.Repeat("#ffffff,", 5) + "#ffffff\r\n--b--\r\n", "multipart/form-data; boundary=b", "lights"},
 	} {
 		r := e.do("POST", "/portal/"+token+"/liveness/"+o.ID, strings.NewReader(tt.body), "Content-Type", tt.ct)
 		if r.status != 400 || !strings.Contains(r.envelope(t).fields(), tt.field) {
