@@ -192,7 +192,10 @@ type LightEvidence struct {
 // passed.
 func checkLight(ch Challenge, obs []Observation, ev *LightEvidence) Check {
 	c := Check{Name: CheckLight}
-	ev.Asked, ev.Frames = ch.Lights, len(obs)
+	ev.Frames = len(obs)
+	if ch.Lights != nil {
+		ev.Asked = ch.Lights
+	}
 	if len(ch.Lights) != ch.Steps() {
 		c.NotRun, c.Detail = true, "No screen colours were asked in this session."
 		return c

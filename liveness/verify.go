@@ -183,7 +183,7 @@ func PickSelfie(obs []Observation) int {
 // when every check passes, the light check being allowed not to run
 // (NotRun: the decision then sends the request to review).
 func Verify(ch Challenge, obs []Observation, t Timing) Verdict {
-	v := Verdict{Selfie: PickSelfie(obs), Light: &LightEvidence{}}
+	v := Verdict{Selfie: PickSelfie(obs), Light: &LightEvidence{Asked: []Light{}, Steps: []LightStep{}}}
 	v.Frames = frameResults(obs, v.Selfie)
 	v.Checks = append(v.Checks,
 		checkFrames(ch, obs),

@@ -37,7 +37,7 @@ window.portalLiveness = (function () {
   // The reason codes the page can explain (js.liveness.reason.<code>);
   // any other failure gets js.liveness.generic.
   var REASONS = ['LIVENESS_MOVEMENT_NOT_SEEN', 'LIVENESS_NOT_FACING_CAMERA', 'LIVENESS_NO_FACE', 'LIVENESS_MULTIPLE_FACES',
-    'LIVENESS_DIFFERENT_PEOPLE', 'LIVENESS_DUPLICATE_FRAMES', 'LIVENESS_TOO_LATE'];
+    'LIVENESS_DIFFERENT_PEOPLE', 'LIVENESS_DUPLICATE_FRAMES', 'LIVENESS_TOO_LATE', 'LIVENESS_LIGHT_MISMATCH'];
 
   function wait(ms) {
     return new Promise(function (resolve) { window.setTimeout(resolve, ms); });
