@@ -134,7 +134,11 @@ func TestBrowserLivenessLight(t *testing.T) {
 				light = &v.Checks[i]
 			}
 		}
-		t.Logf("session %d %v: %s; light %+v", try, last.Challenge, last.Status, light)
+		var failed []string
+		for _, c := range v.Failed() {
+			failed = append(failed, c.Name+" "+c.Code+": "+c.Detail)
+		}
+		t.Logf("session %d %v: %s %v; light %+v", try, last.Challenge, last.Status, failed, light)
 		if v.Light != nil {
 			t.Logf("  asked %v, page showed %v", v.Light.Asked, v.Light.Shown)
 			for _, st := range v.Light.Steps {
