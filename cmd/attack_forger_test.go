@@ -7,6 +7,7 @@ import (
 	"image/jpeg"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,6 +206,11 @@ func TestAttackLaptopForger(t *testing.T) {
 				t.Logf("  reason %v: %v", r.(map[string]any)["code"], r.(map[string]any)["message"])
 			}
 			t.Logf("RESULT %s | liveness passed %v | %v | risk %v | %v | reasons %v", a.name, passed, got["status"], pr["riskScore"], got["decisionReason"], codes)
+			// The layer that stops it: every session's face missed the
+			// screen colours, named among the reasons.
+			if !passed && !slices.Contains(codes, "LIVENESS_LIGHT_MISMATCH") {
+				t.Errorf("reasons %v do not name LIVENESS_LIGHT_MISMATCH", codes)
+			}
 			if got["status"] == "approved" {
 				approved++
 				t.Errorf("APPROVED a forged identity: %v", got["decisionReason"])
