@@ -69,102 +69,110 @@ func TestBrowserLivenessLight(t *testing.T) {
 	}
 
 	s := newStack(t)
-	link, id := s.create(kyc.WorkflowStandard, "")
-	tb := newTabFor(t, 5*time.Minute, 390, true)
+	tb := newTabFor(t, 8*time.Minute, 390, true)
 	if _, err := chromedp.Call(tb.ctx, page.AddScriptToEvaluateOnNewDocument,
 		page.AddScriptToEvaluateOnNewDocumentParams{Source: strings.Replace(fakeLitCamera, "FRAMES", string(js), 1)}); err != nil {
 		t.Fatal(err)
 	}
-	tb.do(chromedp.Navigate(link))
-	tb.waitFor(`!document.getElementById('step-welcome').hidden`)
-	tb.click(`label[for=consent]`)
-	tb.click(`[data-action=consent]`)
-	tb.step("document")
-	tb.click(`label[for=doctype-driving_licence]`)
-	tb.click(`[data-action=document]`)
-	tb.cameraReady("Front of your driving licence")
-	tb.click(`#shoot`)
-	tb.cameraReady("Back of your driving licence")
-	tb.click(`#shoot`)
-	tb.step("details")
-	tb.do(chromedp.SendKeys(chromedp.ID("doc-number"), "DL1234567"))
-	tb.typeDate("doc-expiry", time.Now().AddDate(3, 0, 0))
-	tb.click(`#details-continue`)
-	tb.cameraReady("Take a selfie")
-
-	passed := false
-	for try := 1; try <= kyc.MaxLivenessSessions && !passed; try++ {
-		if try == 1 {
-			tb.click(`#shoot`)
-		} else {
-			tb.click(`#retry`)
-		}
-		if try == 1 {
-			// The screen takes a colour around the camera view.
-			tb.waitFor(`!document.getElementById('screen-light').hidden &&
-  getComputedStyle(document.getElementById('screen-light')).backgroundColor !== 'rgb(255, 255, 255)'`)
-			tb.shot("screen-coloured")
-		}
-		// The server's verdict, as stored.
-		var sessions []kyc.LivenessSession
-		for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(500 * time.Millisecond) {
-			var err error
-			if sessions, err = s.st.FindLivenessSessions(t.Context(), id); err != nil {
-				t.Fatal(err)
+	// Up to two requests of five sessions each: the challenge is random,
+	// and about 4 in 10 ask only for movements p1's footage shows well.
+	passed, sessionsRun, lightPassed := false, 0, 0
+	for request := 1; request <= 2 && !passed; request++ {
+		link, id := s.create(kyc.WorkflowStandard, "")
+		tb.do(chromedp.Navigate(link))
+		tb.waitFor(`!document.getElementById('step-welcome').hidden`)
+		tb.click(`label[for=consent]`)
+		tb.click(`[data-action=consent]`)
+		tb.step("document")
+		tb.click(`label[for=doctype-driving_licence]`)
+		tb.click(`[data-action=document]`)
+		tb.cameraReady("Front of your driving licence")
+		tb.click(`#shoot`)
+		tb.cameraReady("Back of your driving licence")
+		tb.click(`#shoot`)
+		tb.step("details")
+		tb.do(chromedp.SendKeys(chromedp.ID("doc-number"), "DL1234567"))
+		tb.typeDate("doc-expiry", time.Now().AddDate(3, 0, 0))
+		tb.click(`#details-continue`)
+		tb.cameraReady("Take a selfie")
+		for try := 1; try <= kyc.MaxLivenessSessions && !passed; try++ {
+			if try == 1 {
+				tb.click(`#shoot`)
+			} else {
+				tb.click(`#retry`)
 			}
-			if len(sessions) == try && (sessions[try-1].Status == kyc.LivenessPassed || sessions[try-1].Status == kyc.LivenessFailed) {
-				break
+			sessionsRun++
+			if sessionsRun == 1 {
+				// The screen takes a colour around the camera view.
+				tb.waitFor(`!document.getElementById('screen-light').hidden &&
+	  getComputedStyle(document.getElementById('screen-light')).backgroundColor !== 'rgb(255, 255, 255)'`)
+				tb.shot("screen-coloured")
 			}
-			if time.Now().After(deadline) {
-				tb.shot("no-verdict")
-				t.Fatalf("try %d: no verdict after 90 s (%d sessions)", try, len(sessions))
-			}
-		}
-		if sessions[try-1].Status == kyc.LivenessFailed && try < kyc.MaxLivenessSessions {
-			tb.waitUpTo(30*time.Second, `!document.getElementById('retry').hidden && document.getElementById('screen-light').hidden`)
-		}
-		last := sessions[len(sessions)-1]
-		var v liveness.Verdict
-		if err := json.Unmarshal(last.Verdict, &v); err != nil {
-			t.Fatal(err)
-		}
-		var light *liveness.Check
-		for i, c := range v.Checks {
-			if c.Name == liveness.CheckLight {
-				light = &v.Checks[i]
-			}
-		}
-		var failed []string
-		for _, c := range v.Failed() {
-			failed = append(failed, c.Name+" "+c.Code+": "+c.Detail)
-		}
-		t.Logf("session %d %v: %s %v; light %+v", try, last.Challenge, last.Status, failed, light)
-		if v.Light != nil {
-			t.Logf("  asked %v, page showed %v", v.Light.Asked, v.Light.Shown)
-			for _, st := range v.Light.Steps {
-				t.Logf("  step %d %s: shift %.3f (face %.3f, background %.3f) cos %.2f passed %v", st.Step, st.Light, st.Shift, st.FaceShift, st.BackgroundShift, st.Cos, st.Passed)
-			}
-		}
-		servable := !strings.Contains(strings.Join(last.Challenge, " "), "look_up") && strings.Count(strings.Join(last.Challenge, " "), "turn_left") < 2
-		if servable && (light == nil || !light.Passed) {
-			t.Errorf("session %d %v: the footage shows every movement, but the light check did not pass: %+v", try, last.Challenge, light)
-		}
-		if v.Light == nil || len(v.Light.Shown) != len(v.Light.Asked) {
-			t.Errorf("session %d: the page's colours were not recorded: %+v", try, v.Light)
-		} else {
-			for i := range v.Light.Asked {
-				if string(v.Light.Asked[i]) != v.Light.Shown[i] {
-					t.Errorf("session %d step %d: asked %s, the page showed %s", try, i, v.Light.Asked[i], v.Light.Shown[i])
+			// The server's verdict, as stored.
+			var sessions []kyc.LivenessSession
+			for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+				var err error
+				if sessions, err = s.st.FindLivenessSessions(t.Context(), id); err != nil {
+					t.Fatal(err)
+				}
+				if len(sessions) == try && (sessions[try-1].Status == kyc.LivenessPassed || sessions[try-1].Status == kyc.LivenessFailed) {
+					break
+				}
+				if time.Now().After(deadline) {
+					tb.shot("no-verdict")
+					t.Fatalf("try %d: no verdict after 90 s (%d sessions)", try, len(sessions))
 				}
 			}
-		}
-		passed = last.Status == kyc.LivenessPassed
-		if passed && (light == nil || !light.Passed) {
-			t.Errorf("a session passed without its light check: %+v", light)
+			if sessions[try-1].Status == kyc.LivenessFailed && try < kyc.MaxLivenessSessions {
+				tb.waitUpTo(30*time.Second, `!document.getElementById('retry').hidden && document.getElementById('screen-light').hidden`)
+			}
+			last := sessions[len(sessions)-1]
+			var v liveness.Verdict
+			if err := json.Unmarshal(last.Verdict, &v); err != nil {
+				t.Fatal(err)
+			}
+			var light *liveness.Check
+			for i, c := range v.Checks {
+				if c.Name == liveness.CheckLight {
+					light = &v.Checks[i]
+				}
+			}
+			var failed []string
+			for _, c := range v.Failed() {
+				failed = append(failed, c.Name+" "+c.Code+": "+c.Detail)
+			}
+			t.Logf("session %d %v: %s %v; light %+v", try, last.Challenge, last.Status, failed, light)
+			if v.Light != nil {
+				t.Logf("  asked %v, page showed %v", v.Light.Asked, v.Light.Shown)
+				for _, st := range v.Light.Steps {
+					t.Logf("  step %d %s: shift %.3f (face %.3f, background %.3f) cos %.2f passed %v", st.Step, st.Light, st.Shift, st.FaceShift, st.BackgroundShift, st.Cos, st.Passed)
+				}
+			}
+			servable := !strings.Contains(strings.Join(last.Challenge, " "), "look_up") && strings.Count(strings.Join(last.Challenge, " "), "turn_left") < 2
+			if servable && (light == nil || !light.Passed) {
+				t.Errorf("session %d %v: the footage shows every movement, but the light check did not pass: %+v", try, last.Challenge, light)
+			}
+			if v.Light == nil || len(v.Light.Shown) != len(v.Light.Asked) {
+				t.Errorf("session %d: the page's colours were not recorded: %+v", try, v.Light)
+			} else {
+				for i := range v.Light.Asked {
+					if string(v.Light.Asked[i]) != v.Light.Shown[i] {
+						t.Errorf("session %d step %d: asked %s, the page showed %s", try, i, v.Light.Asked[i], v.Light.Shown[i])
+					}
+				}
+			}
+			passed = last.Status == kyc.LivenessPassed
+			if light != nil && light.Passed {
+				lightPassed++
+			}
+			if passed && (light == nil || !light.Passed) {
+				t.Errorf("a session passed without its light check: %+v", light)
+			}
 		}
 	}
+	t.Logf("light check passed in %d of %d sessions", lightPassed, sessionsRun)
 	if !passed {
-		t.Fatalf("no session passed in %d (the challenges are random; about 4 in 10 are movements the footage shows)", kyc.MaxLivenessSessions)
+		t.Fatalf("no session passed in %d (the challenges are random; about 4 in 10 are movements the footage shows)", sessionsRun)
 	}
 	tb.noViolations()
 }
@@ -194,7 +202,7 @@ const fakeLitCamera = `(function () {
   var seen = {}, lastText = '';
   function current() {
     var ch = document.getElementById('challenge');
-    if (!ch || ch.hidden) return ['look_straight', 0];
+    if (!ch || ch.hidden) { seen = {}; lastText = ''; return ['look_straight', 0]; }
     var move = ARROWS[document.getElementById('challenge-arrow').textContent] || 'look_straight';
     var text = document.getElementById('challenge-count').textContent;
     if (text !== lastText) { lastText = text; seen[move] = (seen[move] || 0) + 1; }
