@@ -98,7 +98,7 @@ func TestLivenessReplayAttacksThroughServe(t *testing.T) {
 			t.Fatalf("open: %d %v", status, open)
 		}
 		var moves []string
-		code, v := pacedSession(t, portal, open, func(step int, move string) ([][]byte, bool) {
+		code, v := pacedSession(t, portal, open, func(step int, move, _ string) ([][]byte, bool) {
 			moves = append(moves, move)
 			time.Sleep(450 * time.Millisecond) // faster than a person is refused on its own
 			var out [][]byte

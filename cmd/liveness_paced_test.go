@@ -11,20 +11,23 @@ import (
 )
 
 // pacedSession answers a camera session step by step, as the page (or a
-// script) must: answer gives the frames (JPEG) for each step's movement,
-// revealed by the server only after the previous step's frames arrived,
+// script) must: answer gives the frames (JPEG) for each step's movement
+// and screen colour (light, which a page shows from the step's second
+// frame on), revealed by the server only after the previous step's
+// frames arrived,
 // or ok false to abandon the session. Then every frame goes with every
 // receipt. It returns the final answer's status and body (nil when
 // abandoned).
-func pacedSession(t *testing.T, portal string, open map[string]any, answer func(step int, move string) ([][]byte, bool)) (int, map[string]any) {
+func pacedSession(t *testing.T, portal string, open map[string]any, answer func(step int, move, light string) ([][]byte, bool)) (int, map[string]any) {
 	t.Helper()
 	url := portal + "/liveness/" + open["id"].(string)
 	nonce := open["nonce"].(string)
 	move := open["move"].(string)
+	light, _ := open["light"].(string)
 	var all [][][]byte
 	var receipts []string
 	for step := 0; move != ""; step++ {
-		frames, ok := answer(step, move)
+		frames, ok := answer(step, move, light)
 		if !ok {
 			return 0, nil
 		}
@@ -38,6 +41,7 @@ func pacedSession(t *testing.T, portal string, open map[string]any, answer func(
 		}
 		receipts = append(receipts, a["receipt"].(string))
 		move, _ = a["move"].(string)
+		light, _ = a["light"].(string)
 		all = append(all, frames)
 	}
 	var steps []string

@@ -50,6 +50,10 @@ const (
 	// one continuous capture (a mirrored frame, a cut, a jump of the
 	// face, frames not at the rate the page records).
 	CodeLivenessDiscontinuous = "LIVENESS_DISCONTINUOUS"
+	// CodeLivenessLightMismatch: in a liveness session the face did not
+	// take on the screen colours the server asked for, or no more than
+	// the far background did (liveness.CodeLightMismatch).
+	CodeLivenessLightMismatch = "LIVENESS_LIGHT_MISMATCH"
 	// CodeFaceMatchUncertain: the faces are closer than the verification
 	// threshold allows but not so far that they are certainly two
 	// people: a reviewer compares them (the distance is shown).
@@ -93,7 +97,7 @@ var floorRules = []FloorRule{
 	{Signal: SigPortraitReuse, Needs: "a document portrait that is not the selfie's photograph",
 		Codes: []string{CodePortraitReused}, MustPass: true},
 	{Signal: SigSelfieLiveness, Needs: "a passed liveness session",
-		Codes: []string{CodeSelfieNotLive, CodeLivenessDiscontinuous}, MustPass: true},
+		Codes: []string{CodeSelfieNotLive, CodeLivenessDiscontinuous, CodeLivenessLightMismatch}, MustPass: true},
 	{Signal: SigFaceMatch, Needs: "the selfie's face matched to the document portrait",
 		Codes: []string{CodeFaceMismatch, CodeFaceMatchUncertain, CodeFaceNotDetected}, MustPass: true},
 	{Signal: SigSelfieDocument, Needs: "a selfie that is not a picture of the document",

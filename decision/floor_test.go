@@ -92,6 +92,8 @@ func TestLiveFloor(t *testing.T) {
 	}{
 		{"uploaded selfie", replace(failing(SigSelfieLiveness, CodeSelfieNotLive)), CodeSelfieNotLive},
 		{"discontinuous session", replace(failing(SigSelfieLiveness, CodeLivenessDiscontinuous)), CodeLivenessDiscontinuous},
+		{"face not lit by the screen", replace(failing(SigSelfieLiveness, CodeLivenessLightMismatch)), CodeLivenessLightMismatch},
+		{"screen light not measured", replace(notRun(SigSelfieLiveness, "too dark")), CodeCheckNotRun},
 		{"face mismatch", replace(failing(SigFaceMatch, CodeFaceMismatch)), CodeFaceMismatch},
 		{"face uncertain", replace(failing(SigFaceMatch, CodeFaceMatchUncertain)), CodeFaceMatchUncertain},
 		{"face not run", replace(notRun(SigFaceMatch, "No selfie")), CodeCheckNotRun},

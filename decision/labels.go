@@ -25,6 +25,7 @@ var codeLabels = map[string]string{
 	CodeRecaptured: "Document photographed from a screen or a print", CodeLayoutMismatch: "Document layout does not fit its format",
 	CodePortraitReused: "Document portrait is the selfie's photo", CodeSpecimen: "Published specimen document",
 	CodeLivenessDiscontinuous: "Liveness frames not one continuous capture", CodeFaceMatchUncertain: "Faces too close to call: compare them",
+	CodeLivenessLightMismatch: "Face did not reflect the screen colours",
 }
 
 // CodeLabel is a reason code in words; an unknown code (one an API

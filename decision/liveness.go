@@ -9,6 +9,7 @@ import (
 
 	"kycd/face"
 	"kycd/kyc"
+	"kycd/liveness"
 )
 
 // Signals and codes about whether the selfie shows a live person.
@@ -52,25 +53,35 @@ func SelfieLiveness(selfie *kyc.Capture, sessions []kyc.LivenessSession) Signal 
 	list := make([]map[string]any, 0, len(sessions))
 	var from *kyc.LivenessSession
 	var discontinuous []string // sessions whose frames were not one capture
+	var unlit []string         // sessions whose faces did not reflect the screen's colours
+	light := map[string]lightCheck{}
 	for i, ss := range sessions {
 		item := map[string]any{"id": ss.ID, "status": ss.Status, "challenge": ss.Challenge, "frames": len(ss.Frames)}
 		var v struct {
 			Checks []struct {
 				Name   string `json:"name"`
 				Passed bool   `json:"passed"`
+				NotRun bool   `json:"notRun"`
 				Code   string `json:"code"`
+				Detail string `json:"detail"`
 			} `json:"checks"`
 		}
 		if ss.Verdict != nil && json.Unmarshal(ss.Verdict, &v) == nil {
 			var failed []string
 			for _, c := range v.Checks {
-				if !c.Passed {
+				if !c.Passed && !c.NotRun {
 					failed = append(failed, c.Code)
+				}
+				if c.Name == liveness.CheckLight {
+					light[ss.ID] = lightCheck{ran: true, passed: c.Passed, notRun: c.NotRun, detail: c.Detail}
 				}
 			}
 			item["failed"] = failed
 			if slices.Contains(failed, CodeLivenessDiscontinuous) {
 				discontinuous = append(discontinuous, ss.ID)
+			}
+			if slices.Contains(failed, CodeLivenessLightMismatch) {
+				unlit = append(unlit, ss.ID)
 			}
 		}
 		list = append(list, item)
@@ -88,6 +99,19 @@ func SelfieLiveness(selfie *kyc.Capture, sessions []kyc.LivenessSession) Signal 
 	}
 	if selfie.Method == kyc.MethodCameraChallenge && from != nil && from.Status == kyc.LivenessPassed {
 		s.Data["sessionId"] = from.ID
+		// The session's movements passed; its screen colours must have
+		// been seen on the face too. A session that could not measure
+		// them (too dark, overexposed) or asked none proved nothing
+		// about the light: not_run, which live sends to review.
+		if lc := light[from.ID]; !lc.passed && len(s.Findings) == 0 {
+			why := "the session asked for no screen colours"
+			if lc.ran {
+				why = strings.TrimSuffix(lc.detail, ".")
+			}
+			s.Status, s.Score = NotRun, 0
+			s.Detail = fmt.Sprintf("The selfie comes from camera session %s, whose head movements passed, but its screen-light check did not run: %s.", from.ID, why)
+			return s
+		}
 		s.Score = 1
 		s.Detail = fmt.Sprintf("The selfie comes from camera session %s, in which the applicant's head followed the challenge (%d frames).",
 			from.ID, len(from.Frames))
@@ -100,9 +124,20 @@ func SelfieLiveness(selfie *kyc.Capture, sessions []kyc.LivenessSession) Signal 
 	if n := len(sessions); n > 0 {
 		msg = fmt.Sprintf("The selfie was uploaded, not taken in a camera session that proved a live person (%d camera session(s) failed or were not finished).", n)
 	}
+	if len(unlit) > 0 {
+		s.add(Fail, 0, CodeLivenessLightMismatch, fmt.Sprintf(
+			"In camera session(s) %s the face did not take on the screen colours the server asked for (see the session's screen_light check): recorded or relit footage, or too much ambient light.",
+			strings.Join(unlit, ", ")))
+	}
 	s.add(Fail, 0, CodeSelfieNotLive, msg)
 	s.Detail = s.Findings[0].Message
 	return s
+}
+
+// lightCheck is a session's screen-light check as its verdict recorded it.
+type lightCheck struct {
+	ran, passed, notRun bool
+	detail              string
 }
 
 // PassiveLiveness runs the passive anti-spoofing models on the selfie's

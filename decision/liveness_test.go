@@ -15,7 +15,7 @@ import (
 func TestSelfieLiveness(t *testing.T) {
 	id := "lvs_2"
 	passed := kyc.LivenessSession{ID: id, Status: kyc.LivenessPassed, Challenge: []string{"turn_left", "look_up"},
-		Verdict: json.RawMessage(`{"passed":true,"checks":[{"name":"timing","passed":true}]}`), Frames: make([]kyc.LivenessFrame, 6)}
+		Verdict: json.RawMessage(`{"passed":true,"checks":[{"name":"timing","passed":true},{"name":"screen_light","passed":true}]}`), Frames: make([]kyc.LivenessFrame, 6)}
 	failed := kyc.LivenessSession{ID: "lvs_1", Status: kyc.LivenessFailed, Challenge: []string{"turn_right", "look_down"},
 		Verdict: json.RawMessage(`{"passed":false,"checks":[{"name":"head_movement","passed":false,"code":"LIVENESS_MOVEMENT_NOT_SEEN"}]}`)}
 	other := "lvs_9"
@@ -96,7 +96,7 @@ func TestSelfieLivenessDiscontinuous(t *testing.T) {
 	id := "lvs_2"
 	bad := kyc.LivenessSession{ID: "lvs_1", Status: kyc.LivenessFailed,
 		Verdict: json.RawMessage(`{"passed":false,"checks":[{"name":"continuity","passed":false,"code":"LIVENESS_DISCONTINUOUS"}]}`)}
-	good := kyc.LivenessSession{ID: id, Status: kyc.LivenessPassed, Verdict: json.RawMessage(`{"passed":true,"checks":[]}`)}
+	good := kyc.LivenessSession{ID: id, Status: kyc.LivenessPassed, Verdict: json.RawMessage(`{"passed":true,"checks":[{"name":"screen_light","passed":true}]}`)}
 	for _, c := range []struct {
 		name     string
 		selfie   kyc.Capture
@@ -116,6 +116,57 @@ func TestSelfieLivenessDiscontinuous(t *testing.T) {
 		}
 		if strings.Join(codes, " ") != strings.Join(c.codes, " ") || (len(codes) > 0) != (s.Status == Fail) {
 			t.Errorf("%s: %s %v, want %v", c.name, s.Status, codes, c.codes)
+		}
+	}
+}
+
+// TestSelfieLivenessLight: the selfie's session must have seen the screen
+// colours on the face. A session that could not measure them, or asked
+// none (a session recorded before the check), proves nothing about the
+// light: not_run, which live sends to review (CHECK_NOT_RUN). Sessions
+// that failed on the light, when no session passed, are named in
+// LIVENESS_LIGHT_MISMATCH beside SELFIE_NOT_LIVE.
+func TestSelfieLivenessLight(t *testing.T) {
+	id := "lvs_2"
+	camera := &kyc.Capture{ID: "cap_1", Method: kyc.MethodCameraChallenge, SessionID: &id}
+	withChecks := func(sid, status, checks string) kyc.LivenessSession {
+		return kyc.LivenessSession{ID: sid, Status: status, Verdict: json.RawMessage(`{"passed":` +
+			map[string]string{kyc.LivenessPassed: "true", kyc.LivenessFailed: "false"}[status] + `,"checks":[` + checks + `]}`)}
+	}
+	unlit := withChecks("lvs_1", kyc.LivenessFailed, `{"name":"screen_light","passed":false,"code":"LIVENESS_LIGHT_MISMATCH"}`)
+	for _, c := range []struct {
+		name     string
+		selfie   *kyc.Capture
+		sessions []kyc.LivenessSession
+		want     Status
+		codes    string
+	}{
+		{"light seen", camera, []kyc.LivenessSession{withChecks(id, kyc.LivenessPassed, `{"name":"screen_light","passed":true}`)}, Pass, ""},
+		{"too dark to measure", camera, []kyc.LivenessSession{withChecks(id, kyc.LivenessPassed,
+			`{"name":"screen_light","passed":false,"notRun":true,"detail":"The straight frames could not be measured."}`)}, NotRun, ""},
+		{"no colours asked", camera, []kyc.LivenessSession{withChecks(id, kyc.LivenessPassed, `{"name":"timing","passed":true}`)}, NotRun, ""},
+		{"unlit footage, then an upload", &kyc.Capture{ID: "cap_1", Method: kyc.MethodUpload}, []kyc.LivenessSession{unlit}, Fail,
+			CodeLivenessLightMismatch + " " + CodeSelfieNotLive},
+		{"unlit footage, then a pass", camera, []kyc.LivenessSession{unlit, withChecks(id, kyc.LivenessPassed, `{"name":"screen_light","passed":true}`)}, Pass, ""},
+	} {
+		s := SelfieLiveness(c.selfie, c.sessions)
+		var codes []string
+		for _, f := range s.Findings {
+			codes = append(codes, f.Code)
+		}
+		if s.Status != c.want || strings.Join(codes, " ") != c.codes {
+			t.Errorf("%s: %s %v (%s), want %s %s", c.name, s.Status, codes, s.Detail, c.want, c.codes)
+		}
+		// Live: only a pass may approve; the rest goes to review.
+		signals := passing()
+		for i := range signals {
+			if signals[i].Name == s.Name {
+				signals[i] = s
+			}
+		}
+		res := apply(DefaultPolicy(), kyc.Live, signals)
+		if (res.Outcome == Approve) != (c.want == Pass) {
+			t.Errorf("%s: live %s %v", c.name, res.Outcome, res.Processing["reasons"])
 		}
 	}
 }

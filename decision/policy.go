@@ -80,7 +80,7 @@ var AllCodes = []string{
 	CodeEditingSoftware, CodeSameImageReused, CodeManyAttemptsFromIP, CodeHighRiskCountry, CodeFaceMismatch,
 	CodeDuplicateFace, CodeDocumentNotRead, CodeSelfieIsDocument, CodeSelfieNotLive, CodeSpoofScore,
 	CodeDocumentUploaded, CodeLooksRendered, CodeRecaptured, CodeLayoutMismatch, CodePortraitReused, CodeSpecimen,
-	CodeLivenessDiscontinuous, CodeFaceMatchUncertain,
+	CodeLivenessDiscontinuous, CodeFaceMatchUncertain, CodeLivenessLightMismatch,
 }
 
 // DefaultPolicy is used by organizations without their own. docs/decisions.md
@@ -108,7 +108,7 @@ func DefaultPolicy() *Policy {
 			// selfie's own photograph, is a forgery.
 			CodeDocumentUploaded: ActReview, CodeLooksRendered: ActReview, CodeRecaptured: ActReview, CodeLayoutMismatch: ActReview,
 			CodeSpecimen: ActReject, CodePortraitReused: ActReject,
-			CodeLivenessDiscontinuous: ActReview, CodeFaceMatchUncertain: ActReview,
+			CodeLivenessDiscontinuous: ActReview, CodeFaceMatchUncertain: ActReview, CodeLivenessLightMismatch: ActReview,
 			CodeImageTooSmall: ActWarn, CodeImageBlurry: ActWarn, CodeImageGlare: ActWarn, CodeImageDark: ActWarn,
 			CodeDocumentNotFilling: ActWarn, CodeMRZMissing: ActWarn, CodeNationalityMismatch: ActWarn, CodeDataPartiallyCompared: ActWarn,
 			CodeUploadedNotCaptured: ActWarn, CodeManyAttemptsFromIP: ActWarn, CodeHighRiskCountry: ActWarn,

@@ -24,6 +24,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -66,6 +67,10 @@ func (m Move) turn() bool { return m != MoveCloser }
 // looking straight at the camera, the movements in order.
 type Challenge struct {
 	Moves []Move
+	// Lights is the screen colour of each step (Lights), step 0's
+	// Neutral; empty when the session asked for none (the light check is
+	// then not run).
+	Lights []Light
 }
 
 // Session limits.
@@ -162,6 +167,17 @@ func (c Challenge) Validate() error {
 	}
 	if !allowed(c.Moves) {
 		return fmt.Errorf("liveness: challenge %v lacks turns", c.Moves)
+	}
+	if len(c.Lights) == 0 {
+		return nil
+	}
+	if len(c.Lights) != c.Steps() || c.Lights[0] != Neutral {
+		return fmt.Errorf("liveness: %d screen colours for %d steps", len(c.Lights), c.Steps())
+	}
+	for i, l := range c.Lights[1:] {
+		if !slices.Contains(Palette, l) || l == c.Lights[i] {
+			return fmt.Errorf("liveness: screen colour %q of step %d", l, i+1)
+		}
 	}
 	return nil
 }

@@ -36,6 +36,9 @@ type Observation struct {
 	// Thumb is the frame's grey thumbnail with the face and body masked,
 	// for the continuity check; nil for a frame smaller than it.
 	Thumb *Thumb
+	// Light is the colour of the face's skin and of the far background,
+	// for the light check; zero when the frame has no face.
+	Light LightSample
 }
 
 // Face detection settings for challenge frames. The page sends frames of
@@ -88,6 +91,7 @@ func Observe(img image.Image, step int) (Observation, error) {
 	}
 	o.Face = &main
 	o.Pose = main.Pose()
+	o.Light = measureLight(img, &main)
 	box := image.Rect(int(main.Box.X), int(main.Box.Y), int(main.Box.X+main.Box.W), int(main.Box.Y+main.Box.H))
 	o.Thumb = thumbnail(img, &box)
 	return o, nil

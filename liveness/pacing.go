@@ -38,6 +38,9 @@ type Receipt struct {
 	Revealed time.Time `json:"r"`
 	Received time.Time `json:"t"`
 	Frames   string    `json:"h"` // FramesDigest of the step's frames
+	// Light is the screen colour the server asked for in this step: the
+	// receipt binds the step's frames to it.
+	Light Light `json:"l,omitempty"`
 }
 
 // FramesDigest is the SHA-256 of frames as uploaded, each with its length.
@@ -94,10 +97,11 @@ func OpenReceipt(key []byte, s string) (Receipt, error) {
 }
 
 // CheckReceipts checks that receipts are session's, one per step in
-// order, chained from opened, and that each step's frames (by step) are
-// the ones its receipt saw. It returns the steps' receipts; an error
-// names the first problem (the upload is then refused, not judged).
-func CheckReceipts(key []byte, session string, opened time.Time, steps int, receipts []string, frames map[int][][]byte) ([]Receipt, error) {
+// order, chained from opened, that each step's frames (by step) are the
+// ones its receipt saw, and, when lights is not empty, under the colour
+// the server asked for that step. It returns the steps' receipts; an
+// error names the first problem (the upload is then refused, not judged).
+func CheckReceipts(key []byte, session string, opened time.Time, steps int, lights []Light, receipts []string, frames map[int][][]byte) ([]Receipt, error) {
 	if len(receipts) != steps {
 		return nil, fmt.Errorf("%d receipts for %d steps", len(receipts), steps)
 	}
@@ -115,6 +119,8 @@ func CheckReceipts(key []byte, session string, opened time.Time, steps int, rece
 			return nil, fmt.Errorf("receipt %d does not follow receipt %d", i, i-1)
 		case r.Frames != FramesDigest(frames[i]):
 			return nil, fmt.Errorf("step %d's frames are not the ones sent during the session", i)
+		case len(lights) > 0 && (len(lights) != steps || r.Light != lights[i]):
+			return nil, fmt.Errorf("receipt %d is not for the colour asked in step %d", i, i)
 		}
 		out[i] = r
 		revealed = r.Received

@@ -16,7 +16,7 @@ func TestReceipts(t *testing.T) {
 	r1 := Receipt{Session: "lvs_1", Step: 1, Revealed: r0.Received, Received: r0.Received.Add(2 * time.Second), Frames: FramesDigest(frames[1])}
 	s0, _ := r0.Sign(key)
 	s1, _ := r1.Sign(key)
-	if got, err := CheckReceipts(key, "lvs_1", opened, 2, []string{s0, s1}, frames); err != nil || len(got) != 2 || !got[1].Received.Equal(r1.Received) {
+	if got, err := CheckReceipts(key, "lvs_1", opened, 2, nil, []string{s0, s1}, frames); err != nil || len(got) != 2 || !got[1].Received.Equal(r1.Received) {
 		t.Fatalf("genuine receipts: %v %v", got, err)
 	}
 	s1other, _ := r1.Sign(other)
@@ -35,7 +35,7 @@ func TestReceipts(t *testing.T) {
 		"not a receipt":     {"lvs_1", []string{s0, "x"}, frames},
 		"an unchained step": {"lvs_1", []string{s0, mustSign(t, key, Receipt{Session: "lvs_1", Step: 1, Revealed: opened, Frames: FramesDigest(frames[1])})}, frames},
 	} {
-		if _, err := CheckReceipts(key, c.session, opened, 2, c.receipts, c.frames); err == nil {
+		if _, err := CheckReceipts(key, c.session, opened, 2, nil, c.receipts, c.frames); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

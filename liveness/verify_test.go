@@ -115,13 +115,17 @@ func TestVerify(t *testing.T) {
 			if v.Passed != (len(tt.want) == 0) || strings.Join(codes, " ") != strings.Join(tt.want, " ") {
 				t.Fatalf("passed %v, failed codes %v, want %v; checks %+v", v.Passed, codes, tt.want, v.Checks)
 			}
-			if len(v.Checks) != 7 {
-				t.Errorf("%d checks, want all 7", len(v.Checks))
+			if len(v.Checks) != 8 {
+				t.Errorf("%d checks, want all 8", len(v.Checks))
 			}
 			for _, c := range v.Checks {
-				if c.Detail == "" || c.Passed == (c.Code != "") {
-					t.Errorf("check %+v: a failed check has a code and every check a detail", c)
+				if c.Detail == "" || c.Passed == (c.Code != "") && !c.NotRun || c.NotRun && (c.Passed || c.Code != "") {
+					t.Errorf("check %+v: a failed check has a code, one not run none, and every check a detail", c)
 				}
+			}
+			// These sessions asked no colours: the light check did not run.
+			if last := v.Checks[len(v.Checks)-1]; last.Name != CheckLight || !last.NotRun {
+				t.Errorf("light check %+v, want not run", last)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	_ "image/png"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,10 @@ type livenessOpenResponse struct {
 	Nonce string `json:"nonce"`
 	Steps int    `json:"steps"`
 	Move  string `json:"move"`
+	// Light is the screen colour the page shows around the camera view
+	// during the first step (the neutral reference); each next step's is
+	// revealed with its movement.
+	Light string `json:"light"`
 	// StepSeconds is how long after a step is revealed its frames must
 	// have arrived.
 	StepSeconds int `json:"stepSeconds"`
@@ -74,7 +79,7 @@ func (p *portal) handleLivenessOpen(w http.ResponseWriter, r *http.Request) erro
 		return livenessError(err)
 	}
 	p.writeJSON(w, r, http.StatusCreated, livenessOpenResponse{ID: sess.ID, Nonce: nonce, Steps: len(sess.Challenge) + 1,
-		Move: string(liveness.LookStraight), StepSeconds: int(liveness.StepDeadline / time.Second),
+		Move: string(liveness.LookStraight), Light: string(liveness.Neutral), StepSeconds: int(liveness.StepDeadline / time.Second),
 		Deadline: kyc.FormatTime(sess.DeadlineAt), Seconds: int(liveness.Deadline / time.Second),
 		MaxFramesPerStep: liveness.MaxFramesPerStep, SessionsLeft: left})
 	return nil
@@ -130,7 +135,7 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 		return livenessError(&kyc.Error{Code: kyc.EConflict, Reason: "session_used",
 			Message: "This camera check was already sent. Start a new one."})
 	}
-	ch, err := challengeOf(sess)
+	ch, err := p.challengeOf(sess)
 	if err != nil {
 		return err
 	}
@@ -143,7 +148,7 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	for i, s := range form.steps {
 		byStep[s] = append(byStep[s], form.frames[i])
 	}
-	paced, err := liveness.CheckReceipts(p.stepKey, sess.ID, sess.OpenedAt, ch.Steps(), form.receipts, byStep)
+	paced, err := liveness.CheckReceipts(p.stepKey, sess.ID, sess.OpenedAt, ch.Steps(), ch.Lights, form.receipts, byStep)
 	if err != nil {
 		return invalidForm(kyc.FieldError{Field: "receipts", Message: "must be the receipts of every step of this session, for these frames: " + err.Error()})
 	}
@@ -177,6 +182,10 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	<-p.analyses
 	if err != nil {
 		return err
+	}
+	if res.Verdict.Light != nil {
+		// What the page says it showed: evidence only.
+		res.Verdict.Light.Shown = form.lights
 	}
 
 	v := res.Verdict
@@ -225,11 +234,14 @@ func (p *portal) handleLivenessFrames(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-func challengeOf(sess *kyc.LivenessSession) (liveness.Challenge, error) {
+// challengeOf is the session's challenge: its stored movements, and the
+// screen colours the server draws from its key and the session's id.
+func (p *portal) challengeOf(sess *kyc.LivenessSession) (liveness.Challenge, error) {
 	ch := liveness.Challenge{}
 	for _, m := range sess.Challenge {
 		ch.Moves = append(ch.Moves, liveness.Move(m))
 	}
+	ch.Lights = liveness.Lights(p.stepKey, sess.ID, ch.Steps())
 	return ch, ch.Validate()
 }
 
@@ -257,6 +269,9 @@ type framesForm struct {
 	// every step's (the final upload).
 	receipt  string
 	receipts []string
+	// lights is the colour the page says it showed in each step
+	// (evidence only).
+	lights []string
 }
 
 // readFramesForm reads the multipart body part by part, each frame once,
@@ -293,7 +308,7 @@ func readFramesForm(r *http.Request) (*framesForm, error) {
 					Details: []kyc.FieldError{{Field: "frame", Message: "is larger than 2 MB"}}}}
 			}
 			f.frames = append(f.frames, b)
-		case "nonce", "steps", "receipt", "receipts":
+		case "nonce", "steps", "receipt", "receipts", "lights":
 			// A receipt is about 300 characters; a session has at most
 			// MaxMoves+1 of them.
 			limit := 255
@@ -315,6 +330,11 @@ func readFramesForm(r *http.Request) (*framesForm, error) {
 				f.receipt = string(v)
 			case "receipts":
 				f.receipts = strings.Split(string(v), ",")
+			case "lights":
+				f.lights = strings.Split(string(v), ",")
+				if len(f.lights) > liveness.MaxMoves+1 || slices.ContainsFunc(f.lights, func(l string) bool { _, _, _, ok := liveness.Light(l).RGB(); return !ok }) {
+					details = append(details, kyc.FieldError{Field: "lights", Message: "must be the colours shown, one per step, as #rrggbb"})
+				}
 			default:
 				if f.steps, err = parseSteps(string(v)); err != nil {
 					details = append(details, kyc.FieldError{Field: "steps", Message: "must be step numbers separated by commas"})

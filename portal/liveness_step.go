@@ -17,6 +17,8 @@ type livenessStepResponse struct {
 	Receipt string `json:"receipt"`
 	Step    int    `json:"step"`
 	Move    string `json:"move"`
+	// Light is the next step's screen colour, revealed with its movement.
+	Light string `json:"light,omitempty"`
 }
 
 // handleLivenessStep handles "POST /portal/{token}/liveness/{id}/step":
@@ -52,7 +54,7 @@ func (p *portal) handleLivenessStep(w http.ResponseWriter, r *http.Request) erro
 		return livenessError(&kyc.Error{Code: kyc.EConflict, Reason: "session_used",
 			Message: "This camera check was already sent. Start a new one."})
 	}
-	ch, err := challengeOf(sess)
+	ch, err := p.challengeOf(sess)
 	if err != nil {
 		return err
 	}
@@ -72,14 +74,23 @@ func (p *portal) handleLivenessStep(w http.ResponseWriter, r *http.Request) erro
 		return invalidForm(kyc.FieldError{Field: "receipt", Message: "is not sent with the first step"})
 	}
 	rc, err := liveness.Receipt{Session: sess.ID, Step: step, Revealed: revealed, Received: received,
-		Frames: liveness.FramesDigest(form.frames)}.Sign(p.stepKey)
+		Frames: liveness.FramesDigest(form.frames), Light: lightOf(ch, step)}.Sign(p.stepKey)
 	if err != nil {
 		return err
 	}
 	out := livenessStepResponse{Receipt: rc, Step: step + 1}
 	if step+1 < ch.Steps() {
 		out.Move = string(ch.Step(step + 1))
+		out.Light = string(lightOf(ch, step+1))
 	}
 	p.writeJSON(w, r, http.StatusOK, out)
 	return nil
+}
+
+// lightOf is step's screen colour ("" when the session asks none).
+func lightOf(ch liveness.Challenge, step int) liveness.Light {
+	if step < len(ch.Lights) {
+		return ch.Lights[step]
+	}
+	return ""
 }

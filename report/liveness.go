@@ -64,9 +64,24 @@ type verdictView struct {
 	Checks []struct {
 		Name   string `json:"name"`
 		Passed bool   `json:"passed"`
+		NotRun bool   `json:"notRun"`
 		Code   string `json:"code"`
 		Detail string `json:"detail"`
 	} `json:"checks"`
+	Light *struct {
+		Asked []string `json:"asked"`
+		Shown []string `json:"shown"`
+		Steps []struct {
+			Step            int     `json:"step"`
+			Light           string  `json:"light"`
+			Frames          int     `json:"frames"`
+			FaceShift       float64 `json:"faceShift"`
+			BackgroundShift float64 `json:"backgroundShift"`
+			Shift           float64 `json:"shift"`
+			Cos             float64 `json:"cos"`
+			Passed          bool    `json:"passed"`
+		} `json:"steps"`
+	} `json:"light"`
 	Steps []struct {
 		Step      int     `json:"step"`
 		Move      string  `json:"move"`
@@ -99,8 +114,10 @@ func kycLiveness(d *doc, sessions []LivenessPart) {
 	d.para("In a camera session the server draws a random challenge (head movements after looking straight at the camera) "+
 		"and a deadline; the page captures frames while the applicant follows it and the server checks the frames: one face "+
 		"in each, the selfie frame's person in all, the head pose following the challenge in order, no identical or "+
-		"near-identical frames, in time, once. It shows a live head that followed the instructions; it does not detect a "+
-		"real-time deepfake, a video injected in place of the camera, or a mask.", regular, 8)
+		"near-identical frames, in time, once; and, in each movement step, the face taking on the screen colour the server "+
+		"drew for it (the page shows white, then the colour) more than the far background does. It shows a live head that "+
+		"followed the instructions, lit by the screen; it does not detect a real-time deepfake or face relighting, a video "+
+		"injected in place of the camera, or a mask.", regular, 8)
 	for i, s := range sessions {
 		title := fmt.Sprintf("Session %d of %d — %s", i+1, len(sessions), s.Status)
 		if s.Attempt > 1 {
@@ -123,12 +140,36 @@ func kycLiveness(d *doc, sessions []LivenessPart) {
 		c := d.newTable("", true, col{head: "Check", w: 0.17}, col{head: "Result", w: 0.3}, col{head: "Detail", w: 0.53})
 		for _, ch := range v.Checks {
 			res := "pass"
-			if !ch.Passed {
+			switch {
+			case ch.NotRun:
+				res = "not run"
+			case !ch.Passed:
 				res = "FAIL\n" + ch.Code
 			}
 			c.row(ch.Name, res, ch.Detail)
 		}
 		c.end()
+		if v.Light != nil && len(v.Light.Steps) > 0 {
+			lt := d.newTable("", true, col{head: "Step", w: 0.08, align: "R"}, col{head: "Colour asked", w: 0.16}, col{head: "Page showed", w: 0.16},
+				col{head: "Face / background", w: 0.2, align: "R"}, col{head: "Shift (0.05)", w: 0.14, align: "R"}, col{head: "Cos (0.8)", w: 0.14, align: "R"},
+				col{head: "Result", w: 0.12})
+			for _, x := range v.Light.Steps {
+				res := "pass"
+				if !x.Passed {
+					res = "FAIL"
+				}
+				if x.Frames < 2 {
+					res = "not measured"
+				}
+				shown := "—"
+				if x.Step < len(v.Light.Shown) {
+					shown = v.Light.Shown[x.Step]
+				}
+				lt.row(strconv.Itoa(x.Step), x.Light, shown, fmt.Sprintf("%.3f / %.3f", x.FaceShift, x.BackgroundShift),
+					fmt.Sprintf("%.3f", x.Shift), fmt.Sprintf("%.2f", x.Cos), res)
+			}
+			lt.end()
+		}
 		st := d.newTable("", true, col{head: "Step", w: 0.08, align: "R"}, col{head: "Asked", w: 0.22}, col{head: "Frames", w: 0.1, align: "R"},
 			col{head: "Best frame", w: 0.14, align: "R"}, col{head: "Measured", w: 0.18, align: "R"}, col{head: "Needed", w: 0.18, align: "R"},
 			col{head: "Result", w: 0.1})

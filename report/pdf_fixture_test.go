@@ -102,7 +102,11 @@ func typicalKYC(t testing.TB) *KYCReport {
 			Verdict: json.RawMessage(`{"passed":false,"selfie":0,"checks":[` +
 				`{"name":"frames","passed":true,"detail":"6 frames over 3 steps."},` +
 				`{"name":"head_movement","passed":false,"code":"LIVENESS_MOVEMENT_NOT_SEEN","detail":"Step 1 (turn_left): the head moved 2° that way; 20° is needed."},` +
-				`{"name":"distinct_frames","passed":false,"code":"LIVENESS_DUPLICATE_FRAMES","detail":"Frames 1 and 2 are the same picture."}],` +
+				`{"name":"distinct_frames","passed":false,"code":"LIVENESS_DUPLICATE_FRAMES","detail":"Frames 1 and 2 are the same picture."},` +
+				`{"name":"screen_light","passed":false,"code":"LIVENESS_LIGHT_MISMATCH","detail":"Step 1 (#ff0000): the face moved 0.001 toward the screen's colour beyond the background."}],` +
+				`"light":{"asked":["#ffffff","#ff0000","#00ffff"],"shown":["#ffffff","#ff0000","#00ffff"],"measured":6,"frames":6,"steps":[` +
+				`{"step":1,"light":"#ff0000","frames":2,"faceShift":0.002,"backgroundShift":0.001,"shift":0.001,"cos":0.2,"passed":false},` +
+				`{"step":2,"light":"#00ffff","frames":2,"faceShift":0.151,"backgroundShift":0.0,"shift":0.151,"cos":0.99,"passed":true}]},` +
 				`"steps":[{"step":0,"move":"look_straight","frames":2,"bestFrame":0,"measured":1.5,"required":20,"unit":"degrees","passed":true},` +
 				`{"step":1,"move":"turn_left","frames":2,"bestFrame":2,"measured":2.1,"required":20,"unit":"degrees","passed":false},` +
 				`{"step":2,"move":"look_up","frames":2,"bestFrame":4,"measured":0.4,"required":18,"unit":"degrees","passed":false}],` +

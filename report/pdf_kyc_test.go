@@ -47,6 +47,7 @@ func TestKYCPDFTypical(t *testing.T) {
 		// What the document says, as read from its photo, and how it compared.
 		"What the document says", "Read by kycd from the document photo", "1964-08-12", "C01X00T47 (the same as the number typed)", "Compared: name", "ERIKA MUSTERMANN",
 		"Selfie liveness", "lvs_01JNXA8Z0FAILED", "turn_left, look_up", "LIVENESS_MOVEMENT_NOT_SEEN", "head_movement",
+		"LIVENESS_LIGHT_MISMATCH", "Colour asked", "#00ffff", "0.151",
 		"lvf_01JNXA8Z1FRAME0", "does not detect")
 	for _, c := range rep.Captures {
 		mustContain(t, text, c.ID, c.SHA256)

@@ -591,6 +591,18 @@
     $('challenge-count').textContent = move ? t('js.liveness.instruction', { n: n, total: total }) : '';
   }
 
+  // screenLight fills the screen around the camera view with colour (''
+  // ends it) and returns the colour the page shows, as #rrggbb.
+  function screenLight(colour) {
+    var el = $('screen-light');
+    el.hidden = !colour;
+    el.style.backgroundColor = colour || '';
+    $('camera').classList.toggle('lit', !!colour);
+    if (!colour) return '';
+    var m = /rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(window.getComputedStyle(el).backgroundColor) || [];
+    return '#' + [m[1], m[2], m[3]].map(function (v) { return ('0' + (+v || 0).toString(16)).slice(-2); }).join('');
+  }
+
   function startCheck() {
     if (state.checking) return;
     state.checking = true;
@@ -616,6 +628,7 @@
       video: $('video'),
       canvas: $('canvas'),
       show: instruction,
+      light: screenLight,
       open: function () {
         return send(cfg.livenessUrl, null).then(function (res) { return res.ok ? res.body : failed(res); });
       },
