@@ -129,6 +129,11 @@ func (c *console) handleVerifications(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	for i := range items {
+		// The engine gives a code once per check that raised it: the list
+		// says each once, as the queue does (the export keeps them all).
+		items[i].Reasons = uniqueCodes(items[i].Reasons)
+	}
 	deciders, err := c.deciders(r, org)
 	if err != nil {
 		return err
