@@ -65,6 +65,7 @@ type amlCasePage struct {
 	Assignees []*kyc.User // who may be assigned: enabled users who may decide
 	Outcomes  []kyc.AMLCaseOutcome
 	Today     string
+	Notes     *notesView // the comment thread (AML cases have no tags)
 }
 
 // handleAMLCase handles "GET /console/{env}/aml-cases/{id}": the case,
@@ -80,6 +81,13 @@ func (c *console) handleAMLCase(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := &amlCasePage{Case: cs, Now: c.store.Now(), CanDecide: sess.User.Can(kyc.PermDecide), Personal: sess.User.Can(kyc.PermPersonalData),
 		Outcomes: kyc.AMLCaseOutcomes, Today: c.store.Now().UTC().Format("2006-01-02")}
+	names, err := c.userNames(r, sess.User.OrganizationID)
+	if err != nil {
+		return err
+	}
+	if d.Notes, err = c.notes(r, cs.OrganizationID, cs.Environment, kyc.SubjectAMLCase, cs.ID, amlCaseURL(cs.Environment, cs.ID)+"/comments", names); err != nil {
+		return err
+	}
 	if d.CanDecide {
 		users, err := c.store.FindUsers(r.Context(), sess.User.OrganizationID)
 		if err != nil {
@@ -141,7 +149,28 @@ func (c *console) handleAMLCaseUpdate(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	return redirect(w, r, "/console/"+string(env(r))+"/aml-cases/"+cs.ID, "aml-case")
+	return redirect(w, r, amlCaseURL(env(r), cs.ID), "aml-case")
+}
+
+func amlCaseURL(e kyc.Environment, id string) string {
+	return "/console/" + string(e) + "/aml-cases/" + id
+}
+
+// handleAMLCaseComment handles "POST /console/{env}/aml-cases/{id}/comments":
+// a comment on the case's thread, as on a KYC case's.
+func (c *console) handleAMLCaseComment(w http.ResponseWriter, r *http.Request) error {
+	sess := sessionFrom(r)
+	id := r.PathValue("id")
+	var cm *kyc.Comment
+	err := c.store.InTx(r.Context(), func(tx *store.Tx) (err error) {
+		cm, err = c.aml.AddCaseComment(tx, sess.User.OrganizationID, env(r), id, aml.CaseComment{Body: r.PostFormValue("body"),
+			By: userAuthor(sess.User), CaseURL: c.baseURL + amlCaseURL(env(r), id)})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return redirect(w, r, amlCaseURL(env(r), id)+"#comments", mentionNotice(cm, sess.User.ID))
 }
 
 // maxSARForm bounds the SAR form: the copy and the small fields.

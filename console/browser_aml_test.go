@@ -40,6 +40,12 @@ func TestBrowserAMLWork(t *testing.T) {
 	cases := s.api(s.org.SandboxKey, "GET", "/v1/aml-cases", nil, http.StatusOK)["data"].([]any)
 	id := cases[0].(map[string]any)["id"].(string)
 	s.api(s.org.SandboxKey, "PATCH", "/v1/aml-cases/"+id, map[string]any{"assigneeId": jane.User.ID, "note": "Jane takes it."}, http.StatusOK)
+	// A comment with a mention, typed into the case's thread.
+	s.mustUser("ann@acme.example", "Ann Analyst", kyc.RoleAnalyst)
+	b.open(base, "/console/sandbox/aml-cases/"+id)
+	b.typeInto(`#comment-body`, "The registry extract gives another birth year. @[Ann Analyst] can you check the source?")
+	b.click(`form[action$="/aml-cases/` + id + `/comments"] button`)
+	b.waitFor(`document.body.innerText.includes('The colleagues you mentioned are e-mailed')`)
 	// A batch pasted into the upload page, screened by the job.
 	b.open(base, "/console/sandbox/aml-batches")
 	b.typeInto(`#batch-rows`, "Sandbox,Sanctioned,1970-01-01,RU,c-1\nAnna,Example,12/03/1980,DE,c-2\nMaria,Kowalczyk")
@@ -67,7 +73,8 @@ func TestBrowserAMLWork(t *testing.T) {
 		}
 	}
 	b.open(base, "/console/sandbox/aml-cases/"+id)
-	if body := b.body(); !strings.Contains(body, "Jane takes it.") || !strings.Contains(body, "Close with an outcome") {
+	if body := b.body(); !strings.Contains(body, "Jane takes it.") || !strings.Contains(body, "Close with an outcome") ||
+		!strings.Contains(body, "mentioned Ann Analyst") {
 		t.Errorf("case page:\n%s", body)
 	}
 }

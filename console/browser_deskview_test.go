@@ -53,6 +53,15 @@ func TestBrowserEvidenceFirst(t *testing.T) {
 	erika := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Erica", LastName: "Mustermann", DOB: "1964-08-12", Country: "DE",
 		DocNumber: "C01X00T47", Front: read("images/doc_td3_deu_passport_specimen.jpg"), Selfie: read("images/face_eileencollins_01.png")})
 	jane := s.mustUser("jane@acme.example", "Jane Reviewer", kyc.RoleReviewer)
+	// A senior reviewer: the screenshots in docs/console show every
+	// entry of the menu, the senior queue too.
+	yes := true
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) (err error) {
+		_, err = tx.UpdateUser(s.org.ID, jane.User.ID, store.UserUpdate{Senior: &yes})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	ada := s.mustUser("ada@acme.example", "Ada Admin", kyc.RoleAdmin)
 	base := s.srv.URL
 

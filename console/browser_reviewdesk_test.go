@@ -47,6 +47,17 @@ func TestBrowserReviewerDesk(t *testing.T) {
 		t.Errorf("case after assign to me:\n%s", body)
 	}
 	b.check("desk-case")
+	// Tags, for the list's Tags column.
+	if err := s.st.InTx(t.Context(), func(tx *store.Tx) error {
+		for _, tag := range []string{"high-value", "needs-callback"} {
+			if _, err := tx.AddTag(s.org.ID, kyc.Live, kyc.SubjectKYCRequest, old.ID, tag); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	pages := []struct{ name, path string }{
 		{"desk-queue-mine", "/console/live/queue?assignee=me&overdue=1"},
 		{"desk-verifications", "/console/live/verifications"},
@@ -59,6 +70,12 @@ func TestBrowserReviewerDesk(t *testing.T) {
 			b.open(base, p.path)
 			b.check(p.name)
 		}
+	}
+	b.open(base, "/console/live/verifications")
+	if body := b.body(); !strings.Contains(body, "high-value") || !strings.Contains(body, "needs-callback") {
+		t.Errorf("verifications lack the tags:\n%s", body)
+	} else if n := strings.Count(body, "Check not run"); n != 3 {
+		t.Errorf("verifications say \"Check not run\" %d times, want once per request (3)", n)
 	}
 	b.open(base, "/console/live/verifications?decidedBy=engine")
 	if body := b.body(); !strings.Contains(body, "Maria Kowalczyk") || strings.Contains(body, "Viktor Petrenko") || !strings.Contains(body, "by the engine") {

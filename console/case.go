@@ -143,7 +143,7 @@ func (c *console) handleCase(w http.ResponseWriter, r *http.Request) error {
 	for _, code := range req.ReviewReasonCodes {
 		d.Decided = append(d.Decided, reasonChoice{ReasonCode: kyc.ReasonCode{Code: code, Label: reasonLabel(catalog, code)}})
 	}
-	if d.Notes, err = c.notes(r, req, names); err != nil {
+	if d.Notes, err = c.notes(r, req.OrganizationID, req.Environment, kyc.SubjectKYCRequest, req.ID, caseURL(req.Environment, req.ID)+"/comments", names); err != nil {
 		return err
 	}
 	if err := c.fillResubmissions(r, d); err != nil {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"kycd/casenotes"
 	"kycd/kyc"
 	"kycd/store"
 	"kycd/verification"
@@ -17,26 +18,30 @@ type commentView struct {
 	Mentioned []string // the names of the users it mentioned
 }
 
-// notesView is the case page's tags and comments.
+// notesView is a case's tags and comments (a KYC request's or an AML
+// case's: the "comments" template shows both).
 type notesView struct {
 	Tags     []string
 	Comments []commentView
 	// CanEdit: the role works cases (tags and comments). ShowComments:
 	// the role may see personal data, which comments may hold.
 	CanEdit, ShowComments bool
-	Count                 int // comments, when they are not shown
+	Count                 int    // comments, when they are not shown
+	Role                  string // the user's, to say why comments are hidden
+	Action                string // where the comment form posts
 	Form                  struct{ Tag, Body string }
 }
 
-// notes fills the case page's tags and comments.
-func (c *console) notes(r *http.Request, req *kyc.KYCRequest, names map[string]string) (*notesView, error) {
+// notes fills a case's tags and comments; action is the comment form's
+// address.
+func (c *console) notes(r *http.Request, org string, e kyc.Environment, typ kyc.SubjectType, id, action string, names map[string]string) (*notesView, error) {
 	u := sessionFrom(r).User
-	n := &notesView{CanEdit: u.Can(kyc.PermDecide), ShowComments: u.Can(kyc.PermPersonalData)}
+	n := &notesView{CanEdit: u.Can(kyc.PermDecide), ShowComments: u.Can(kyc.PermPersonalData), Role: string(u.Role), Action: action}
 	var err error
-	if n.Tags, err = c.store.FindTags(r.Context(), req.OrganizationID, req.Environment, kyc.SubjectKYCRequest, req.ID); err != nil {
+	if n.Tags, err = c.store.FindTags(r.Context(), org, e, typ, id); err != nil {
 		return nil, err
 	}
-	cs, err := c.store.FindComments(r.Context(), req.OrganizationID, req.Environment, kyc.SubjectKYCRequest, req.ID)
+	cs, err := c.store.FindComments(r.Context(), org, e, typ, id)
 	if err != nil {
 		return nil, err
 	}
@@ -56,8 +61,19 @@ func (c *console) notes(r *http.Request, req *kyc.KYCRequest, names map[string]s
 	return n, nil
 }
 
-func userAuthor(u *kyc.User) verification.Author {
-	return verification.Author{Type: kyc.CommentByUser, ID: u.ID, Name: u.Name}
+// mentionNotice is the notice after a comment: "mentioned" when it
+// notified someone other than its author.
+func mentionNotice(cm *kyc.Comment, author string) string {
+	for _, m := range cm.Mentions {
+		if m != author {
+			return "mentioned"
+		}
+	}
+	return "commented"
+}
+
+func userAuthor(u *kyc.User) casenotes.Author {
+	return casenotes.Author{Type: kyc.CommentByUser, ID: u.ID, Name: u.Name}
 }
 
 // handleTagAdd handles "POST /console/{env}/cases/{id}/tags".
@@ -101,13 +117,7 @@ func (c *console) handleComment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	notice := "commented"
-	for _, m := range cm.Mentions {
-		if m != sess.User.ID {
-			notice = "mentioned"
-		}
-	}
-	return redirect(w, r, caseURL(env(r), id)+"#comments", notice)
+	return redirect(w, r, caseURL(env(r), id)+"#comments", mentionNotice(cm, sess.User.ID))
 }
 
 // reasonChoice is a code the decision form offers.

@@ -54,21 +54,9 @@ func TestCaseTagsAndComments(t *testing.T) {
 		!strings.Contains(r.header.Get("Location"), "notice=mentioned") {
 		t.Fatalf("comment: %d %v %s", r.status, r.header, r.text())
 	}
-	emails, err := s.st.FindEmails(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent := 0
-	for _, m := range emails {
-		if m.To == "ann@acme.example" && strings.Contains(m.Subject, "Jane Reviewer mentioned you") {
-			sent++
-			if !strings.Contains(m.Body, casePath) || strings.Contains(m.Body, "T22000129") {
-				t.Errorf("mention e-mail (a link to the case, without the comment): %s", m.Body)
-			}
-		}
-	}
-	if sent != 1 {
-		t.Errorf("%d mention e-mails to Ann, want 1", sent)
+	if got := mentionEmails(t, s.st, "ann@acme.example", "Jane Reviewer mentioned you"); len(got) != 1 ||
+		!strings.Contains(got[0].Body, casePath) || strings.Contains(got[0].Body, "T22000129") {
+		t.Errorf("mention e-mails to Ann (one, a link to the case, without the comment): %+v", got)
 	}
 	r := bj.post(casePath+"/comments", "body", "Ask @[Nobody Here] too.")
 	if r.status != http.StatusBadRequest || !strings.Contains(r.text(), "@[Nobody Here] names no active user") || !strings.Contains(r.body, "Ask @[Nobody Here] too.") {

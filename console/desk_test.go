@@ -108,10 +108,28 @@ func TestVerificationsList(t *testing.T) {
 // would run as a formula; the export is audited.
 func TestVerificationsExport(t *testing.T) {
 	s := newReviewStack(t)
-	s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Viktor", LastName: "Petrenko", DOB: "1961-04-12", Country: "DE", DocNumber: "T22000129",
+	viktor := s.awaiting(kyc.Live, reviewdata.Person{FirstName: "Viktor", LastName: "Petrenko", DOB: "1961-04-12", Country: "DE", DocNumber: "T22000129",
 		Email: "viktor@example.com", ExternalRef: `=HYPERLINK("http://evil.example","x")`})
 	s.processed(kyc.Live, reviewdata.Person{FirstName: "Maria", LastName: "Kowalczyk", DOB: "1975", Country: "PL", DocNumber: "T22000130",
 		ExternalRef: "@SUM(1+1)"})
+	// Viktor's case is tagged and rejected with two codes: the list shows
+	// the tags, the export both.
+	rb := s.browser()
+	rb.login(s.mustUser("rita@acme.example", "Rita Reviewer", kyc.RoleReviewer))
+	casePath := "/console/live/cases/" + viktor.ID
+	for _, tag := range []string{"vip", "ring:7"} {
+		if r := rb.post(casePath+"/tags", "tag", tag); r.status != http.StatusSeeOther {
+			t.Fatalf("tag %s: %d %s", tag, r.status, r.text())
+		}
+	}
+	if r := rb.post(casePath+"/decision", "decision", "reject", "reasonCode", "SANCTIONS_MATCH", "reasonCodes", "DOCUMENT_FORGED",
+		"note", "Listed."); r.status != http.StatusSeeOther {
+		t.Fatalf("decision: %d %s", r.status, r.text())
+	}
+	if p := rb.get("/console/live/verifications"); !strings.Contains(p.body, `<th scope="col">Tags</th>`) ||
+		!strings.Contains(p.body, `<span class="badge">ring:7</span> <span class="badge">vip</span>`) {
+		t.Errorf("the list lacks the tags column or Viktor's tags: %s", p.text())
+	}
 	read := func(role kyc.Role) [][]string {
 		t.Helper()
 		p := s.mustUser(string(role)+"@acme.example", "Test "+string(role), role)
@@ -152,6 +170,19 @@ func TestVerificationsExport(t *testing.T) {
 	}
 	if refs := admin[1][ref] + " " + admin[2][ref]; !strings.Contains(refs, `'=HYPERLINK(`) || !strings.Contains(refs, "'@SUM(1+1)") {
 		t.Errorf("formula cells not quoted: %s", refs)
+	}
+	tags, codes := col(admin, "tags"), col(admin, "decisionReasonCodes")
+	if tags < 0 || codes < 0 {
+		t.Fatalf("export lacks the tags or decisionReasonCodes column: %v", admin[0])
+	}
+	for _, row := range admin[1:] {
+		want := [2]string{"", ""}
+		if row[3] == "Viktor" {
+			want = [2]string{"ring:7 vip", "SANCTIONS_MATCH DOCUMENT_FORGED"}
+		}
+		if got := [2]string{row[tags], row[codes]}; got != want {
+			t.Errorf("%s's tags and decision codes: %q, want %q", row[3], got, want)
+		}
 	}
 	// Read one row at a time: the export pages by id (newest, oldest) or
 	// by offset (risk) and must list each row once.

@@ -113,6 +113,7 @@ func (c *console) table() []route {
 		{pattern: "GET /console/{env}/aml-cases", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCases},
 		{pattern: "GET /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermRead, h: c.handleAMLCase},
 		{pattern: "POST /console/{env}/aml-cases/{id}", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseUpdate, back: c.handleAMLCase},
+		{pattern: "POST /console/{env}/aml-cases/{id}/comments", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseComment, back: c.handleAMLCase},
 		{pattern: "POST /console/{env}/aml-cases/{id}/sar", access: signedIn, perm: kyc.PermDecide, h: c.handleAMLCaseSAR, back: c.handleAMLCase},
 		{pattern: "GET /console/{env}/aml-cases/{id}/sar/file", access: signedIn, perm: kyc.PermPersonalData, h: c.handleAMLCaseSARFile},
 

@@ -129,6 +129,11 @@ func (c *console) handleVerifications(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	for i := range items {
+		// The engine gives a code once per check that raised it: the list
+		// says each once, as the queue does (the export keeps them all).
+		items[i].Reasons = uniqueCodes(items[i].Reasons)
+	}
 	deciders, err := c.deciders(r, org)
 	if err != nil {
 		return err
@@ -173,8 +178,10 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 	if contact {
 		head = append(head, "email", "phone")
 	}
-	head = append(head, "externalRef", "applicantExternalRef", "status", "decision", "decidedBy", "reasonCodes", "decisionReason", "riskScore", "assignee",
-		"createdAt", "submittedAt", "decidedAt")
+	// reasonCodes are the engine's; decisionReasonCodes the reviewer's
+	// (main code first); lists within a cell are space-separated.
+	head = append(head, "externalRef", "applicantExternalRef", "status", "decision", "decidedBy", "reasonCodes", "decisionReasonCodes", "decisionReason",
+		"riskScore", "assignee", "tags", "createdAt", "submittedAt", "decidedAt")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -201,7 +208,8 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 				risk = strconv.FormatFloat(*it.RiskScore, 'f', -1, 64)
 			}
 			row = append(row, it.ExternalRef, it.ApplicantRef, string(it.Status), string(it.Decision), it.DecidedBy, strings.Join(it.Reasons, " "),
-				it.DecisionReason, risk, it.AssigneeName, kyc.FormatTime(it.CreatedAt), csvTime(it.SubmittedAt), csvTime(it.DecidedAt))
+				strings.Join(it.ReviewReasonCodes, " "), it.DecisionReason, risk, it.AssigneeName, strings.Join(it.Tags, " "),
+				kyc.FormatTime(it.CreatedAt), csvTime(it.SubmittedAt), csvTime(it.DecidedAt))
 			for i := range row {
 				row[i] = csvSafe(row[i])
 			}

@@ -8,13 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// SubjectType names what a tag or comment belongs to. Only KYC requests
-// have them today; the store's tables take the type so that another kind
-// of case (an AML check) can reuse them.
+// SubjectType names what a tag or comment belongs to: the store's tables
+// take the type so that every kind of case shares them.
 type SubjectType string
 
-// SubjectKYCRequest is a KYC request (a case in the console).
-const SubjectKYCRequest SubjectType = "kyc_request"
+// Subjects of tags and comments.
+const (
+	SubjectKYCRequest SubjectType = "kyc_request" // a KYC request (a case in the console)
+	SubjectAMLCase    SubjectType = "aml_case"    // an AML case (comments only, today)
+)
 
 // Tag limits: a tag is 1 to 40 of a-z, 0-9, '-', '_', ':' and '.', after
 // lower-casing and trimming; a case has at most MaxTags.

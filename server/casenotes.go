@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"kycd/aml"
+	"kycd/casenotes"
 	"kycd/kyc"
 	"kycd/store"
 	"kycd/verification"
@@ -36,14 +38,14 @@ func toCommentJSON(c kyc.Comment) commentJSON {
 // keyAuthor is the API key as a comment's or tag's author: named by the
 // body's authorName when given (the person at the integrator), else by
 // the key's name.
-func keyAuthor(key *kyc.APIKey, name *string) verification.Author {
+func keyAuthor(key *kyc.APIKey, name *string) casenotes.Author {
 	n := key.Name
 	if name != nil {
 		n = strings.TrimSpace(*name) + " (key_" + key.ID + ")"
 	} else if n == "" {
 		n = "API key key_" + key.ID
 	}
-	return verification.Author{Type: kyc.CommentByAPIKey, ID: "key_" + key.ID, Name: n}
+	return casenotes.Author{Type: kyc.CommentByAPIKey, ID: "key_" + key.ID, Name: n}
 }
 
 // checkAuthorName validates the optional authorName field.
@@ -60,6 +62,34 @@ func checkAuthorName(name *string) []kyc.FieldError {
 	return nil
 }
 
+// writeComments answers with a thread.
+func writeComments(w http.ResponseWriter, cs []kyc.Comment) {
+	out := make([]commentJSON, len(cs))
+	for i, c := range cs {
+		out[i] = toCommentJSON(c)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+}
+
+// readComment reads a new comment's body {"body", "authorName"?} and
+// returns its text and author.
+func readComment(w http.ResponseWriter, r *http.Request) (string, casenotes.Author, error) {
+	o, err := readObject(w, r)
+	if err != nil {
+		return "", casenotes.Author{}, err
+	}
+	body, name := o.str("body"), o.str("authorName")
+	var errs []kyc.FieldError
+	if body == nil {
+		errs = append(errs, kyc.FieldError{Field: "body", Message: "is required: write the comment"})
+	}
+	errs = append(errs, checkAuthorName(name)...)
+	if err := o.check(errs); err != nil {
+		return "", casenotes.Author{}, err
+	}
+	return *body, keyAuthor(keyFrom(r.Context()), name), nil
+}
+
 // handleCommentList handles "GET /v1/kyc-requests/{id}/comments": the
 // thread, oldest first.
 func (s *Server) handleCommentList(w http.ResponseWriter, r *http.Request) error {
@@ -71,28 +101,15 @@ func (s *Server) handleCommentList(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := make([]commentJSON, len(cs))
-	for i, c := range cs {
-		out[i] = toCommentJSON(c)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	writeComments(w, cs)
 	return nil
 }
 
 // handleCommentCreate handles "POST /v1/kyc-requests/{id}/comments":
 // body {"body", "authorName"?}.
 func (s *Server) handleCommentCreate(w http.ResponseWriter, r *http.Request) error {
-	o, err := readObject(w, r)
+	body, by, err := readComment(w, r)
 	if err != nil {
-		return err
-	}
-	body, name := o.str("body"), o.str("authorName")
-	var errs []kyc.FieldError
-	if body == nil {
-		errs = append(errs, kyc.FieldError{Field: "body", Message: "is required: write the comment"})
-	}
-	errs = append(errs, checkAuthorName(name)...)
-	if err := o.check(errs); err != nil {
 		return err
 	}
 	key := keyFrom(r.Context())
@@ -102,8 +119,42 @@ func (s *Server) handleCommentCreate(w http.ResponseWriter, r *http.Request) err
 		if err != nil {
 			return nil, err
 		}
-		c, err := s.kyc.AddComment(tx, key.OrganizationID, key.Environment, req.ID, verification.CommentInput{Body: *body,
-			By: keyAuthor(key, name), CaseURL: s.baseURL + "/console/" + string(key.Environment) + "/cases/" + req.ID})
+		c, err := s.kyc.AddComment(tx, key.OrganizationID, key.Environment, req.ID, verification.CommentInput{Body: body,
+			By: by, CaseURL: s.baseURL + "/console/" + string(key.Environment) + "/cases/" + req.ID})
+		if err != nil {
+			return nil, err
+		}
+		return toCommentJSON(*c), nil
+	})
+}
+
+// handleAMLCaseCommentList handles "GET /v1/aml-cases/{id}/comments".
+func (s *Server) handleAMLCaseCommentList(w http.ResponseWriter, r *http.Request) error {
+	key := keyFrom(r.Context())
+	cs, err := s.store.FindAMLCase(r.Context(), key.OrganizationID, key.Environment, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	comments, err := s.store.FindComments(r.Context(), cs.OrganizationID, cs.Environment, kyc.SubjectAMLCase, cs.ID)
+	if err != nil {
+		return err
+	}
+	writeComments(w, comments)
+	return nil
+}
+
+// handleAMLCaseCommentCreate handles "POST /v1/aml-cases/{id}/comments":
+// body {"body", "authorName"?}, as on a KYC request.
+func (s *Server) handleAMLCaseCommentCreate(w http.ResponseWriter, r *http.Request) error {
+	body, by, err := readComment(w, r)
+	if err != nil {
+		return err
+	}
+	key := keyFrom(r.Context())
+	return s.commit(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+		id := r.PathValue("id")
+		c, err := s.aml.AddCaseComment(tx, key.OrganizationID, key.Environment, id, aml.CaseComment{Body: body, By: by,
+			CaseURL: s.baseURL + "/console/" + string(key.Environment) + "/aml-cases/" + id})
 		if err != nil {
 			return nil, err
 		}

@@ -62,6 +62,8 @@ func (s *Server) routes() {
 	s.handle("GET /v1/aml-cases", s.handleAMLCaseList)
 	s.handle("GET /v1/aml-cases/{id}", s.handleAMLCaseGet)
 	s.handle("PATCH /v1/aml-cases/{id}", s.handleAMLCaseUpdate)
+	s.handle("GET /v1/aml-cases/{id}/comments", s.handleAMLCaseCommentList)
+	s.handle("POST /v1/aml-cases/{id}/comments", s.handleAMLCaseCommentCreate)
 	s.handle("PUT /v1/aml-cases/{id}/sar", s.handleAMLCaseSAR)
 	s.handle("GET /v1/aml-cases/{id}/sar/file", s.handleAMLCaseSARFile)
 

@@ -132,6 +132,10 @@ func (s *Store) EraseAMLCheck(ctx context.Context, a AgedAMLCheck) (bool, error)
 			{`UPDATE aml_suppressions SET subject_key = '', lifted_at = coalesce(lifted_at, ?), lifted_by_type = coalesce(lifted_by_type, 'system'),
 				lift_note = coalesce(lift_note, 'erased with its AML check') WHERE check_id = ?`, []any{now, c.ID}},
 			{`UPDATE aml_batch_rows SET subject = '{}' WHERE check_id = ?`, []any{c.ID}},
+			// The comment threads of its AML cases are free text about the
+			// person too (the audit chain keeps each comment's hash).
+			{`DELETE FROM case_comments WHERE organization_id = ? AND environment = ? AND subject_type = 'aml_case'
+				AND subject_id IN (SELECT id FROM aml_cases WHERE check_id = ?)`, []any{c.OrganizationID, string(c.Environment), c.ID}},
 		} {
 			if _, err := tx.exec(q.sql, q.args...); err != nil {
 				return fmt.Errorf("erase aml check %s: %w", c.ID, err)

@@ -101,6 +101,23 @@ func TestAMLRetention(t *testing.T) {
 		}
 	}
 
+	// AML cases with a comment thread: the erased check's comments go
+	// with it (free text about the person); the monitored check's stay.
+	caseWithComment := func(c *kyc.AMLCheck) string {
+		t.Helper()
+		cs := &kyc.AMLCase{OrganizationID: c.OrganizationID, Environment: c.Environment, CheckID: c.ID, MatchID: "m1", MatchKey: "test/TS-1"}
+		if err := s.InTx(t.Context(), func(tx *store.Tx) error {
+			if err := tx.CreateAMLCase(cs); err != nil {
+				return err
+			}
+			return tx.CreateComment(c.OrganizationID, c.Environment, &kyc.Comment{SubjectType: kyc.SubjectAMLCase, SubjectID: cs.ID,
+				AuthorType: kyc.CommentByUser, AuthorID: "usr_1", AuthorName: "Rob", Body: "Viktor's DOB differs."})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return cs.ID
+	}
+	liveCase, monitoredCase := caseWithComment(live), caseWithComment(monitored)
 	clock.Advance(now.AddDate(2, 0, 1).Sub(now)) // two years and a day on
 	found, err := s.FindAgedAMLChecks(t.Context(), clock.Now(), 100)
 	if err != nil {
@@ -150,6 +167,11 @@ func TestAMLRetention(t *testing.T) {
 	if pending, _, err := s.FindAMLChecks(t.Context(), org.ID, kyc.Live, kyc.AMLCheckFilter{ReviewStatus: kyc.AMLReviewPending, Page: 1, Size: 10}); err != nil ||
 		len(pending) != 1 || pending[0].ID != unreviewed.ID || pending[0].ErasedAt != nil {
 		t.Errorf("the unreviewed live check: %+v %v", pending, err)
+	}
+	for id, want := range map[string]int{liveCase: 0, monitoredCase: 1} {
+		if cs, err := s.FindComments(t.Context(), org.ID, kyc.Live, kyc.SubjectAMLCase, id); err != nil || len(cs) != want {
+			t.Errorf("comments of AML case %s after erasure: %d %v, want %d", id, len(cs), err, want)
+		}
 	}
 	// The other organization's check is untouched; so is the monitored one.
 	for _, c := range []*kyc.AMLCheck{otherLive, monitored} {

@@ -104,6 +104,24 @@ func TestVerificationsReasonAndTagFilters(t *testing.T) {
 			t.Errorf("%s: %v (total %d), want %v", tc.name, got, total, tc.want)
 		}
 	}
+	// Each row carries its tags and its decision's codes (one query for
+	// the page's tags), the other organization's tags never.
+	if items, _, err := s.ListVerifications(t.Context(), org.ID, kyc.Live, store.VerificationFilter{Page: 1, Size: 10}); err != nil || len(items) != 3 {
+		t.Errorf("list: %v %v", items, err)
+	} else {
+		for _, it := range items {
+			want := [2]string{}
+			switch it.ID {
+			case a:
+				want = [2]string{"vip", ""}
+			case b:
+				want = [2]string{"ring vip", "DOCUMENT_FORGED FACE_MISMATCH"}
+			}
+			if got := [2]string{strings.Join(it.Tags, " "), strings.Join(it.ReviewReasonCodes, " ")}; got != want {
+				t.Errorf("%s: tags and decision codes %q, want %q", it.ID, got, want)
+			}
+		}
+	}
 	// Keyset paging (the export) with a code.
 	if items, _, err := s.ListVerifications(t.Context(), org.ID, kyc.Live, store.VerificationFilter{Reason: "IMAGE_BLURRY", After: b, Size: 10}); err != nil ||
 		len(items) != 1 || items[0].ID != a {

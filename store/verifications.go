@@ -63,7 +63,9 @@ type VerificationItem struct {
 	Status              kyc.KYCStatus
 	Decision            kyc.KYCDecision
 	DecisionReason      string
-	Reasons             []string
+	Reasons             []string // the engine's reason codes
+	ReviewReasonCodes   []string // the reviewer's decision's, main code first
+	Tags                []string // alphabetical
 	RiskScore           *float64
 	AssigneeID          string
 	AssigneeName        string
@@ -194,7 +196,7 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		return nil, 0, fmt.Errorf("count verifications: %w", err)
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.public_id, r.applicant_id, a.first_name, a.last_name, a.email, a.phone, r.external_ref, a.external_ref,
-		r.status, r.decision, r.decision_reason, r.reason_codes, r.risk_score, r.assignee_id, u.name, r.decided_by,
+		r.status, r.decision, r.decision_reason, r.reason_codes, r.review_reason_codes, r.risk_score, r.assignee_id, u.name, r.decided_by,
 		r.created_at, r.submitted_at, r.decided_at
 		FROM (`+pageQ+` LIMIT ? OFFSET ?) page
 		JOIN kyc_requests r ON r.id = page.id JOIN applicants a ON a.id = r.applicant_id
@@ -207,11 +209,11 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 	out := make([]VerificationItem, 0, f.Size)
 	for rows.Next() {
 		var it VerificationItem
-		var email, phone, ref, appRef, reason, codes, assignee, assigneeName, by, submitted, decided sql.NullString
+		var email, phone, ref, appRef, reason, codes, review, assignee, assigneeName, by, submitted, decided sql.NullString
 		var risk sql.NullFloat64
 		var status, dec, created string
 		if err := rows.Scan(&it.ID, &it.PublicID, &it.ApplicantID, &it.FirstName, &it.LastName, &email, &phone, &ref, &appRef,
-			&status, &dec, &reason, &codes, &risk, &assignee, &assigneeName, &by, &created, &submitted, &decided); err != nil {
+			&status, &dec, &reason, &codes, &review, &risk, &assignee, &assigneeName, &by, &created, &submitted, &decided); err != nil {
 			return nil, 0, fmt.Errorf("scan verification: %w", err)
 		}
 		it.Email, it.Phone, it.ExternalRef, it.ApplicantRef = email.String, phone.String, ref.String, appRef.String
@@ -219,6 +221,7 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		if codes.Valid && codes.String != "" {
 			it.Reasons = strings.Fields(codes.String)
 		}
+		it.ReviewReasonCodes = strings.Fields(review.String)
 		if risk.Valid {
 			it.RiskScore = &risk.Float64
 		}
@@ -226,7 +229,40 @@ func (s *Store) ListVerifications(ctx context.Context, orgID string, env kyc.Env
 		it.CreatedAt, it.SubmittedAt, it.DecidedAt = parseTime(created), parseTimePtr(submitted), parseTimePtr(decided)
 		out = append(out, it)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list verifications: %w", err)
+	}
+	return out, total, s.fillTags(ctx, orgID, env, out)
+}
+
+// fillTags reads the tags of a page of requests in one query (the
+// subject index), instead of one per row.
+func (s *Store) fillTags(ctx context.Context, orgID string, env kyc.Environment, items []VerificationItem) error {
+	if len(items) == 0 {
+		return nil
+	}
+	at := make(map[string]int, len(items))
+	args := []any{orgID, string(env)}
+	for i, it := range items {
+		at[it.ID] = i
+		args = append(args, it.ID)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT subject_id, tag FROM case_tags WHERE organization_id = ? AND environment = ?
+		AND subject_type = 'kyc_request' AND subject_id IN (?`+strings.Repeat(", ?", len(items)-1)+`) ORDER BY subject_id, tag`, args...)
+	if err != nil {
+		return fmt.Errorf("list verifications' tags: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, tag string
+		if err := rows.Scan(&id, &tag); err != nil {
+			return fmt.Errorf("scan tag: %w", err)
+		}
+		if i, ok := at[id]; ok {
+			items[i].Tags = append(items[i].Tags, tag)
+		}
+	}
+	return rows.Err()
 }
 
 // Assignment is whose case a request is (distinct from a claim, the
