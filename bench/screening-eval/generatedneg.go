@@ -76,6 +76,8 @@ type genResult struct {
 	noteCtry   string
 	customer   genCustomer
 	exactMatch string
+	// best is the best match without country (for -generated-tuning).
+	best screening.Match
 }
 
 // screenGenerated screens every generated customer against all lists, by
@@ -108,6 +110,7 @@ func screenGenerated(cs []genCustomer, all []*screening.Index, workers int) []ge
 					}
 				}
 				if best.Entity != nil {
+					r.best = best
 					r.noteMatch = best.MatchedName.Full
 					r.exact = exactNameAndDOB(best)
 				}
