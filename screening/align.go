@@ -98,6 +98,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		weak    bool
 		upgrade bool // see below
 		joined  bool // two parts written together on one side
+		across  bool // an abjad part and a Latin one
 	}
 	var took []accepted
 	anchored := false // an exact or nearly exact name part was found
@@ -114,6 +115,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 			cUsed[c], cUsed[c+1] = p.sim, p.sim
 			listed = ix.vocab[ctoks[c]].text + " " + ix.vocab[ctoks[c+1]].text
+			a.across = qt[p.qi].abjad != ix.vocab[ctoks[c]].abjad
 		} else {
 			if cUsed[p.c] > 0 {
 				continue
@@ -121,6 +123,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			cUsed[p.c] = p.sim
 			listed = ix.vocab[ctoks[p.c]].text
 			a.c = p.c
+			a.across = qt[p.qi].abjad != ix.vocab[ctoks[p.c]].abjad
 			// Short parts one typo apart (SBA and SABA, AIZ and AZIZ)
 			// get little from Jaro–Winkler: they count as a leftover
 			// pair would, when an exact part anchors the match.
@@ -176,8 +179,14 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			strong++
 		}
 	}
+	// skel counts the weak alignments across an abjad and Latin: parts
+	// found through their consonant skeleton alone.
+	skel := 0
 	for _, a := range took {
 		count(&qt[a.qi], a.sim, a.weak)
+		if a.weak && a.across && !qt[a.qi].particle {
+			skel++
+		}
 	}
 	// A query part left over that closely matches a listed part another
 	// query part took repeats that part: the list wrote the name once
@@ -254,6 +263,15 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		}
 	}
 	f := Features{Tokens: tokens, commonOnly: ix.commonOnly(ctoks, cUsed), generalOnly: generalOnly && generalFound}
+	// A listed part left unmatched is forgiven as a middle name the
+	// customer did not give only when the customer's name was found
+	// spelled: two parts spelled, or no part found through its consonant
+	// skeleton alone in another script. A two-part abjad name of which
+	// one part meets a Latin part by skeleton (علی is l-y, and Alai,
+	// Yulia, Al-Ayy are l-y too) is not sure enough of its own parts to
+	// say that what the listed name has besides is a middle name.
+	forgive := strong >= 2 || skel == 0
+	full = full && forgive
 	bounds := full && first < last && first == ix.edge(ctoks, 0, 1) && last == ix.edge(ctoks, len(ctoks)-1, -1)
 	var cw, cs float64
 	for c, v := range ctoks {
@@ -264,7 +282,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			w *= innerWeight
 		case full:
 			w *= omittedWeight
-		case c > first && c < last:
+		case c > first && c < last && forgive:
 			w *= middleWeight
 		}
 		cw += w
