@@ -194,8 +194,12 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// twice with a typo. It is covered, not missing. The same holds for a
 	// listed part repeated (MOHAMED OMAR MOHAMED asked as Mohamed Omar),
 	// below.
+	// A syllable written in Chinese characters or Hangul is a character:
+	// one left over that reads like a part another took is another
+	// character read alike (韩 and 涵 are both Han), not the name written
+	// twice.
 	for i := range qt {
-		if qUsed[i] == 0 && bestAny[i] >= weakPart {
+		if qUsed[i] == 0 && bestAny[i] >= weakPart && !qt[i].han {
 			qUsed[i] = bestAny[i]
 		}
 	}

@@ -50,3 +50,21 @@ func TestUrduLettersReadAsArabic(t *testing.T) {
 		}
 	}
 }
+
+// A syllable written in Chinese characters that reads like one another
+// part took is another character (孟 and 梦 are both Meng), not the name
+// written twice: left over, it is not found, and the three-character name
+// does not match a listed two-syllable name plus another part. The listed
+// name with all three syllables is still found.
+func TestHanSyllableReadAlikeIsNotARepeat(t *testing.T) {
+	list := func(name string) *Index {
+		return BuildIndex([]Entity{{ID: "target", Schema: Person, Names: []Name{{Full: name, Type: Primary}}}})
+	}
+	q := Query{Name: "孟雨梦", DOB: "1980-01-01"}
+	if m := targetScore(t, list("MENG YU-TAV"), q); m.Score >= DefaultThreshold {
+		t.Errorf("a syllable read alike left over: %.3f (query coverage %.3f), want under %.2f", m.Score, m.Features.QueryCoverage, DefaultThreshold)
+	}
+	if m := targetScore(t, list("MENG Yu Meng"), q); m.Score < DefaultThreshold {
+		t.Errorf("all three syllables listed: %.3f, want ≥ %.2f", m.Score, DefaultThreshold)
+	}
+}
