@@ -29,6 +29,12 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 		}
 		for i := 0; i+1 < len(qt); i++ {
+			// A join ending in a particle (Abd al, Abu al) is the
+			// start of the next name, not a name: Abdallah is not
+			// the Abd al- of Abd al-Karim.
+			if qt[i+1].particle {
+				continue
+			}
 			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
 				pairs = append(pairs, pair{i, i + 1, c, s, weakAlignment(&units[len(qt)+i].tok, ct, true)})
 			}
@@ -39,6 +45,9 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// building tokens is the expensive part of scoring.
 	for c := 0; c+1 < len(ctoks); c++ {
 		a, b := &ix.vocab[ctoks[c]], &ix.vocab[ctoks[c+1]]
+		if b.particle {
+			continue // see the query joins above
+		}
 		var j *token
 		for i := range qt {
 			q := &qt[i]
@@ -310,6 +319,14 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// joined or skeleton-only match can cover a whole short name by
 	// chance (璐 刘 ~ ABU LULU through "luliu", William Owen ~ عبد المنان
 	// through the skeleton of "williamowen").
+	// The customer's parts found only as one join standing for one listed
+	// part, with listed parts left, are one name found, however well
+	// spelled: two short names written together fit a longer one by
+	// chance (a two-part Hebrew name against the given name of a
+	// two-part listed name). It counts as one weak alignment.
+	if len(took) == 1 && took[0].joined && unmatchedVocab(ix, ctoks, cUsed) {
+		strong, weak = 0, 1
+	}
 	if strong == 0 && weak < 2 {
 		f.WeakEvidence = true
 		f.NameScore *= weakEvidenceFactor

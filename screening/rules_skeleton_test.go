@@ -68,3 +68,41 @@ func TestHanSyllableReadAlikeIsNotARepeat(t *testing.T) {
 		t.Errorf("all three syllables listed: %.3f, want ≥ %.2f", m.Score, DefaultThreshold)
 	}
 }
+
+// A join ending in a particle is the start of the next name: Abdallah is
+// not the Abd al- of a listed Abd al-Qorwan. Abd Allah written apart is
+// still Abdallah, and a particle joined to the name after it (Binqorwan)
+// still meets it.
+func TestJoinEndingInParticle(t *testing.T) {
+	list := func(name string) *Index {
+		return BuildIndex([]Entity{{ID: "target", Schema: Person, Names: []Name{{Full: name, Type: Primary}}}})
+	}
+	q := Query{Name: "Abdallah Verrik", DOB: "1980-01-01"}
+	if m := targetScore(t, list("Abd al-Qorwan Verrik"), q); m.Score >= DefaultThreshold {
+		t.Errorf("Abdallah ~ Abd al-Qorwan: %.3f %v, want under %.2f", m.Score, m.Features.Tokens, DefaultThreshold)
+	}
+	if m := targetScore(t, list("Abd Allah Verrik"), q); m.Score < DefaultThreshold {
+		t.Errorf("Abdallah ~ Abd Allah: %.3f, want ≥ %.2f", m.Score, DefaultThreshold)
+	}
+	if m := targetScore(t, list("Bin Qorwan Verrik"), Query{Name: "Binqorwan Verrik"}); m.Score < DefaultThreshold {
+		t.Errorf("Binqorwan ~ Bin Qorwan: %.3f, want ≥ %.2f", m.Score, DefaultThreshold)
+	}
+}
+
+// A customer's two parts found only as one join standing for the given
+// name of a two-part listed name are one name found: even spelled (ولی تور
+// writes the ī and ō of Walitor) and with the listed year of birth, the
+// match stays under the threshold. The one-part listed name is still
+// found.
+func TestWholeQueryAsOneJoinIsOneName(t *testing.T) {
+	list := func(name string) *Index {
+		return BuildIndex([]Entity{{ID: "target", Schema: Person, Names: []Name{{Full: name, Type: Primary}}, DOBs: []string{"1980"}}})
+	}
+	q := Query{Name: "ولی تور", DOB: "1980-01-01"}
+	if m := targetScore(t, list("Walitor Zemkaro"), q); m.Score >= DefaultThreshold {
+		t.Errorf("one join, a listed part left: %.3f %v, want under %.2f", m.Score, m.Features.Tokens, DefaultThreshold)
+	}
+	if m := targetScore(t, list("Walitor"), q); m.Score < DefaultThreshold {
+		t.Errorf("one join, the whole listed name: %.3f, want ≥ %.2f", m.Score, DefaultThreshold)
+	}
+}
