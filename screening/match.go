@@ -177,6 +177,12 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 			// tell its bearers apart.
 			f.DOBFactor = missingDOBCommon
 		}
+		if f.DOB == "year" && spreadYears(ent.DOBs) && (f.commonOnly || f.QueryCoverage < 1 || f.NameCoverage < 1) {
+			// A year among the span of years a record gives (born
+			// 1968 to 1975) says about as little as no date: the
+			// same holds as for a record without one.
+			f.DOBFactor = min(f.DOBFactor, missingDOBCommon)
+		}
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
 		supportWeak(&f)
 		supportCommon(&f)
@@ -206,6 +212,24 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 		out = out[:limit]
 	}
 	return out
+}
+
+// spreadYearsMin is the number of distinct birth years from which a record
+// gives a span rather than a date of birth.
+const spreadYearsMin = 3
+
+// spreadYears: the record gives spreadYearsMin or more distinct birth years.
+func spreadYears(dobs []string) bool {
+	if len(dobs) < spreadYearsMin {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, d := range dobs {
+		if len(d) >= 4 {
+			seen[d[:4]] = true
+		}
+	}
+	return len(seen) >= spreadYearsMin
 }
 
 // missingDOBCommon is the date-of-birth factor of a name matched through

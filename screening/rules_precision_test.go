@@ -106,3 +106,25 @@ func TestWholeQueryAsOneJoinIsOneName(t *testing.T) {
 		t.Errorf("one join, the whole listed name: %.3f, want ≥ %.2f", m.Score, DefaultThreshold)
 	}
 }
+
+// A year among the span of birth years a record gives (1966 to 1972) says
+// about as little as no date: a name matched in part gets the factor of a
+// record without a date of birth, and stays under the threshold. One
+// listed year, or the whole name found, keeps the factor 1.
+func TestSpanOfBirthYearsIsNotAgreement(t *testing.T) {
+	list := func(name string, dobs ...string) *Index {
+		return BuildIndex([]Entity{{ID: "target", Schema: Person, Names: []Name{{Full: name, Type: Primary}}, DOBs: dobs}})
+	}
+	span := []string{"1966", "1967", "1968", "1969", "1970", "1971", "1972"}
+	q := Query{Name: "Dravek Saskin", DOB: "1969-04-02"}
+	m := targetScore(t, list("Dravek Umbrelio Quastor Saskin Tervolian", span...), q)
+	if m.Features.DOBFactor != missingDOBCommon || m.Score >= DefaultThreshold {
+		t.Errorf("name in part, a year in the span: %.3f (DOB %s ×%.2f), want ×%.2f and under %.2f", m.Score, m.Features.DOB, m.Features.DOBFactor, missingDOBCommon, DefaultThreshold)
+	}
+	if m := targetScore(t, list("Dravek Umbrelio Quastor Saskin Tervolian", "1969"), q); m.Features.DOBFactor != 1 {
+		t.Errorf("name in part, the one listed year: DOB %s ×%.2f, want ×1", m.Features.DOB, m.Features.DOBFactor)
+	}
+	if m := targetScore(t, list("Dravek Saskin", span...), q); m.Features.DOBFactor != 1 || m.Score < DefaultThreshold {
+		t.Errorf("the whole name, a year in the span: %.3f (×%.2f), want ×1 and ≥ %.2f", m.Score, m.Features.DOBFactor, DefaultThreshold)
+	}
+}
