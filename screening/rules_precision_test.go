@@ -2,8 +2,9 @@ package screening
 
 import "testing"
 
-// Rules about names found through consonant skeletons across scripts
-// (issue 25, generated customers). Every name here is made up.
+// Precision rules found on the generated customers' tuning half (issue 25):
+// skeleton alignments, Urdu letters, Chinese syllables read alike, joins,
+// spans of birth years. Every name here is made up.
 
 // A two-part abjad name, one part spelled (ترمیز writes the i of Termiz),
 // the other found only through a two-consonant skeleton (عدو is d-w, as
