@@ -234,8 +234,11 @@ func spreadYears(dobs []string) bool {
 
 // missingDOBCommon is the date-of-birth factor of a name matched through
 // common parts only, or matched in part, when the customer gave a date of
-// birth and the listed record has none.
-const missingDOBCommon = 0.9
+// birth and the listed record has none: the factor of a date one year
+// apart (see compareDOB), since a date the record lacks agrees no better
+// than a near one (it was 0.9 before issue 25's generated customers showed
+// partial names of records without a date alerting on it alone).
+const missingDOBCommon = 0.85
 
 // supportWeak scales the name score of a record matched through weak
 // alignments only unless the date of birth (exact or the same year) or the

@@ -129,3 +129,17 @@ func TestSpanOfBirthYearsIsNotAgreement(t *testing.T) {
 		t.Errorf("the whole name, a year in the span: %.3f (×%.2f), want ×1 and ≥ %.2f", m.Score, m.Features.DOBFactor, DefaultThreshold)
 	}
 }
+
+// Missing data is not agreement, and no better than a near one: a record
+// without a date of birth, matched in part, scores no higher than the same
+// record born one year from the customer.
+func TestMissingDOBNoBetterThanAYearApart(t *testing.T) {
+	list := func(dobs ...string) *Index {
+		return BuildIndex([]Entity{{ID: "target", Schema: Person, Names: []Name{{Full: "Dravek Umbrelio Saskin", Type: Primary}}, DOBs: dobs}})
+	}
+	q := Query{Name: "Dravek Saskin", DOB: "1969-04-02"}
+	none, near := targetScore(t, list(), q), targetScore(t, list("1970-06-01"), q)
+	if near.Features.DOB != "near" || none.Score > near.Score {
+		t.Errorf("no listed DOB %.3f (×%.2f), one year apart %.3f (%s ×%.2f): want no DOB ≤ a year apart", none.Score, none.Features.DOBFactor, near.Score, near.Features.DOB, near.Features.DOBFactor)
+	}
+}
