@@ -29,6 +29,14 @@ func generatedPath() string {
 	return filepath.Join(dir, "kycd", "generated_customers_v2.csv")
 }
 
+// options are run's settings for the generated customers and the
+// before baseline.
+type options struct {
+	genFile             string
+	genLimit, workers   int
+	writeBefore, commit string
+}
+
 type genCustomer struct {
 	name, dob, country, locale string
 }

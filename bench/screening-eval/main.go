@@ -82,12 +82,6 @@ type scored struct {
 	half string
 }
 
-type options struct {
-	genFile             string
-	genLimit, workers   int
-	writeBefore, commit string
-}
-
 type set struct {
 	name   string
 	items  []scored
