@@ -29,6 +29,12 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 		}
 		for i := 0; i+1 < len(qt); i++ {
+			// A join ending in a particle (Abd al, Abu al) is the
+			// start of the next name, not a name: Abdallah is not
+			// the Abd al- of Abd al-Karim.
+			if qt[i+1].particle {
+				continue
+			}
 			if s := tokenSim(&units[len(qt)+i].tok, ct); s >= minTokenSim {
 				pairs = append(pairs, pair{i, i + 1, c, s, weakAlignment(&units[len(qt)+i].tok, ct, true)})
 			}
@@ -39,6 +45,9 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// building tokens is the expensive part of scoring.
 	for c := 0; c+1 < len(ctoks); c++ {
 		a, b := &ix.vocab[ctoks[c]], &ix.vocab[ctoks[c+1]]
+		if b.particle {
+			continue // see the query joins above
+		}
 		var j *token
 		for i := range qt {
 			q := &qt[i]
@@ -98,6 +107,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		weak    bool
 		upgrade bool // see below
 		joined  bool // two parts written together on one side
+		across  bool // an abjad part and a Latin one
 	}
 	var took []accepted
 	anchored := false // an exact or nearly exact name part was found
@@ -114,6 +124,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			}
 			cUsed[c], cUsed[c+1] = p.sim, p.sim
 			listed = ix.vocab[ctoks[c]].text + " " + ix.vocab[ctoks[c+1]].text
+			a.across = qt[p.qi].abjad != ix.vocab[ctoks[c]].abjad
 		} else {
 			if cUsed[p.c] > 0 {
 				continue
@@ -121,6 +132,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			cUsed[p.c] = p.sim
 			listed = ix.vocab[ctoks[p.c]].text
 			a.c = p.c
+			a.across = qt[p.qi].abjad != ix.vocab[ctoks[p.c]].abjad
 			// Short parts one typo apart (SBA and SABA, AIZ and AZIZ)
 			// get little from Jaro–Winkler: they count as a leftover
 			// pair would, when an exact part anchors the match.
@@ -176,8 +188,14 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			strong++
 		}
 	}
+	// skel counts the weak alignments across an abjad and Latin: parts
+	// found through their consonant skeleton alone.
+	skel := 0
 	for _, a := range took {
 		count(&qt[a.qi], a.sim, a.weak)
+		if a.weak && a.across && !qt[a.qi].particle {
+			skel++
+		}
 	}
 	// A query part left over that closely matches a listed part another
 	// query part took repeats that part: the list wrote the name once
@@ -185,8 +203,12 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// twice with a typo. It is covered, not missing. The same holds for a
 	// listed part repeated (MOHAMED OMAR MOHAMED asked as Mohamed Omar),
 	// below.
+	// A syllable written in Chinese characters or Hangul is a character:
+	// one left over that reads like a part another took is another
+	// character read alike (韩 and 涵 are both Han), not the name written
+	// twice.
 	for i := range qt {
-		if qUsed[i] == 0 && bestAny[i] >= weakPart {
+		if qUsed[i] == 0 && bestAny[i] >= weakPart && !qt[i].han {
 			qUsed[i] = bestAny[i]
 		}
 	}
@@ -254,6 +276,15 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 		}
 	}
 	f := Features{Tokens: tokens, commonOnly: ix.commonOnly(ctoks, cUsed), generalOnly: generalOnly && generalFound}
+	// A listed part left unmatched is forgiven as a middle name the
+	// customer did not give only when the customer's name was found
+	// spelled: two parts spelled, or no part found through its consonant
+	// skeleton alone in another script. A two-part abjad name of which
+	// one part meets a Latin part by skeleton (علی is l-y, and Alai,
+	// Yulia, Al-Ayy are l-y too) is not sure enough of its own parts to
+	// say that what the listed name has besides is a middle name.
+	forgive := strong >= 2 || skel == 0
+	full = full && forgive
 	bounds := full && first < last && first == ix.edge(ctoks, 0, 1) && last == ix.edge(ctoks, len(ctoks)-1, -1)
 	var cw, cs float64
 	for c, v := range ctoks {
@@ -264,7 +295,7 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 			w *= innerWeight
 		case full:
 			w *= omittedWeight
-		case c > first && c < last:
+		case c > first && c < last && forgive:
 			w *= middleWeight
 		}
 		cw += w
@@ -288,6 +319,14 @@ func (ix *Index) scoreName(qt []token, units []unit, in *indexedName) Features {
 	// joined or skeleton-only match can cover a whole short name by
 	// chance (璐 刘 ~ ABU LULU through "luliu", William Owen ~ عبد المنان
 	// through the skeleton of "williamowen").
+	// The customer's parts found only as one join standing for one listed
+	// part, with listed parts left, are one name found, however well
+	// spelled: two short names written together fit a longer one by
+	// chance (a two-part Hebrew name against the given name of a
+	// two-part listed name). It counts as one weak alignment.
+	if len(took) == 1 && took[0].joined && unmatchedVocab(ix, ctoks, cUsed) {
+		strong, weak = 0, 1
+	}
 	if strong == 0 && weak < 2 {
 		f.WeakEvidence = true
 		f.NameScore *= weakEvidenceFactor

@@ -13,6 +13,14 @@ import (
 // counterpart: the article and particles as the particles al, bin, abu,
 // the rest transliterated.
 
+// urduLetters are the Urdu (and Persian) forms of Arabic letters, folded
+// to the Arabic letter before the word is read: Urdu writes the h of Allah
+// and a final h or a with heh goal (ہ) or do-chashmi heh (ھ), and the
+// feminine ending with ۃ, where Arabic writes ه and ة, so عبداللہ is
+// عبدالله (Abdallah), not abd + al + "lh", and the compounds, words and
+// titles below are found whichever alphabet wrote them.
+var urduLetters = strings.NewReplacer("\u06C1", "\u0647", "\u06C2", "\u0647", "\u06BE", "\u0647", "\u06C3", "\u0629")
+
 // arabicWords are whole words with a fixed Latin form.
 var arabicWords = map[string]string{
 	"بن": "bin", "ابن": "ibn", "إبن": "ibn", "بنت": "bint",

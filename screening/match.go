@@ -177,6 +177,12 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 			// tell its bearers apart.
 			f.DOBFactor = missingDOBCommon
 		}
+		if f.DOB == "year" && spreadYears(ent.DOBs) && (f.commonOnly || f.QueryCoverage < 1 || f.NameCoverage < 1) {
+			// A year among the span of years a record gives (born
+			// 1968 to 1975) says about as little as no date: the
+			// same holds as for a record without one.
+			f.DOBFactor = min(f.DOBFactor, missingDOBCommon)
+		}
 		f.Country, f.CountryFactor = compareCountry(q.Country, ent.Countries)
 		supportWeak(&f)
 		supportCommon(&f)
@@ -208,10 +214,31 @@ func (ix *Index) Search(q Query, threshold float64, limit int) []Match {
 	return out
 }
 
+// spreadYearsMin is the number of distinct birth years from which a record
+// gives a span rather than a date of birth.
+const spreadYearsMin = 3
+
+// spreadYears: the record gives spreadYearsMin or more distinct birth years.
+func spreadYears(dobs []string) bool {
+	if len(dobs) < spreadYearsMin {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, d := range dobs {
+		if len(d) >= 4 {
+			seen[d[:4]] = true
+		}
+	}
+	return len(seen) >= spreadYearsMin
+}
+
 // missingDOBCommon is the date-of-birth factor of a name matched through
 // common parts only, or matched in part, when the customer gave a date of
-// birth and the listed record has none.
-const missingDOBCommon = 0.9
+// birth and the listed record has none: the factor of a date one year
+// apart (see compareDOB), since a date the record lacks agrees no better
+// than a near one (it was 0.9 before issue 25's generated customers showed
+// partial names of records without a date alerting on it alone).
+const missingDOBCommon = 0.85
 
 // supportWeak scales the name score of a record matched through weak
 // alignments only unless the date of birth (exact or the same year) or the

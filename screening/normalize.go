@@ -197,6 +197,7 @@ func appendWord(out []token, raw string) []token {
 		// Tatweel (ـ, of the Common script) only stretches an Arabic
 		// word on the page: شعبـان is شعبان.
 		word = strings.ReplaceAll(word, "\u0640", "")
+		word = urduLetters.Replace(word)
 		abjad := isAbjad(word)
 		n := len(out)
 		if latin, ok := arabicCommon[word]; ok {

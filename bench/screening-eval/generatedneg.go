@@ -29,6 +29,14 @@ func generatedPath() string {
 	return filepath.Join(dir, "kycd", "generated_customers_v2.csv")
 }
 
+// options are run's settings for the generated customers and the
+// before baseline.
+type options struct {
+	genFile             string
+	genLimit, workers   int
+	writeBefore, commit string
+}
+
 type genCustomer struct {
 	name, dob, country, locale string
 }
@@ -76,6 +84,8 @@ type genResult struct {
 	noteCtry   string
 	customer   genCustomer
 	exactMatch string
+	// best is the best match without country (for -generated-tuning).
+	best screening.Match
 }
 
 // screenGenerated screens every generated customer against all lists, by
@@ -108,6 +118,7 @@ func screenGenerated(cs []genCustomer, all []*screening.Index, workers int) []ge
 					}
 				}
 				if best.Entity != nil {
+					r.best = best
 					r.noteMatch = best.MatchedName.Full
 					r.exact = exactNameAndDOB(best)
 				}

@@ -37,7 +37,14 @@ func main() {
 	before := flag.String("write-before", "", "write the goal table's figures to this file as the BEFORE baseline (give -commit)")
 	commit := flag.String("commit", "", "the commit the -write-before figures were measured on")
 	pairsOnly := flag.Bool("pairs", false, "only the labelled name pairs: F1 per half and the tuning half's errors (seconds, no lists)")
+	genTune := flag.Bool("generated-tuning", false, "only the generated customers' tuning half: list its alerts with their alignments (the held-out half is not screened)")
 	flag.Parse()
+	if *genTune {
+		if err := runGeneratedTuning(*data, *genFile, *threshold, *workers); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *pairsOnly {
 		if err := runPairs(*data, *threshold); err != nil {
 			log.Fatal(err)
@@ -73,12 +80,6 @@ type scored struct {
 	ambiguous string
 	// half: tuning or held-out (see split.go).
 	half string
-}
-
-type options struct {
-	genFile             string
-	genLimit, workers   int
-	writeBefore, commit string
 }
 
 type set struct {
