@@ -15,6 +15,7 @@ import (
 	cdpage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"kycd/internal/cdpwait"
 	"kycd/internal/testtools"
 )
 
@@ -107,7 +108,7 @@ func eval[T any](b *tab, expr string) T {
 
 func (b *tab) waitFor(expr string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if err := cdpwait.Until(b.ctx, expr, 20*time.Second); err != nil {
 		b.fail(fmt.Errorf("waiting for %s: %w", expr, err))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"kycd/internal/cdpwait"
 	"kycd/internal/testtools"
 )
 
@@ -152,7 +153,7 @@ func (b *tab) waitFor(expr string) { b.waitUpTo(20*time.Second, expr) }
 // check on a busy machine.
 func (b *tab) waitUpTo(d time.Duration, expr string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(d))); err != nil {
+	if err := cdpwait.Until(b.ctx, expr, d); err != nil {
 		b.fail(fmt.Errorf("waiting for %s: %w", expr, err))
 	}
 }

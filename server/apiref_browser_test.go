@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"kycd/internal/cdpwait"
 	"kycd/internal/testtools"
 )
 
@@ -99,7 +100,7 @@ document.addEventListener('securitypolicyviolation', function (e) { window.__csp
 	// Rendered: the prerendered page has the title and the menu's tags.
 	rendered := `document.readyState === 'complete' && document.body.innerText.includes('kycd Identity Verification API') &&
 document.body.innerText.includes('KYC requests')`
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](rendered, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+	if err := cdpwait.Until(ctx, rendered, 60*time.Second); err != nil {
 		text, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Evaluate[string](`document.body.innerText.slice(0, 600)`))
 		mu.Lock()
 		defer mu.Unlock()
@@ -115,14 +116,14 @@ document.body.innerText.includes('KYC requests')`
 		}
 	}
 	open("Applicants")
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes('Create an applicant')`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if err := cdpwait.Until(ctx, `document.body.innerText.includes('Create an applicant')`, 20*time.Second); err != nil {
 		t.Fatalf("opening Applicants in the menu showed no operations: %v", err)
 	}
 	open("Create an applicant")
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`location.hash.length > 1 || location.pathname !== '/docs/'`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if err := cdpwait.Until(ctx, `location.hash.length > 1 || location.pathname !== '/docs/'`, 20*time.Second); err != nil {
 		t.Errorf("choosing an operation in the menu did not navigate: %v", err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes('Idempotency-Key')`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if err := cdpwait.Until(ctx, `document.body.innerText.includes('Idempotency-Key')`, 20*time.Second); err != nil {
 		t.Errorf("the operation's details did not render: %v", err)
 	}
 	// axe-core on the page as it is: critical violations fail when
@@ -177,13 +178,13 @@ document.body.innerText.includes('KYC requests')`
 	// Typed as key presses into the focused box (the dialog re-renders
 	// while it opens, so a node looked up first can be gone).
 	focus := `(() => { const i = document.querySelector('input[placeholder="Search docs..."]'); if (!i) return false; i.focus(); return document.activeElement === i; })()`
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](focus, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if err := cdpwait.Until(ctx, focus, 20*time.Second); err != nil {
 		t.Fatalf("focus the search box: %v", err)
 	}
 	if err := chromedp.Do(ctx, chromedp.KeyEvent("archive")); err != nil {
 		t.Fatalf("type a search: %v", err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`(%s) > %d`, shown, before), chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if err := cdpwait.Until(ctx, fmt.Sprintf(`(%s) > %d`, shown, before), 20*time.Second); err != nil {
 		t.Errorf("searching for archive showed no result naming the archive operation (%d before): %v", before, err)
 	}
 	runAxe("the search dialog", false)
