@@ -161,6 +161,9 @@ func readWith(net *Net, img image.Image, ref time.Time, looks int) *Result {
 	g, back := inkGray(img, maxSide)
 	py := NewPyramid(g)
 	res := readPyramid(net, py, ref, looks)
+	if res.Status != StatusRead {
+		res = readPage(net, py, ref, looks, res)
+	}
 	// Back to the caller's pixels.
 	if back != 1 {
 		res.Box = image.Rect(int(float64(res.Box.Min.X)*back), int(float64(res.Box.Min.Y)*back),
