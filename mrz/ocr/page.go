@@ -17,7 +17,7 @@ import (
 // narrower than the near end's).
 //
 // The page is found as a contrast region: on a coarse level of the
-// pyramid (about 400 pixels long, where a table's grain is averaged
+// pyramid (at most 500 pixels long, where a table's grain is averaged
 // away), the pixels where the gray level changes sharply are the edges;
 // what can be reached from the picture's border without crossing an edge
 // is the background, and the largest solid region left is the document.
@@ -28,7 +28,7 @@ import (
 // pixels and the warped page at most maxPageSide on its long side.
 const (
 	// pageLevelSide: the coarse level's long side is at most this.
-	pageLevelSide = 400
+	pageLevelSide = 500
 	// pageEdge: the least gray-level difference across two coarse pixels
 	// that is an edge; the background's own texture (3× its median
 	// gradient) raises it.
@@ -39,11 +39,16 @@ const (
 	minPageArea = 0.04
 	maxPageArea = 0.92
 	// minPageFill: the region must fill its hull this much (a solid
-	// page), and the quadrilateral cover the hull this much.
-	minPageFill = 0.9
+	// page, its outline ragged by the erosion), and minQuadFill: the
+	// quadrilateral must cover the hull this much (four corners).
+	minPageFill = 0.85
+	minQuadFill = 0.85
 	// maxPageSide bounds the warped page (7.7 MB of float32 at most,
 	// with its pyramid 10 MB): the portal's upload-time read makes it too.
 	maxPageSide = 1600
+	// pageErode: the erosion, in coarse pixels, that parts the page from
+	// specks of background texture touching it.
+	pageErode = 3
 )
 
 // findPage returns the corners of the document in the pyramid's level-0
@@ -126,13 +131,15 @@ func findPage(py *Pyramid) ([4][2]float64, bool) {
 			push(i + w)
 		}
 	}
-	// The largest region left (4-connected), by flood fill: back doubles
-	// as the visited mark.
+	// What is left, eroded by pageErode pixels so that specks of the
+	// table's grain strung along a seam do not join the page, then its
+	// largest region (4-connected).
+	solid := erode(back, w, h, pageErode)
 	best, bestN := -1, 0
 	label := make([]int32, w*h)
 	n := int32(0)
-	for s := range back {
-		if back[s] || label[s] != 0 {
+	for s := range solid {
+		if !solid[s] || label[s] != 0 {
 			continue
 		}
 		n++
@@ -148,7 +155,7 @@ func findPage(py *Pyramid) ([4][2]float64, bool) {
 				if (j == i-1 && x == 0) || (j == i+1 && x == w-1) || (j == i-w && y == 0) || (j == i+w && y == h-1) {
 					continue
 				}
-				if !back[j] && label[j] == 0 {
+				if solid[j] && label[j] == 0 {
 					label[j] = n
 					queue = append(queue, int32(j))
 				}
@@ -184,13 +191,21 @@ func findPage(py *Pyramid) ([4][2]float64, bool) {
 		return q, false
 	}
 	quad, ok := largestQuad(hull)
-	if !ok || polyArea(quad[:]) < minPageFill*ha {
+	if !ok || polyArea(quad[:]) < minQuadFill*ha {
 		return q, false
 	}
-	// To level-0 pixels.
+	// Grown back by the erosion (outwards from the centre) and to
+	// level-0 pixels.
 	s := float64(int(1) << k)
+	var cx, cy float64
+	for _, c := range quad {
+		cx, cy = cx+c[0]/4, cy+c[1]/4
+	}
 	for i, c := range quad {
-		q[i] = [2]float64{c[0] * s, c[1] * s}
+		dx, dy := c[0]-cx, c[1]-cy
+		d := math.Hypot(dx, dy)
+		g := pageErode * math.Sqrt2 / max(d, 1)
+		q[i] = [2]float64{(c[0] + dx*g) * s, (c[1] + dy*g) * s}
 	}
 	return q, true
 }
@@ -393,3 +408,28 @@ func readPage(net *Net, py *Pyramid, ref time.Time, looks int, res *Result) *Res
 // smallPage: a page under this share of the picture, whose zone is not
 // found, is too small to read.
 const smallPage = 0.2
+
+// erode returns the pixels of !back whose whole (2r+1)² square is in
+// !back (an integral image of back's count).
+func erode(back []bool, w, h, r int) []bool {
+	sum := make([]int32, (w+1)*(h+1))
+	for y := range h {
+		var row int32
+		for x := range w {
+			if back[y*w+x] {
+				row++
+			}
+			sum[(y+1)*(w+1)+x+1] = sum[y*(w+1)+x+1] + row
+		}
+	}
+	out := make([]bool, w*h)
+	for y := r; y < h-r; y++ {
+		for x := r; x < w-r; x++ {
+			x0, y0, x1, y1 := x-r, y-r, x+r+1, y+r+1
+			if sum[y1*(w+1)+x1]-sum[y0*(w+1)+x1]-sum[y1*(w+1)+x0]+sum[y0*(w+1)+x0] == 0 {
+				out[y*w+x] = true
+			}
+		}
+	}
+	return out
+}

@@ -5,7 +5,10 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // pageScene draws a light card (with dark bars for print) on a noisy,
@@ -110,5 +113,62 @@ func TestWarpPage(t *testing.T) {
 	}
 	if dark > 0 {
 		t.Errorf("%d table pixels inside the warped page's left margin", dark)
+	}
+}
+
+// TestReadAtUsualScaleFindsPage: the portal's upload-time read (the usual
+// scale only) of a card at 40% of a large frame's width, turned and
+// in perspective, reads it on the page it finds; before, no zone was
+// found at that scale. A tuning-half photo (bench/mrz's split).
+func TestReadAtUsualScaleFindsPage(t *testing.T) {
+	dir, gt := loadTruth(t)
+	const name = "doc_td1_gbr_residence_permit_sample.png"
+	var want []string
+	for _, g := range gt {
+		if g.Image == name {
+			want = g.MRZ
+		}
+	}
+	src := planeFromGray(grayOf(decodeFile(t, filepath.Join(dir, name))))
+	// The card at 40% of the frame's width, its right edge 15% shorter.
+	fw := src.w * 5 / 2
+	fh := fw * 3 / 4
+	x0, y0 := float64(fw)*0.45, float64(fh)*0.4
+	sw, sh := float64(src.w), float64(src.h)
+	q := [4][2]float64{{x0, y0}, {x0 + sw, y0 + 0.075*sh}, {x0 + sw, y0 + 0.925*sh}, {x0, y0 + sh}}
+	hm := solveHomography(q, [4][2]float64{{0, 0}, {sw, 0}, {sw, sh}, {0, sh}})
+	frame := image.NewGray(image.Rect(0, 0, fw, fh))
+	for y := range fh {
+		for x := range fw {
+			v := uint8(110 + (x*7+y*13+(x*y)%17)%23)
+			if u, s := applyHomography(hm, float64(x)+0.5, float64(y)+0.5); u >= 0 && s >= 0 && u < sw && s < sh {
+				v = uint8(min(max(src.at(u-0.5, s-0.5)+0.5, 0), 255))
+			}
+			frame.Pix[y*frame.Stride+x] = v
+		}
+	}
+	r, err := ReadAtUsualScale(frame, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusRead || !slices.Equal(r.Lines, want) {
+		t.Fatalf("card at 40%% of a %d px frame: %s %s %v", fw, r.Status, r.Hint, r.Lines)
+	}
+	// The zone's box is given in the frame's pixels: inside the card.
+	if !r.Box.Overlaps(image.Rect(int(x0), int(y0), int(x0+sw), int(y0+sh))) || r.Box.Min.X < int(x0)-20 {
+		t.Errorf("zone box %v, card at (%.0f, %.0f) %.0f × %.0f", r.Box, x0, y0, sw, sh)
+	}
+}
+
+// TestSmallPageWithoutZone: a small card without a zone in a large frame
+// (print, no MRZ) says too_small, come closer, rather than no_zone.
+func TestSmallPageWithoutZone(t *testing.T) {
+	img := pageScene(2400, 1800, [4][2]float64{{1200, 900}, {1800, 900}, {1800, 1320}, {1200, 1320}}, 5)
+	r, err := ReadAtUsualScale(img, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusNotFound || r.Hint != HintTooSmall {
+		t.Fatalf("%s %s, want not_found too_small", r.Status, r.Hint)
 	}
 }
