@@ -370,14 +370,17 @@ func solveHomography(from, to [4][2]float64) [9]float64 {
 // (see findPage), when the first read res did not read the zone; the
 // better of the two is returned, in the picture's level-0 pixels. A page
 // small in the picture whose zone is not found either is too small: the
-// applicant should come closer, not show another side.
-func readPage(net *Net, py *Pyramid, ref time.Time, looks int, res *Result) *Result {
+// applicant should come closer, not show another side. The page is read
+// at the usual scale only: it fills the picture the reader looks at, so
+// the finer look would find nothing more, and it would double the time
+// (and the memory) of a photo without a zone.
+func readPage(net *Net, py *Pyramid, ref time.Time, res *Result) *Result {
 	q, ok := findPage(py)
 	if !ok {
 		return res
 	}
 	page, hm := warpPage(py, q)
-	r := readPyramid(net, pyramidOf(page), ref, looks)
+	r := readPyramid(net, pyramidOf(page), ref, 1)
 	if rank(r) <= rank(res) {
 		if res.Status == StatusNotFound && res.Hint == HintNoZone && r.Status == StatusNotFound &&
 			polyArea(q[:]) < smallPage*float64(py.levels[0].w*py.levels[0].h) {

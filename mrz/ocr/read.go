@@ -162,7 +162,7 @@ func readWith(net *Net, img image.Image, ref time.Time, looks int) *Result {
 	py := NewPyramid(g)
 	res := readPyramid(net, py, ref, looks)
 	if res.Status != StatusRead {
-		res = readPage(net, py, ref, looks, res)
+		res = readPage(net, py, ref, res)
 	}
 	// Back to the caller's pixels.
 	if back != 1 {
