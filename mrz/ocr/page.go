@@ -379,11 +379,15 @@ func readPage(net *Net, py *Pyramid, ref time.Time, res *Result) *Result {
 	if !ok {
 		return res
 	}
+	small := polyArea(q[:]) < smallPage*float64(py.levels[0].w*py.levels[0].h)
 	page, hm := warpPage(py, q)
+	// From here the picture's pyramid is no longer referenced: the page's
+	// read (a plane no larger than the page's longer edges, at most
+	// maxPageSide) takes its place in memory rather than adding to it.
+	py = nil
 	r := readPyramid(net, pyramidOf(page), ref, 1)
 	if rank(r) <= rank(res) {
-		if res.Status == StatusNotFound && res.Hint == HintNoZone && r.Status == StatusNotFound &&
-			polyArea(q[:]) < smallPage*float64(py.levels[0].w*py.levels[0].h) {
+		if res.Status == StatusNotFound && res.Hint == HintNoZone && r.Status == StatusNotFound && small {
 			res.Hint = HintTooSmall
 		}
 		return res
