@@ -49,6 +49,9 @@ const (
 	// pageErode: the erosion, in coarse pixels, that parts the page from
 	// specks of background texture touching it.
 	pageErode = 3
+	// pageMargin: the warped page keeps this share of its longer side
+	// around it (some of the table).
+	pageMargin = 0.04
 )
 
 // findPage returns the corners of the document in the pyramid's level-0
@@ -301,16 +304,19 @@ func largestQuad(hull [][2]float64) ([4][2]float64, bool) {
 
 // warpPage samples the page inside q (level-0 pixels, clockwise) onto an
 // upright rectangle as long as the page's longer edges (at most
-// maxPageSide), and returns it with the homography taking the
+// maxPageSide, plus a margin of pageMargin), and returns it with the homography taking the
 // rectangle's pixels back to level 0.
 func warpPage(py *Pyramid, q [4][2]float64) (*plane, [9]float64) {
 	dist := func(i, j int) float64 { return math.Hypot(q[i][0]-q[j][0], q[i][1]-q[j][1]) }
 	w, h := max(dist(0, 1), dist(3, 2)), max(dist(1, 2), dist(0, 3))
-	if f := maxPageSide / max(w, h); f < 1 {
+	if f := maxPageSide / (max(w, h) * (1 + 2*pageMargin)); f < 1 {
 		w, h = w*f, h*f
 	}
-	W, H := max(1, int(math.Round(w))), max(1, int(math.Round(h)))
-	rect := [4][2]float64{{0, 0}, {float64(W), 0}, {float64(W), float64(H)}, {0, float64(H)}}
+	// A margin around the page: a zone printed up to the card's edge
+	// must not look cut off by the picture's.
+	m := math.Round(pageMargin * max(w, h))
+	W, H := max(1, int(math.Round(w+2*m))), max(1, int(math.Round(h+2*m)))
+	rect := [4][2]float64{{m, m}, {float64(W) - m, m}, {float64(W) - m, float64(H) - m}, {m, float64(H) - m}}
 	hm := solveHomography(rect, q)
 	out := newPlane(W, H)
 	base := py.levels[0]
