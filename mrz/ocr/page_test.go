@@ -173,3 +173,59 @@ func TestSmallPageWithoutZone(t *testing.T) {
 		t.Fatalf("%s %s, want not_found too_small", r.Status, r.Hint)
 	}
 }
+
+// FuzzFindPage feeds any pixels (a photo is untrusted input) to the page
+// search and, when it finds a page, to the warp: no panic, corners inside
+// the picture (give or take the erosion's growth), a page of bounded size.
+func FuzzFindPage(f *testing.F) {
+	f.Add(uint8(120), uint8(90), []byte{0, 255, 17, 200, 3})
+	f.Add(uint8(64), uint8(64), []byte{255})
+	f.Add(uint8(200), uint8(150), []byte{100}) // a page: a light block on gray
+	f.Fuzz(func(t *testing.T, w, h uint8, data []byte) {
+		W, H := 64+int(w), 64+int(h)
+		g := image.NewGray(image.Rect(0, 0, W, H))
+		for i := range g.Pix {
+			if len(data) > 0 {
+				g.Pix[i] = data[(i*7+i/W)%len(data)]
+			}
+		}
+		// A bright block, so that some inputs have a page to find.
+		for y := H / 4; y < H*3/4; y++ {
+			for x := W / 4; x < W*3/4; x++ {
+				g.Pix[y*W+x] |= 0xe0
+			}
+		}
+		py := NewPyramid(g)
+		q, ok := findPage(py)
+		if !ok {
+			return
+		}
+		for _, c := range q {
+			if math.IsNaN(c[0]) || math.IsNaN(c[1]) || c[0] < -16 || c[1] < -16 || c[0] > float64(W+16) || c[1] > float64(H+16) {
+				t.Fatalf("corner %v outside the %d × %d picture", c, W, H)
+			}
+		}
+		page, _ := warpPage(py, q)
+		if page.w > maxPageSide || page.h > maxPageSide {
+			t.Fatalf("page %d × %d", page.w, page.h)
+		}
+	})
+}
+
+// TestFuzzFindPageSeesPages: FuzzFindPage's third seed (264 × 214, gray
+// 100 with its light block) is a page the search finds, so that the warp
+// is fuzzed too.
+func TestFuzzFindPageSeesPages(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 264, 214))
+	for i := range g.Pix {
+		g.Pix[i] = 100
+	}
+	for y := 214 / 4; y < 214*3/4; y++ {
+		for x := 264 / 4; x < 264*3/4; x++ {
+			g.Pix[y*264+x] |= 0xe0
+		}
+	}
+	if _, ok := findPage(NewPyramid(g)); !ok {
+		t.Fatal("the page seed has no page: the fuzz target would never reach the warp")
+	}
+}
