@@ -81,39 +81,6 @@ func keystone(g *image.Gray, keep float64) *image.Gray {
 	return out
 }
 
-// solveHomography returns the 3×3 matrix (h33 = 1) taking from to to.
-func solveHomography(from, to [4][2]float64) [9]float64 {
-	var m [8][9]float64
-	for i := range 4 {
-		x, y, u, v := from[i][0], from[i][1], to[i][0], to[i][1]
-		m[2*i] = [9]float64{x, y, 1, 0, 0, 0, -u * x, -u * y, u}
-		m[2*i+1] = [9]float64{0, 0, 0, x, y, 1, -v * x, -v * y, v}
-	}
-	for c := range 8 {
-		p := c
-		for r := c + 1; r < 8; r++ {
-			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
-				p = r
-			}
-		}
-		m[c], m[p] = m[p], m[c]
-		for r := range 8 {
-			if r != c {
-				f := m[r][c] / m[c][c]
-				for k := c; k < 9; k++ {
-					m[r][k] -= f * m[c][k]
-				}
-			}
-		}
-	}
-	var hm [9]float64
-	for i := range 8 {
-		hm[i] = m[i][8] / m[i][i]
-	}
-	hm[8] = 1
-	return hm
-}
-
 // TestRetakeHintsDarkAndTilted: a zone that cannot be read says what the
 // reader measured: in a dim photo (little ink against the paper, sensor
 // noise) more light, on a page seen at a strong angle a flatter view. A

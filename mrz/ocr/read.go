@@ -141,6 +141,9 @@ func Read(img image.Image, ref time.Time) (*Result, error) {
 // within the upload gate's memory. The finer look keeps about three times
 // the working memory alive (90 MB against 33 MB for an 8 MP photo
 // without a zone); the decision engine's read, which counts, makes it.
+// Both look for the document's page when the zone is not read where it
+// lies, and read it warped upright (see readPage): the page's read takes
+// the place of the picture's in memory, at most maxPageSide on a side.
 func ReadAtUsualScale(img image.Image, ref time.Time) (*Result, error) {
 	net, err := model()
 	if err != nil {
@@ -161,6 +164,9 @@ func readWith(net *Net, img image.Image, ref time.Time, looks int) *Result {
 	g, back := inkGray(img, maxSide)
 	py := NewPyramid(g)
 	res := readPyramid(net, py, ref, looks)
+	if res.Status != StatusRead {
+		res = readPage(net, py, ref, res)
+	}
 	// Back to the caller's pixels.
 	if back != 1 {
 		res.Box = image.Rect(int(float64(res.Box.Min.X)*back), int(float64(res.Box.Min.Y)*back),
