@@ -65,6 +65,7 @@ func main() {
 	holder := flag.String("holder", `{"firstName":"Ketty","lastName":"Maus","dob":"1978-06-20","country":"LU"}`, "the applicant, as the API takes it (the document's holder)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the submit phase (the decisions) to this file")
 	verbose := flag.Bool("v", false, "print each liveness session's verdict")
+	stageReps := flag.Int("stages", 5, "then time each pixel stage alone this many times (0: not)")
 	lists := flag.Bool("lists", true, "import the shared UN, OFAC, PEP and adverse-media lists when present")
 	flag.Parse()
 	if *env != "live" && *env != "sandbox" {
@@ -238,7 +239,13 @@ func main() {
 		cs = append(cs, c)
 	}
 	slices.Sort(cs)
-	fmt.Printf("first decision's reason codes: %v\nload average at end %s\n", cs, loadavg())
+	fmt.Printf("first decision's reason codes: %v\n", cs)
+	if *stageReps > 0 {
+		if err := stages(docPhoto, b.selfie, b.frames, *stageReps); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Printf("load average at end %s\n", loadavg())
 }
 
 type bench struct {
@@ -247,6 +254,8 @@ type bench struct {
 	clients         int // applicants so far: each reaches the portal from its own address
 	typed           string
 	verbose         bool
+	selfie          []byte // a passed session's first frame (the page's selfie) and its frames, for -stages
+	frames          [][]byte
 	lit             map[string][][]byte // LitPose by frame and colour
 }
 
@@ -379,6 +388,9 @@ func (b *bench) liveness(p prepared, requestID string) (s session, answered bool
 		fmt.Fprintf(os.Stderr, "session of %d steps on %s's footage: passed %v %v\n", o.Steps, names[0], v.Passed, v.Failed)
 	}
 	s.final, s.passed = ms(time.Since(t0)), v.Passed
+	if v.Passed && b.selfie == nil {
+		b.selfie, b.frames = frames[0], frames
+	}
 	return s, true, nil
 }
 
