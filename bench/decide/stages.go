@@ -80,7 +80,7 @@ func stages(doc, selfie []byte, frames [][]byte, reps int) error {
 			return nil
 		}},
 	}
-	fmt.Printf("\neach part alone, median of %d runs, one core's work at a time on the idle server:\n", reps)
+	fmt.Printf("\neach part alone, median of %d runs, one part at a time on the idle server (the face network uses both cores):\n", reps)
 	for _, s := range list {
 		var d []float64
 		for range reps {
