@@ -73,7 +73,8 @@ func stages(doc, selfie []byte, frames [][]byte, reps int) error {
 				if err != nil {
 					return err
 				}
-				if _, err := face.Locate(img, face.Options{}); err != nil {
+				// Found and described, as the engine's sessionFrames does.
+				if err := faceOf(img); err != nil {
 					return err
 				}
 			}
