@@ -1,14 +1,13 @@
 package portal_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"image"
-	"image/jpeg"
 	"strings"
 	"testing"
 	"time"
 
+	"kycd/internal/livefootage"
 	"kycd/internal/relight"
 	"kycd/kyc"
 	"kycd/liveness"
@@ -16,45 +15,18 @@ import (
 )
 
 // litPose renders what the camera sees of frame, held for one step, under
-// the screen: the first frame under white, the second (a noisy copy)
-// under the step's colour. render draws one frame of the face found in
-// box under a colour; the face is found once by the models.
-func litPose(t *testing.T, frame []byte, light string, render func(img image.Image, box image.Rectangle, r, g, b float64) image.Image) [][]byte {
+// the screen (internal/livefootage).
+func litPose(t *testing.T, frame []byte, light string, render livefootage.Render) [][]byte {
 	t.Helper()
-	held := heldPose(t, frame)
-	var out [][]byte
-	for k, f := range held {
-		img, _, err := image.Decode(bytes.NewReader(f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := liveness.Observe(img, 0)
-		if err != nil || o.Face == nil {
-			t.Fatalf("no face to light: %v", err)
-		}
-		l := liveness.Neutral
-		if k > 0 {
-			l = liveness.Light(light)
-		}
-		r, g, b, ok := l.RGB()
-		if !ok {
-			t.Fatalf("colour %q", l)
-		}
-		bx := o.Face.Box
-		lit := render(img, image.Rect(int(bx.X), int(bx.Y), int(bx.X+bx.W), int(bx.Y+bx.H)), r, g, b)
-		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, lit, &jpeg.Options{Quality: 95}); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, buf.Bytes())
+	out, err := livefootage.LitPose(frame, light, render)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
 
 // faceLit is a screen adding half the room's light to the face.
-func faceLit(img image.Image, box image.Rectangle, r, g, b float64) image.Image {
-	return relight.Face(img, box, r, g, b, 0.5)
-}
+var faceLit = livefootage.FaceLit
 
 // sendLit runs a paced session whose frames for each step are made by
 // frames(step, colour) once the server revealed the step's colour, and
@@ -174,21 +146,11 @@ func TestLivenessLight(t *testing.T) {
 // frame first), as framesFor chose them.
 func stepFrames(t *testing.T, moves []string) []string {
 	t.Helper()
-	for _, p := range people {
-		out := []string{p.straight}
-		used := map[string]bool{}
-		for _, m := range moves {
-			if n, ok := p.moves[m]; ok && !used[n] {
-				used[n] = true
-				out = append(out, n)
-			}
-		}
-		if len(out) == len(moves)+1 {
-			return out
-		}
+	names, ok := livefootage.StepFrames(moves)
+	if !ok {
+		t.Fatalf("no frames for %v", moves)
 	}
-	t.Fatalf("no frames for %v", moves)
-	return nil
+	return names
 }
 
 func mustRequest(t *testing.T, e *env, token string) string {

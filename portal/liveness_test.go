@@ -3,10 +3,6 @@ package portal_test
 import (
 	"bytes"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/jpeg"
-	"math/rand/v2"
 	"mime/multipart"
 	"os"
 	"strconv"
@@ -14,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kycd/internal/livefootage"
 	"kycd/internal/realdata"
 	"kycd/kyc"
 	"kycd/liveness"
@@ -186,43 +183,23 @@ func frameFile(t *testing.T, name string) []byte {
 	return b
 }
 
-// people are the shared frames of one person that show each movement
-// clearly (p1's chin-up frame is left out: its descriptor is too far from
-// his straight frame, see package liveness), and a straight frame.
-var people = []struct {
-	straight string
-	moves    map[string]string
-}{
-	{"live_p1_03_frontal", map[string]string{"turn_left": "live_p1_05_left", "turn_right": "live_p1_01_right", "look_down": "live_p1_07_down"}},
-	{"live_p2_01_frontal", map[string]string{"look_up": "live_p2_02_up", "move_closer": "live_p2_04_closer", "turn_left": "live_p2_07_left"}},
-}
-
 // framesFor returns real frames that follow moves, two per step as the
 // page sends them, when one person's frames can (every movement shown
-// once), else nil. The shared footage has one frame of each pose; the
-// second frame of a step is a noisy copy of the first (a held pose). That
-// is a replay the liveness checks do not detect (liveness's attack suite
-// reports it): these tests check the pipeline a passed session goes
-// through, not liveness detection.
+// once), else nil (internal/livefootage). A held pose is a replay the
+// liveness checks do not detect (liveness's attack suite reports it):
+// these tests check the pipeline a passed session goes through, not
+// liveness detection.
 func framesFor(t *testing.T, moves []string) [][][]byte {
 	t.Helper()
-	for _, p := range people {
-		steps := [][][]byte{heldPose(t, frameFile(t, p.straight))}
-		used := map[string]bool{}
-		for _, m := range moves {
-			name, ok := p.moves[m]
-			if !ok || used[name] {
-				steps = nil
-				break
-			}
-			used[name] = true
-			steps = append(steps, heldPose(t, frameFile(t, name)))
-		}
-		if steps != nil {
-			return steps
-		}
+	names, ok := livefootage.StepFrames(moves)
+	if !ok {
+		return nil
 	}
-	return nil
+	var steps [][][]byte
+	for _, n := range names {
+		steps = append(steps, heldPose(t, frameFile(t, n)))
+	}
+	return steps
 }
 
 // TestLivenessSessionPasses: a session whose frames are one person's real
@@ -395,25 +372,11 @@ func TestLivenessFramesForm(t *testing.T) {
 // heldPose is a frame and a copy of it with sensor-like noise.
 func heldPose(t *testing.T, frame []byte) [][]byte {
 	t.Helper()
-	img, _, err := image.Decode(bytes.NewReader(frame))
+	held, err := livefootage.HeldPose(frame)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := img.Bounds()
-	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	r := rand.New(rand.NewPCG(uint64(len(frame)), 7))
-	for y := range b.Dy() {
-		for x := range b.Dx() {
-			c := color.RGBAModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.RGBA)
-			n := func(v uint8) uint8 { return uint8(min(255, max(0, int(v)+r.IntN(9)-4))) }
-			out.SetRGBA(x, y, color.RGBA{n(c.R), n(c.G), n(c.B), 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	return [][]byte{frame, buf.Bytes()}
+	return held
 }
 
 // TestLivenessPaced: the server reveals each movement only after the
