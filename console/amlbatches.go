@@ -194,38 +194,8 @@ func (c *console) handleAMLBatchExport(w http.ResponseWriter, r *http.Request) e
 	}
 	personal := sess.User.Can(kyc.PermPersonalData)
 	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	header := []string{"index", "status", "firstName", "lastName"}
-	if personal {
-		header = append(header, "dob", "country")
-	}
-	_ = cw.Write(append(header, "externalRef", "checkId", "checkStatus", "riskLevel", "matchCount", "reviewStatus", "errors"))
-	for _, row := range rows {
-		var status, risk, matches, review string
-		if row.CheckStatus != nil {
-			status, matches, review = string(*row.CheckStatus), strconv.Itoa(*row.MatchCount), string(*row.ReviewStatus)
-			if row.RiskLevel != nil {
-				risk = string(*row.RiskLevel)
-			}
-		}
-		var errs []string
-		for _, e := range row.Errors {
-			errs = append(errs, e.Field+": "+e.Message)
-		}
-		sub := row.Subject
-		rec := []string{strconv.Itoa(row.Index), string(row.Status), deref(sub.FirstName), deref(sub.LastName)}
-		if personal {
-			rec = append(rec, deref(sub.DOB), deref(sub.Country))
-		}
-		rec = append(rec, deref(sub.ExternalRef), deref(row.CheckID), status, risk, matches, review, strings.Join(errs, "; "))
-		for i := range rec {
-			rec[i] = csvSafe(rec[i])
-		}
-		_ = cw.Write(rec)
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("batch export: %w", err)
+	if err := aml.WriteBatchCSV(&buf, rows, personal); err != nil {
+		return err
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+b.ID+`.csv"`)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kycd/decision"
+	"kycd/internal/csvsafe"
 	"kycd/kyc"
 	"kycd/store"
 )
@@ -211,7 +212,7 @@ func (c *console) handleVerificationsExport(w http.ResponseWriter, r *http.Reque
 				strings.Join(it.ReviewReasonCodes, " "), it.DecisionReason, risk, it.AssigneeName, strings.Join(it.Tags, " "),
 				kyc.FormatTime(it.CreatedAt), csvTime(it.SubmittedAt), csvTime(it.DecidedAt))
 			for i := range row {
-				row[i] = csvSafe(row[i])
+				row[i] = csvsafe.Cell(row[i])
 			}
 			if err := cw.Write(row); err != nil {
 				return nil // the client went away
@@ -233,16 +234,6 @@ func csvTime(t *time.Time) string {
 		return ""
 	}
 	return kyc.FormatTime(*t)
-}
-
-// csvSafe keeps a spreadsheet from running a cell as a formula: a cell
-// starting with = + - @, a tab or a carriage return gets a leading
-// apostrophe (OWASP's CSV injection advice).
-func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 // listFilterChoices are the reason codes (the engine's, then the
