@@ -51,20 +51,7 @@ func TestDocumentAttacksEndToEnd(t *testing.T) {
 		return forgery.JPEG(forgery.Noise(img, 3, seed), 88)
 	}
 
-	db := newDB(t)
-	must := func(args ...string) string {
-		code, out, errOut := run(t, args...)
-		if code != 0 {
-			t.Fatalf("kycd %v: %d %s %s", args, code, out, errOut)
-		}
-		return strings.TrimSpace(out)
-	}
-	org := must("orgs", "create", "--db", db, "--name", "Acme Ltd", "--email", "kyc@acme.example")
-	key := must("keys", "create", "--db", db, "--org", org, "--env", "live", "--rpm", "0", "--name", "attacks")
-	must("lists", "import", "--db", db, "--source", "un", "--kind", "sanctions", "--format", "un-xml", sharedData(t, "lists/un_consolidated_2026-02-27.xml"))
-	must("lists", "import", "--db", db, "--source", "us-congress", "--kind", "pep", "--format", "senzing", sharedData(t, "lists/opensanctions_us_congress_peps_senzing.jsonl"))
-	must("lists", "import", "--db", db, "--source", "ftm-sample", "--kind", "adverse_media", "--format", "ftm", sharedData(t, "lists/opensanctions_ftm_sample.jsonl"))
-	p := startServe(t, db)
+	p, key := serveLiveWithLists(t, "attacks")
 
 	applicant := `{"firstName":"James","lastName":"Smith","dob":"1985-03-03","country":"GB"}`
 	for _, c := range []struct {
@@ -223,4 +210,26 @@ func loadShared(t *testing.T, rel string) image.Image {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// serveLiveWithLists starts kycd serve on a new database with an
+// organization, a live API key without a rate limit (named name) and the
+// shared UN, PEP and adverse-media lists: the set-up every attack run end
+// to end in live with real lists starts from.
+func serveLiveWithLists(t *testing.T, name string) (*proc, string) {
+	t.Helper()
+	db := newDB(t)
+	must := func(args ...string) string {
+		code, out, errOut := run(t, args...)
+		if code != 0 {
+			t.Fatalf("kycd %v: %d %s %s", args, code, out, errOut)
+		}
+		return strings.TrimSpace(out)
+	}
+	org := must("orgs", "create", "--db", db, "--name", "Acme Ltd", "--email", "kyc@acme.example")
+	key := must("keys", "create", "--db", db, "--org", org, "--env", "live", "--rpm", "0", "--name", name)
+	must("lists", "import", "--db", db, "--source", "un", "--kind", "sanctions", "--format", "un-xml", sharedData(t, "lists/un_consolidated_2026-02-27.xml"))
+	must("lists", "import", "--db", db, "--source", "us-congress", "--kind", "pep", "--format", "senzing", sharedData(t, "lists/opensanctions_us_congress_peps_senzing.jsonl"))
+	must("lists", "import", "--db", db, "--source", "ftm-sample", "--kind", "adverse_media", "--format", "ftm", sharedData(t, "lists/opensanctions_ftm_sample.jsonl"))
+	return startServe(t, db), key
 }

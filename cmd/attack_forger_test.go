@@ -62,22 +62,7 @@ func TestAttackLaptopForger(t *testing.T) {
 	}
 	// Each attempt gets its own database and server, so that no attempt
 	// is caught as a duplicate of the one before (a forger varies them).
-	setup := func(t *testing.T) (*proc, string) {
-		db := newDB(t)
-		must := func(args ...string) string {
-			code, out, errOut := run(t, args...)
-			if code != 0 {
-				t.Fatalf("kycd %v: %d %s %s", args, code, out, errOut)
-			}
-			return strings.TrimSpace(out)
-		}
-		org := must("orgs", "create", "--db", db, "--name", "Acme Ltd", "--email", "kyc@acme.example")
-		key := must("keys", "create", "--db", db, "--org", org, "--env", "live", "--rpm", "0", "--name", "attacker")
-		must("lists", "import", "--db", db, "--source", "un", "--kind", "sanctions", "--format", "un-xml", sharedData(t, "lists/un_consolidated_2026-02-27.xml"))
-		must("lists", "import", "--db", db, "--source", "us-congress", "--kind", "pep", "--format", "senzing", sharedData(t, "lists/opensanctions_us_congress_peps_senzing.jsonl"))
-		must("lists", "import", "--db", db, "--source", "ftm-sample", "--kind", "adverse_media", "--format", "ftm", sharedData(t, "lists/opensanctions_ftm_sample.jsonl"))
-		return startServe(t, db), key
-	}
+	setup := func(t *testing.T) (*proc, string) { return serveLiveWithLists(t, "attacker") }
 
 	// The portrait is a frame the liveness answers never use, so that it
 	// is not the selfie's own photograph.
