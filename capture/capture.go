@@ -25,7 +25,13 @@ import (
 type Limits struct {
 	MaxBytes  int64 // default 10 MiB
 	MaxPixels int64 // default 16,000,000: what phone cameras write
-	MinSide   int   // default 200 px: smaller is useless for verification
+	// MinSide bounds each side from below. Default 120 px: a card whose
+	// MRZ has 8 px per character (the least the reader reads) is about
+	// 150 px tall, and a scan of a card's two sides side by side can be
+	// under 200 px tall yet legible. Whether a larger image is sharp and
+	// large enough is for the reader's retake hint and the quality
+	// checks to say, from what they measure.
+	MinSide int
 	// MaxMemory bounds the memory one upload may take to process, as cost
 	// estimates it from the headers before decoding: the decoded pixels
 	// at their depth (8 bytes a pixel for 16-bit RGBA), a progressive
@@ -44,7 +50,7 @@ type Limits struct {
 const (
 	DefaultMaxBytes        = 10 << 20
 	DefaultMaxPixels       = 16_000_000
-	DefaultMinSide         = 200
+	DefaultMinSide         = 120
 	DefaultMaxMemory       = 128 << 20
 	DefaultMaxStoredPixels = 4096 * 3072
 )

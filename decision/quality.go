@@ -23,7 +23,8 @@ const (
 	// 200 px a passport page's MRZ has under 6 px per character and cannot
 	// be read: the 184-185 px lowq_*_tiny specimens fail, as do the 159 and
 	// 179 px card backs, while every legible specimen has ≥ 220 px (the
-	// upload path refuses < 200 px too). Below 400 px (~13 px per MRZ
+	// upload path refuses only < 120 px, so that a legible strip, such as
+	// a card's two sides side by side, is still read). Below 400 px (~13 px per MRZ
 	// character on a page 570 px wide) small print is unreliable: a warn,
 	// which most web-sized specimen scans here get.
 	MinSideFail = 200

@@ -165,7 +165,7 @@ func TestErrorsInTheApplicantsLanguage(t *testing.T) {
 		t.Errorf("upload: %d %s", r.status, r.body)
 	}
 	r = upload("zh-Hans", photo(t, 100, 100))
-	if env := r.envelope(t); env.Error.Message != locale.Get("zh-Hans").T("error.image_too_small", "pixels", "200") {
+	if env := r.envelope(t); env.Error.Message != locale.Get("zh-Hans").T("error.image_too_small", "pixels", "120") {
 		t.Errorf("small upload: %d %s", r.status, r.body)
 	}
 	if r := e.do("POST", "/portal/nosuchtokennosuchtoken/submit", nil, "Accept-Language", "tr"); r.envelope(t).Error.Message != locale.Get("tr").T("error.unknown_link") {

@@ -47,6 +47,7 @@ func main() {
 	dump := flag.String("dump", "", "write the generated phone images into this folder (for a look; never commit them)")
 	phone := flag.Bool("phone", false, "also read every doc_* image degraded as phone photos degrade it (generated, never stored)")
 	onlyClass := flag.String("class", "", "with -phone, generate only the phone classes whose name contains this (iterating on one class costs less)")
+	portal := flag.Bool("portal", false, "read as the portal's upload-time read does (ocr.ReadAtUsualScale) instead of the decision engine's (ocr.Read)")
 	flag.Parse()
 	log.SetFlags(0)
 	gt, err := load(filepath.Join(*data, "images", "doc_mrz_groundtruth.json"))
@@ -76,10 +77,17 @@ func main() {
 		read := func(key string, img image.Image) {
 			var r *ocr.Result
 			cpu0 := cpuTime()
-			if net != nil {
+			switch {
+			case net != nil:
 				r = ocr.ReadWith(net, img, ref)
-			} else if r, err = ocr.Read(img, ref); err != nil {
-				log.Fatal(err)
+			case *portal:
+				if r, err = ocr.ReadAtUsualScale(img, ref); err != nil {
+					log.Fatal(err)
+				}
+			default:
+				if r, err = ocr.Read(img, ref); err != nil {
+					log.Fatal(err)
+				}
 			}
 			o := score(t, r.Lines, r.Status == ocr.StatusRead || r.Status == ocr.StatusInvalid, r.Status == ocr.StatusRead)
 			o.elapsed, o.cpu = r.Elapsed, cpuTime()-cpu0

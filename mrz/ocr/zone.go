@@ -168,11 +168,11 @@ func offsets(stack []*chain, n int) [][]int {
 		}
 	}
 	var offs [][]int
-	ok := true
+	alone := true
 	for _, c := range stack {
 		missing := n - 1 - c.span
 		if missing < -4 || missing > 6 {
-			ok = false
+			alone = false
 			break
 		}
 		var o []int
@@ -181,18 +181,31 @@ func offsets(stack []*chain, n int) [][]int {
 		}
 		offs = append(offs, o)
 	}
-	if !ok {
-		return nil
+	if alone {
+		for _, o := range combos(offs) {
+			add(o)
+		}
 	}
-	for _, o := range combos(offs) {
-		add(o)
-	}
+	// A chain far longer than the line (specks beyond both margins
+	// joined it) has no numbering alone; the grid below still places it
+	// by the other chains.
 	// The grid: cells of each chain's first blob from the first chain's,
 	// along the first chain's direction (both roundings when halfway).
+	// Each chain's cell 0 is placed by the median over its blobs, so a
+	// speck that joined a chain across a gap (numbered a cell off) does
+	// not shift the whole line.
 	ref := stack[0]
+	origin := func(c *chain) float64 {
+		v := make([]float64, len(c.blobs))
+		for k := range c.blobs {
+			v[k] = ref.proj(&c.blobs[k])/ref.pitch - float64(c.idx[k])
+		}
+		return median(v)
+	}
+	o0 := origin(ref)
 	shifts := [][]int{{0}}
 	for _, c := range stack[1:] {
-		d := (ref.proj(&c.blobs[0]) - ref.proj(&ref.blobs[0])) / ref.pitch
+		d := origin(c) - o0
 		fl := math.Floor(d)
 		s := []int{int(math.Round(d))}
 		if fr := d - fl; fr > 0.3 && fr < 0.7 {
@@ -206,13 +219,13 @@ func offsets(stack []*chain, n int) [][]int {
 	}
 	var grid []scoredOffs
 	for _, sh := range combos(shifts) {
-		for o := -2 - ref.span; o <= n+1; o++ {
+		for o := -4 - ref.span; o <= n+3; o++ {
 			offs := make([]int, len(stack))
 			inside, fits := 0, true
 			for i, c := range stack {
 				offs[i] = o + sh[i]
-				// At most two cells of specks beyond either margin.
-				if offs[i] < -2 || offs[i]+c.span > n+1 {
+				// At most four cells of specks beyond either margin.
+				if offs[i] < -4 || offs[i]+c.span > n+3 {
 					fits = false
 					break
 				}

@@ -27,7 +27,7 @@ func main() {
 	}
 }
 
-// write draws a 640×400 card. The portal refuses photos under 200 pixels a
+// write draws a 640×400 card. The portal refuses photos under 120 pixels a
 // side and identical images are flagged as reused, hence the seed.
 func write(path string, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 29))
