@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"kycd/kyc"
 )
@@ -112,7 +113,9 @@ func scan(b []byte, nul bool) []kyc.FieldError {
 			if isKey {
 				f := stack[len(stack)-1]
 				key := string(b[i+1 : end])
-				if escaped {
+				// encoding/json decodes invalid UTF-8 as U+FFFD, so two
+				// keys of different invalid bytes are one member to it.
+				if escaped || !utf8.ValidString(key) {
 					if err := json.Unmarshal(b[i:end+1], &key); err != nil {
 						return sortFields(dups)
 					}

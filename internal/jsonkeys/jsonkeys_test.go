@@ -49,7 +49,8 @@ func BenchmarkDuplicateKeys(b *testing.B) {
 // reference built on json.Decoder.Token names.
 func FuzzDuplicateKeys(f *testing.F) {
 	for _, s := range []string{`{"a":1,"a":2}`, `[{"a":1},{"a":{"b":[1,{"c":2,"c":3}],"b":0}}]`, `{"\u0061":1,"a":2}`, `{"":1,"":2}`,
-		`{"a":"}\"{","a":"x"}`, `{"x":[[],[{}],{"y":{"y":1}}],"z":true,"z":null}`} {
+		`{"a":"}\"{","a":"x"}`, `{"x":[[],[{}],{"y":{"y":1}}],"z":true,"z":null}`,
+		"{\"\xff\":1,\"\xfe\":2}"} { // invalid UTF-8: both keys are U+FFFD to encoding/json
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
