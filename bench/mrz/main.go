@@ -129,7 +129,7 @@ func main() {
 	}
 	printTable("kycd mrz/ocr", rows)
 	if *photos {
-		docPhotos(filepath.Join(*data, "docphotos"), ref)
+		docPhotos(filepath.Join(*data, "docphotos"), ref, *phone, *onlyClass)
 	}
 	if *tess {
 		tesseract(*data, gt)
@@ -323,10 +323,13 @@ func p50max(ds []time.Duration) (int64, int64) {
 	return s[len(s)/2].Milliseconds(), s[len(s)-1].Milliseconds()
 }
 
-func printRow(r *row) {
+func printRow(r *row) { printRowWide(r, 22) }
+
+// printRowWide is printRow with the class column w wide.
+func printRowWide(r *row, w int) {
 	wp, wm := p50max(r.walls)
 	cp, cm := p50max(r.cpus)
-	fmt.Printf("| %-22s | %6d | %5d (%3.0f%%) | %8d | %9.1f%% | %13d | %8d | %8d | %8d | %8d |\n", r.name, r.n, r.exact, 100*float64(r.exact)/float64(max(r.n, 1)),
+	fmt.Printf("| %-*s | %6d | %5d (%3.0f%%) | %8d | %9.1f%% | %13d | %8d | %8d | %8d | %8d |\n", w, r.name, r.n, r.exact, 100*float64(r.exact)/float64(max(r.n, 1)),
 		r.taken, 100*float64(r.right)/float64(max(r.all, 1)), r.wrongValid, wp, wm, cp, cm)
 }
 
