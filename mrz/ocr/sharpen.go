@@ -146,26 +146,42 @@ func gaussKernel(sigma float64) []float32 {
 }
 
 // convolve writes src convolved by kx along rows and ky along columns
-// into dst (tmp is scratch), the edges repeated beyond the strip.
+// into dst (tmp is scratch), the edges repeated beyond the strip. Both
+// passes run along rows over contiguous samples, clamping only near the
+// ends: this is most of the second look's work. Products are converted
+// to float32 before they are summed, as in Net.Forward, so that no
+// platform fuses them and the reading is the same on every one.
 func convolve(src, dst, tmp []float32, w, h int, kx, ky []float32) {
 	rx, ry := len(kx)/2, len(ky)/2
 	for y := range h {
 		row := src[y*w : (y+1)*w]
+		out := tmp[y*w : (y+1)*w]
 		for x := range w {
+			if x >= rx && x+rx < w {
+				win := row[x-rx : x+rx+1]
+				var a float32
+				for i, k := range kx {
+					a += float32(k * win[i])
+				}
+				out[x] = a
+				continue
+			}
 			var a float32
 			for i, k := range kx {
-				a += k * row[min(max(x+i-rx, 0), w-1)]
+				a += float32(k * row[min(max(x+i-rx, 0), w-1)])
 			}
-			tmp[y*w+x] = a
+			out[x] = a
 		}
 	}
 	for y := range h {
-		for x := range w {
-			var a float32
-			for i, k := range ky {
-				a += k * tmp[min(max(y+i-ry, 0), h-1)*w+x]
+		out := dst[y*w : (y+1)*w]
+		clear(out)
+		for i, k := range ky {
+			yy := min(max(y+i-ry, 0), h-1)
+			in := tmp[yy*w : (yy+1)*w]
+			for x, v := range in {
+				out[x] += float32(k * v)
 			}
-			dst[y*w+x] = a
 		}
 	}
 }
