@@ -235,10 +235,7 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time, looks int) *Result {
 			}
 		}
 		if r.Status == StatusUnreadable {
-			r = secondLook(net, py, &full, r, base, ref)
-		}
-		if r.Status == StatusUnreadable {
-			r = denoiseLook(net, py, &full, r, base, ref)
+			r = secondLooks(net, py, &full, r, base, ref)
 		}
 		if best == nil || rank(r) > rank(best) {
 			best = r

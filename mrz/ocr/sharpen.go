@@ -186,6 +186,16 @@ func convolve(src, dst, tmp []float32, w, h int, kx, ky []float32) {
 	}
 }
 
+// secondLooks reads a zone found but not read (full, decoded as r) again
+// through deconvolved cells when it is soft (secondLook), then through
+// smoothed ones when it is dim (denoiseLook).
+func secondLooks(net *Net, py *Pyramid, full *scored, r *Result, base *plane, ref time.Time) *Result {
+	if r = secondLook(net, py, full, r, base, ref); r.Status != StatusUnreadable {
+		return r
+	}
+	return denoiseLook(net, py, full, r, base, ref)
+}
+
 // secondLook reads a zone found but not read (full, decoded as r)
 // again through deconvolved cells, when its cells are softer than a
 // sharp zone's and only a few characters kept it from being read: the
