@@ -60,16 +60,28 @@ type CellSamples struct {
 // the ink and paper levels of its neighbourhood (two cells either side),
 // so that uneven lighting along the line does not matter.
 func SampleLine(py *Pyramid, l *Line) CellSamples {
+	return normaliseCells(sampleRaw(py, l))
+}
+
+// sampleRaw returns the raw gray samples of every cell of l.
+func sampleRaw(py *Pyramid, l *Line) [][]float32 {
 	raw := make([][]float32, l.N)
 	for i := range l.N {
 		raw[i] = sampleCell(py, l, float64(i), make([]float32, CellW*CellH))
 	}
-	out := CellSamples{Cells: make([][]float32, l.N), Contrast: make([]float32, l.N)}
+	return raw
+}
+
+// normaliseCells maps raw cells to ink 1 and paper 0 by the levels of
+// each one's neighbourhood (see SampleLine).
+func normaliseCells(raw [][]float32) CellSamples {
+	n0 := len(raw)
+	out := CellSamples{Cells: make([][]float32, n0), Contrast: make([]float32, n0)}
 	var hist [256]int
-	for i := range l.N {
+	for i := range n0 {
 		hist = [256]int{}
 		n := 0
-		for j := max(0, i-2); j <= min(l.N-1, i+2); j++ {
+		for j := max(0, i-2); j <= min(n0-1, i+2); j++ {
 			for _, v := range raw[j] {
 				hist[clampByte(v)]++
 				n++

@@ -234,6 +234,9 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time, looks int) *Result {
 				r = r2
 			}
 		}
+		if r.Status == StatusUnreadable {
+			r = secondLooks(net, py, &full, r, base, ref)
+		}
 		if best == nil || rank(r) > rank(best) {
 			best = r
 		}

@@ -48,9 +48,6 @@ func zoneCandidates(cs []*chain, f frame, loose bool) []candidate {
 	var out []candidate
 	inTD1 := map[*chain]bool{}
 	for i, a := range long {
-		if inTD1[a] {
-			continue
-		}
 		stack := []*chain{a}
 		for _, b := range long[i+1:] {
 			last := stack[len(stack)-1]
@@ -68,7 +65,11 @@ func zoneCandidates(cs []*chain, f frame, loose bool) []candidate {
 		}
 		// Three lines that fit a TD1 are not also two lines of a longer
 		// format, nor are its lower two; other stacks starting lower come
-		// from their own first chain.
+		// from their own first chain. A chain that is the lower line of
+		// such a stack still starts a TD1 of its own: the line above a
+		// card's zone (a number printed over it in a like size) stacks
+		// with the zone's first two lines, and the zone is then the
+		// stack one line down.
 		if len(stack) == 3 {
 			if td1 := fitStack(stack, f); len(td1) > 0 {
 				out = append(out, td1...)
@@ -76,7 +77,7 @@ func zoneCandidates(cs []*chain, f frame, loose bool) []candidate {
 				continue
 			}
 		}
-		if len(stack) >= 2 {
+		if len(stack) >= 2 && !inTD1[a] {
 			out = append(out, fitStack(stack[:2], f)...)
 		}
 	}
