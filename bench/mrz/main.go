@@ -121,7 +121,7 @@ func main() {
 					log.Fatal(err)
 				}
 				if *dump != "" {
-					writeJPEG(filepath.Join(*dump, strings.ReplaceAll(pc.name, " ", "_")+"_"+t.Image+".jpg"), m)
+					writePNG(filepath.Join(*dump, strings.ReplaceAll(pc.name, " ", "_")+"_"+t.Image+".png"), m)
 				}
 				read(pc.name, m)
 			}
@@ -155,7 +155,7 @@ func printOne(key string, t truth, r *ocr.Result, o outcome) {
 	case o.wrongValid:
 		mark = "!!"
 	}
-	fmt.Printf("%s %-18s %-45s %-10s %-9s %4dms pl %d con %3.0f persp %.2f acc %.3f %v\n", mark, key, t.Image, r.Status, r.Hint, r.Elapsed.Milliseconds(), r.PrintLines, r.Contrast, r.Perspective, o.acc(), r.Lines)
+	fmt.Printf("%s %-18s %-45s %-10s %-9s %4dms cpu %4dms pl %d con %3.0f persp %.2f acc %.3f %v\n", mark, key, t.Image, r.Status, r.Hint, r.Elapsed.Milliseconds(), o.cpu.Milliseconds(), r.PrintLines, r.Contrast, r.Perspective, o.acc(), r.Lines)
 	if r.Status == ocr.StatusUnreadable {
 		var u []string
 		for _, p := range r.Unsure {
