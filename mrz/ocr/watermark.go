@@ -95,7 +95,7 @@ func readFlattened(net *Net, py *Pyramid, ref time.Time, res *Result) *Result {
 	}
 	flat := flatten(crop(src, area), max(2, int(math.Ceil(r))))
 	got := readPyramid(net, pyramidOf(flat), ref, 1)
-	if rank(got) <= rank(res) {
+	if rank(got) <= rank(res) || !agrees(res, got) {
 		return res
 	}
 	b := got.Box.Add(area.Min)
@@ -103,6 +103,50 @@ func readFlattened(net *Net, py *Pyramid, ref time.Time, res *Result) *Result {
 	got.PitchPx *= float64(scale)
 	got.PrintLines = res.PrintLines
 	return got
+}
+
+// agrees tells whether the second look's reading keeps every character
+// the first look was sure of (as sure as a character taken on its own),
+// but where a check digit vouches for the change: it may settle what the
+// first look hesitated over, and correct a character whose check digit
+// failed, never overturn elsewhere what the first look saw clearly.
+// Undoing a layer cannot bring back what a white stroke erased, and the
+// rest of an erased glyph can look like another one (a B missing its
+// left stroke read as a sure O in a name, which no check digit covers).
+// A change between characters a check digit weighs the same (0 and U, 1
+// and L…) is no change it vouches for. A first look that found no zone,
+// or a zone of another shape (lines fitted short, cutting the zone's
+// characters into other cells), has nothing to keep.
+func agrees(first, second *Result) bool {
+	if len(first.Lines) != len(second.Lines) || len(first.Confidence) != len(first.Lines) {
+		return true
+	}
+	text := make([][]byte, len(second.Lines))
+	for i, l := range second.Lines {
+		if len(l) != len(first.Lines[i]) || len(first.Confidence[i]) != len(l) {
+			return true
+		}
+		text[i] = []byte(l)
+	}
+	covered := map[pos]bool{}
+	for _, c := range checkLayout(second.Format, text) {
+		for _, p := range c.data {
+			covered[p] = true
+		}
+		covered[c.digit] = true
+	}
+	for i, l := range first.Lines {
+		for k := range len(l) {
+			a, b := l[k], text[i][k]
+			if a == b || first.Confidence[i][k] < sureProb {
+				continue
+			}
+			if !covered[pos{i, k}] || value(a)%10 == value(b)%10 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // crop copies the rectangle c of p.

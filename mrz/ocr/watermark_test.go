@@ -16,6 +16,8 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"kycd/mrz"
 )
 
 // TestSquareFilter compares the linear-time filters (rows by runMax,
@@ -147,6 +149,52 @@ func TestReadThroughWatermarkWord(t *testing.T) {
 		t.Logf("%q %v %.2f opaque, %.0f× the zone's characters: %d of %d read exactly", m.word, m.c, m.a, m.size, read[i], tried[i])
 		if read[i] < m.minRead {
 			t.Errorf("%q %.2f opaque: %d read, want at least %d", m.word, m.a, read[i], m.minRead)
+		}
+	}
+}
+
+// TestAgrees: the second look may settle what the first hesitated over
+// and change a character a check digit vouches for, never overturn a
+// character the first look was sure of elsewhere (a name), nor swap
+// characters a check digit weighs the same.
+func TestAgrees(t *testing.T) {
+	lines := []string{"P<LTUBASANAVICIENE<<BIRUTE<<<<<<<<<<<<<<<<<<", "00000000<0LTU5911239F120101145911231023<<<16"}
+	sure := func(unsure ...[2]int) *Result {
+		r := &Result{Status: StatusUnreadable, Format: mrz.TD3, Lines: lines}
+		for _, l := range lines {
+			c := make([]float64, len(l))
+			for k := range c {
+				c[k] = 0.999
+			}
+			r.Confidence = append(r.Confidence, c)
+		}
+		for _, p := range unsure {
+			r.Confidence[p[0]][p[1]] = 0.6
+		}
+		return r
+	}
+	with := func(line, col int, c byte) *Result {
+		ls := slices.Clone(lines)
+		b := []byte(ls[line])
+		b[col] = c
+		ls[line] = string(b)
+		return &Result{Status: StatusRead, Format: mrz.TD3, Lines: ls}
+	}
+	for _, tc := range []struct {
+		name          string
+		first, second *Result
+		want          bool
+	}{
+		{"same reading", sure(), with(0, 5, 'B'), true},
+		{"a sure letter of the name changed", sure(), with(0, 5, 'O'), false},
+		{"an unsure letter of the name settled", sure([2]int{0, 5}), with(0, 5, 'O'), true},
+		{"a sure digit of the birth date changed (a check digit covers it)", sure(), with(1, 13, '6'), true},
+		{"a sure 0 of the document number turned U (same weight)", sure(), with(1, 2, 'U'), false},
+		{"no zone at the first look", &Result{Status: StatusNotFound}, with(0, 5, 'O'), true},
+		{"the first look's zone of another shape", &Result{Status: StatusUnreadable, Lines: []string{"P<LTU"}, Confidence: [][]float64{{1, 1, 1, 1, 1}}}, with(0, 5, 'O'), true},
+	} {
+		if got := agrees(tc.first, tc.second); got != tc.want {
+			t.Errorf("%s: agrees %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
