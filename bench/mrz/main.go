@@ -121,7 +121,7 @@ func main() {
 					log.Fatal(err)
 				}
 				if *dump != "" {
-					writeJPEG(filepath.Join(*dump, strings.ReplaceAll(pc.name, " ", "_")+"_"+t.Image+".jpg"), m)
+					writePNG(filepath.Join(*dump, strings.ReplaceAll(pc.name, " ", "_")+"_"+t.Image+".png"), m)
 				}
 				read(pc.name, m)
 			}

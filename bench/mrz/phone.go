@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"image/png"
 	"log"
 	"math"
 	"math/rand/v2"
@@ -52,6 +53,12 @@ var phoneCases = []struct {
 	// it, and a grey watermark band just above it, as on stock photos.
 	{"phone overlay", func(src image.Image, rng *rand.Rand) image.Image {
 		return place(overlay(src, rng), rng, 0.7, 0.05, 3)
+	}},
+	// A stock photo's watermark near or over the zone: a translucent
+	// band with the site's name, a diagonal repeated word or a tiled
+	// logo, grey or white (see watermark).
+	{"phone watermark", func(src image.Image, rng *rand.Rand) image.Image {
+		return place(watermark(src, rng), rng, 0.7, 0.05, 3)
 	}},
 	// A thumb over a top corner of the page.
 	{"phone hand", func(src image.Image, rng *rand.Rand) image.Image {
@@ -288,9 +295,11 @@ func phoneJPEG(m image.Image) (image.Image, error) {
 	return jpeg.Decode(&buf)
 }
 
-func writeJPEG(path string, m image.Image) {
+// writePNG writes m losslessly: the dumped image is the one read (the
+// phone's JPEG already applied), bit for bit.
+func writePNG(path string, m image.Image) {
 	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 90}); err != nil {
+	if err := png.Encode(&buf, m); err != nil {
 		log.Fatal(err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {

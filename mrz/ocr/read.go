@@ -167,6 +167,9 @@ func readWith(net *Net, img image.Image, ref time.Time, looks int) *Result {
 	if res.Status != StatusRead {
 		res = readPage(net, py, ref, res)
 	}
+	if res.Status != StatusRead {
+		res = readFlattened(net, py, ref, res)
+	}
 	// Back to the caller's pixels.
 	if back != 1 {
 		res.Box = image.Rect(int(float64(res.Box.Min.X)*back), int(float64(res.Box.Min.Y)*back),
