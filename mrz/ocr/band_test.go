@@ -11,19 +11,17 @@ import (
 )
 
 // TestReadThroughWatermarkBand lays a neutral translucent band (a stock
-// photo's watermark: grey 35% and 50% opaque, white 65%) across the middle
-// third of the zone of every tuning-half doc_* photo read clean
-// (bench/mrz's split), so that its edges cut the characters of a line
-// through their height. The reader may decline, never read wrong, and
-// must read at least as many as it did when the translucent layer was
-// first undone (see readFlattened: 8, 6 and 8 of 15); before that, a grey
-// band was not undone by the colour rule and 5, 2 and 7 of 14 were read.
-//
-// A white band at 50% is not in the table: under it the reader, before
-// and after readFlattened (which only looks again at zones not read),
-// reads the Luxembourg camera photo's expiry date 110808 as 310608, every
-// check digit holding (1→3 and 8→6 at positions of the same weight). It
-// is an open fault of the first read, reported, not a case to hide.
+// photo's watermark: grey 35% and 50% opaque, white 50% and 65%) across
+// the middle third of the zone of every tuning-half doc_* photo read
+// clean (bench/mrz's split), so that its edges cut the characters of a
+// line through their height. The reader may decline, never read wrong,
+// and must read at least the counts measured when zones cut by a layer's
+// edge were first declined from the first look (see cutCells): 5, 4, 9
+// and 8 of 15. Before that rule the first look read more of them (8, 6
+// and 8 of 15 with white 50% left out) but read the Luxembourg camera
+// photo's expiry 110808 as 310608 under the white 50% band, every check
+// digit holding (1→3 and 8→6 at positions of the same weight): the white
+// 50% row fails without the rule.
 func TestReadThroughWatermarkBand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads shared photos")
@@ -35,8 +33,9 @@ func TestReadThroughWatermarkBand(t *testing.T) {
 		a       float64
 		minRead int
 	}{
-		{color.RGBA{128, 128, 128, 255}, 0.35, 8},
-		{color.RGBA{128, 128, 128, 255}, 0.5, 6},
+		{color.RGBA{128, 128, 128, 255}, 0.35, 5},
+		{color.RGBA{128, 128, 128, 255}, 0.5, 4},
+		{color.RGBA{255, 255, 255, 255}, 0.5, 9},
 		{color.RGBA{255, 255, 255, 255}, 0.65, 8},
 	}
 	tried := make([]int, len(bands))

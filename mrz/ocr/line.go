@@ -54,6 +54,9 @@ func (l *Line) Pitch() float64 {
 type CellSamples struct {
 	Cells    [][]float32
 	Contrast []float32
+	// Thirds is the ink depth of each cell's top, middle and bottom
+	// third (see thirdsDepth, cutCells).
+	Thirds [][3]float32
 }
 
 // SampleLine resamples every cell of l from py and normalises each against
@@ -76,7 +79,7 @@ func sampleRaw(py *Pyramid, l *Line) [][]float32 {
 // each one's neighbourhood (see SampleLine).
 func normaliseCells(raw [][]float32) CellSamples {
 	n0 := len(raw)
-	out := CellSamples{Cells: make([][]float32, n0), Contrast: make([]float32, n0)}
+	out := CellSamples{Cells: make([][]float32, n0), Contrast: make([]float32, n0), Thirds: make([][3]float32, n0)}
 	var hist [256]int
 	for i := range n0 {
 		hist = [256]int{}
@@ -91,6 +94,7 @@ func normaliseCells(raw [][]float32) CellSamples {
 		paper := percentile(&hist, n, 0.85)
 		c := max(paper-ink, 1)
 		out.Contrast[i] = paper - ink
+		out.Thirds[i] = thirdsDepth(raw[i])
 		cell := make([]float32, CellW*CellH)
 		for k, v := range raw[i] {
 			cell[k] = min(max((paper-v)/c, 0), 1)

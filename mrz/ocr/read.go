@@ -182,11 +182,12 @@ func readWith(net *Net, img image.Image, ref time.Time, looks int) *Result {
 
 // scored is a candidate read one way.
 type scored struct {
-	lines []Line
-	probs [][][]float32
-	conts [][]float32
-	score float64
-	blur  float64 // see cellBlur (full classification only)
+	lines  []Line
+	probs  [][][]float32
+	conts  [][]float32
+	thirds [][][3]float32 // see cutCells
+	score  float64
+	blur   float64 // see cellBlur (full classification only)
 }
 
 func readPyramid(net *Net, py *Pyramid, ref time.Time, looks int) *Result {
@@ -427,6 +428,7 @@ func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 		}
 		s.probs = append(s.probs, lp)
 		s.conts = append(s.conts, cs.Contrast)
+		s.thirds = append(s.thirds, cs.Thirds)
 	}
 	s.score = sum / float64(max(n, 1))
 	if stride == 1 {
@@ -435,8 +437,31 @@ func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 	return s
 }
 
-// result decodes a candidate and explains a failure.
+// result decodes a candidate and explains a failure. A reading of a zone
+// a translucent layer's edge cuts (see cutCells) is not taken from this
+// look: it is unreadable, its cut cells unsure.
 func result(s *scored, base *plane, ref time.Time) *Result {
+	r := decodeResult(s, base, ref)
+	if r.Status != StatusRead && r.Status != StatusInvalid {
+		return r
+	}
+	cut := false
+	for i := range min(len(s.thirds), len(r.Lines)) {
+		for k, c := range cutCells(r.Lines[i], s.thirds[i]) {
+			if c {
+				cut = true
+				r.Confidence[i][k] = 0
+				r.Unsure = append(r.Unsure, [2]int{i, k})
+			}
+		}
+	}
+	if cut {
+		r.Status, r.Hint, r.Document, r.Failing, r.MinConfidence = StatusUnreadable, HintUnclear, nil, nil, 0
+	}
+	return r
+}
+
+func decodeResult(s *scored, base *plane, ref time.Time) *Result {
 	d := decode(s.probs)
 	if d.notZone {
 		return &Result{Status: StatusNotFound}

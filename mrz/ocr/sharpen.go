@@ -68,7 +68,14 @@ func lookAgain(net *Net, py *Pyramid, s *scored, prep func(l *Line, raw [][]floa
 	tr := NewTrace()
 	for i := range s.lines {
 		l := &s.lines[i]
-		cs := prep(l, sampleRaw(py, l))
+		raw := sampleRaw(py, l)
+		// A layer's edge is judged on the samples as they are: the
+		// deconvolution's ringing is no layer (see cutCells).
+		th := make([][3]float32, len(raw))
+		for k := range raw {
+			th[k] = thirdsDepth(raw[k])
+		}
+		cs := prep(l, raw)
 		lp := make([][]float32, len(cs.Cells))
 		for k, c := range cs.Cells {
 			p := make([]float32, None+1)
@@ -77,6 +84,7 @@ func lookAgain(net *Net, py *Pyramid, s *scored, prep func(l *Line, raw [][]floa
 		}
 		out.probs = append(out.probs, lp)
 		out.conts = append(out.conts, cs.Contrast)
+		out.thirds = append(out.thirds, th)
 	}
 	return out
 }

@@ -95,7 +95,9 @@ func wordOver(img image.Image, s string, ch, ang float64, c color.RGBA, a float6
 // tall as the zone's characters and twice as tall) on every tuning-half
 // doc_* photo read clean: never a wrong reading, and at least as many
 // read as when the translucent layer was first undone (10, 9 and 3 of
-// 15; 6, 6 and 3 of 14 before readFlattened). White letters over the zone
+// 15; 6, 6 and 3 of 14 before readFlattened), less the one declined since
+// zones cut by a layer's edge are not taken from the first look (see
+// cutCells): 9, 9 and 3. White letters over the zone
 // erase parts of its characters: those stay mostly unread, as they
 // should.
 func TestReadThroughWatermarkWord(t *testing.T) {
@@ -110,7 +112,7 @@ func TestReadThroughWatermarkWord(t *testing.T) {
 		a, size float64 // opacity; letter height in zone character heights
 		minRead int
 	}{
-		{"SAMPLE ", color.RGBA{110, 110, 110, 255}, 0.4, 1, 10},
+		{"SAMPLE ", color.RGBA{110, 110, 110, 255}, 0.4, 1, 9},
 		{"SAMPLE ", color.RGBA{110, 110, 110, 255}, 0.4, 2, 9},
 		{"SPECIMEN ", color.RGBA{255, 255, 255, 255}, 0.5, 2, 3},
 	}
