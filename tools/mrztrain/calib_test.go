@@ -25,6 +25,7 @@ func TestRefineCalibration(t *testing.T) {
 		// Nominal print: no ink spread, no printer's jitter (both make the
 		// ink itself taller or shorter than the font's glyphs), no overlays.
 		p.stroke, p.jitter, p.overlay, p.guilloche = 0, 0, false, false
+		p.dim, p.wash, p.watermark = 0, false, false
 		pg := render(r, fs, p)
 		py := ocr.NewPyramid(pg.gray)
 		for _, l := range pg.geom {

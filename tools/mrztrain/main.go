@@ -27,7 +27,7 @@ import (
 
 func main() {
 	out := flag.String("out", "mrz/ocr/model.bin", "where to write the weights")
-	pages := flag.Int("pages", 3000, "training pages")
+	pages := flag.Int("pages", 3600, "training pages")
 	valPages := flag.Int("val-pages", 300, "validation pages (another seed)")
 	epochs := flag.Int("epochs", 10, "passes over the training set")
 	preview := flag.String("preview", "", "write a few synthetic pages as PNG into this folder and stop")

@@ -106,6 +106,10 @@ type params struct {
 	overlay      bool    // translucent print over the zone (a stamp, boxes, a hologram's lines)
 	guilloche    bool    // fine security line patterns behind the zone
 	lowres       float64 // > 1: shrink by this and enlarge back
+	dim          float64 // > 0: a dim room's light, as a share of the scene's (then gamma and more noise)
+	gamma        float64 // with dim: the phone's brightening of the shadows (< 1)
+	wash         bool    // a broad washed-out glare gradient across the zone
+	watermark    bool    // translucent text over the lines (a stock photo's watermark)
 }
 
 func drawParams(r *rand.Rand) params {
@@ -114,8 +118,15 @@ func drawParams(r *rand.Rand) params {
 	if r.IntN(4) == 0 {
 		p.font = 1
 	}
-	// Pitch from 5.5 to 40 px, log-uniform: tiny phone crops to scans.
-	p.pitch = math.Exp(math.Log(5.5) + r.Float64()*(math.Log(40)-math.Log(5.5)))
+	// Pitch from 5.5 to 40 px, log-uniform: tiny phone crops to scans;
+	// one page in three at 7.5 to 12 px, the characters of small web
+	// images and of cards held far from the phone, where the reader
+	// samples cells from barely more pixels than it keeps.
+	if r.IntN(3) == 0 {
+		p.pitch = 7.5 + 4.5*r.Float64()
+	} else {
+		p.pitch = math.Exp(math.Log(5.5) + r.Float64()*(math.Log(40)-math.Log(5.5)))
+	}
 	p.aspect = 0.82 + 0.36*r.Float64()
 	p.glyphW = 0.88 + 0.2*r.Float64()
 	p.spacing = 1000 * (1.15 + 0.45*r.Float64())
@@ -131,24 +142,42 @@ func drawParams(r *rand.Rand) params {
 	}
 	p.paper = 140 + 115*r.Float64()
 	p.ink = r.Float64() * min(110, p.paper-50)
-	if r.IntN(10) < 8 {
+	// Blur: most pages a little, one in five as much as a phone out of
+	// focus leaves still readable.
+	switch k := r.IntN(10); {
+	case k < 6:
 		p.blur = r.Float64() * 0.14 * p.pitch
-	} else {
+	case k < 8:
 		p.blur = r.Float64() * 0.22 * p.pitch
+	default:
+		p.blur = (0.1 + 0.17*r.Float64()) * p.pitch
 	}
-	if r.IntN(10) == 0 {
-		p.motion = r.Float64() * 0.25 * p.pitch
+	if r.IntN(6) == 0 {
+		p.motion = r.Float64() * 0.3 * p.pitch
 	}
 	p.noise = r.Float64() * 10
-	if r.IntN(10) < 6 {
+	// JPEG: most pages at a photo's usual quality, some at a web
+	// thumbnail's.
+	switch k := r.IntN(10); {
+	case k < 6:
 		p.jpegQ = 25 + r.IntN(71)
+	case k < 8:
+		p.jpegQ = 8 + r.IntN(18)
 	}
 	p.glare = r.IntN(7) == 0
 	p.overlay = r.IntN(4) == 0
 	p.guilloche = r.IntN(4) == 0
-	if r.IntN(5) == 0 && p.pitch > 9 {
-		p.lowres = 1 + r.Float64()*(p.pitch/7-1)
+	if r.IntN(5) == 0 && p.pitch > 7 {
+		p.lowres = 1 + r.Float64()*(p.pitch/6-1)
 	}
+	if r.IntN(7) == 0 {
+		// Never under 22 levels of contrast left: the cell labels assume
+		// the ink is still there to read.
+		p.dim = max(0.12+0.3*r.Float64(), 22/(p.paper-p.ink))
+		p.gamma = 0.6 + 0.4*r.Float64()
+	}
+	p.wash = r.IntN(6) == 0
+	p.watermark = r.IntN(6) == 0
 	return p
 }
 
@@ -260,6 +289,9 @@ func render(r *rand.Rand, fs *fonts, p params) *page {
 	if p.overlay {
 		overlay(r, fs, img, W, H, p)
 	}
+	if p.watermark {
+		watermark(r, fs, img, W, H, p)
+	}
 	glare := make([]float64, W*H)
 	if p.glare {
 		gx, gy := r.Float64()*float64(W), r.Float64()*float64(H)
@@ -274,6 +306,9 @@ func render(r *rand.Rand, fs *fonts, p params) *page {
 			}
 		}
 	}
+	if p.wash {
+		wash(r, img, glare, W, H)
+	}
 	if p.blur > 0.3 {
 		gaussBlur(img, W, H, p.blur)
 	}
@@ -284,8 +319,13 @@ func render(r *rand.Rand, fs *fonts, p params) *page {
 		// Shrink and enlarge back: the geometry keeps its coordinates.
 		img = lowRes(img, W, H, p.lowres)
 	}
+	noise := p.noise
+	if p.dim > 0 {
+		darken(img, p.dim, p.gamma)
+		noise += 2 + 6*r.Float64()
+	}
 	for i := range img {
-		img[i] += r.NormFloat64() * p.noise
+		img[i] += r.NormFloat64() * noise
 	}
 	g := image.NewGray(image.Rect(0, 0, W, H))
 	for i, v := range img {
