@@ -268,7 +268,7 @@ func wash(r *rand.Rand, img, glare []float64, W, H int) {
 		t := c[0]*ct + c[1]*st
 		lo, hi = min(lo, t), max(hi, t)
 	}
-	amp := 0.3 + 0.5*r.Float64()
+	amp := 0.2 + 0.4*r.Float64()
 	start := 0.2 + 0.5*r.Float64() // where the wash begins
 	for y := range H {
 		for x := range W {
@@ -319,7 +319,7 @@ func watermark(r *rand.Rand, fs *fonts, img []float64, W, H int, p params) {
 	}
 	mask := image.NewAlpha(image.Rect(0, 0, W, H))
 	ras.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
-	a := 0.15 + 0.3*r.Float64()
+	a := 0.1 + 0.25*r.Float64()
 	light := r.IntN(2) == 0
 	for i, m := range mask.Pix {
 		f := a * float64(m) / 255
