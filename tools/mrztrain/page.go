@@ -119,10 +119,10 @@ func drawParams(r *rand.Rand) params {
 		p.font = 1
 	}
 	// Pitch from 5.5 to 40 px, log-uniform: tiny phone crops to scans;
-	// one page in three at 7.5 to 12 px, the characters of small web
+	// one page in five at 7.5 to 12 px, the characters of small web
 	// images and of cards held far from the phone, where the reader
 	// samples cells from barely more pixels than it keeps.
-	if r.IntN(3) == 0 {
+	if r.IntN(5) == 0 {
 		p.pitch = 7.5 + 4.5*r.Float64()
 	} else {
 		p.pitch = math.Exp(math.Log(5.5) + r.Float64()*(math.Log(40)-math.Log(5.5)))
@@ -151,12 +151,12 @@ func drawParams(r *rand.Rand) params {
 		p.motion = r.Float64() * 0.25 * p.pitch
 	}
 	p.noise = r.Float64() * 10
-	// JPEG: most pages at a photo's usual quality, one in ten at a web
-	// thumbnail's.
-	switch k := r.IntN(10); {
-	case k < 6:
+	// JPEG: most pages at a photo's usual quality, one in twenty at a
+	// web thumbnail's.
+	switch k := r.IntN(20); {
+	case k < 12:
 		p.jpegQ = 25 + r.IntN(71)
-	case k < 7:
+	case k < 13:
 		p.jpegQ = 15 + r.IntN(11)
 	}
 	p.glare = r.IntN(7) == 0
@@ -165,11 +165,11 @@ func drawParams(r *rand.Rand) params {
 	if r.IntN(5) == 0 && p.pitch > 9 {
 		p.lowres = 1 + r.Float64()*(p.pitch/7-1)
 	}
-	// At most one of a phone's or a web page's damages, on three pages in
-	// ten, kept where the ink can still be read: piled on one another they
-	// left most cells unreadable, and a classifier trained on those
-	// hedges on clean print too.
-	switch r.IntN(10) {
+	// At most one of a phone's or a web page's damages, on one page in
+	// five, kept where the ink can still be read: piled on one another
+	// (and on a page in three) they left many cells unreadable, and a
+	// classifier trained on those hedges on clean print too.
+	switch r.IntN(15) {
 	case 0:
 		// Never under 35 levels of contrast left.
 		p.dim = max(0.12+0.3*r.Float64(), 35/(p.paper-p.ink))
@@ -341,13 +341,27 @@ func render(r *rand.Rand, fs *fonts, p params) *page {
 		}
 	}
 	pg.gray = g
-	// What glare left of the contrast at each cell centre.
+	// What glare left of the contrast in each cell: the least over its
+	// centre and eight points around it (a third of the pitch along, a
+	// third of the height across). A glyph washed out in part is a cell
+	// that cannot be read, not the symbol: an O whose top is gone is a U
+	// to the eye, and the reader must be unsure of it.
 	for _, l := range pg.geom {
 		var gl []float64
 		for i := range l.N {
-			x, y := l.X[0]+float64(i)*(l.X[1]+float64(i)*l.X[2]), l.Y[0]+float64(i)*(l.Y[1]+float64(i)*l.Y[2])
-			xi, yi := min(max(int(x), 0), W-1), min(max(int(y), 0), H-1)
-			gl = append(gl, 1-glare[yi*W+xi])
+			fi := float64(i)
+			x, y := l.X[0]+fi*(l.X[1]+fi*l.X[2]), l.Y[0]+fi*(l.Y[1]+fi*l.Y[2])
+			tx, ty := l.X[1]+2*fi*l.X[2], l.Y[1]+2*fi*l.Y[2]
+			h := (l.H[0] + fi*l.H[1]) / math.Max(math.Hypot(tx, ty), 1e-9)
+			left := 1.0
+			for _, a := range [3]float64{-1.0 / 3, 0, 1.0 / 3} {
+				for _, b := range [3]float64{-1.0 / 3, 0, 1.0 / 3} {
+					px, py := x+a*tx-b*h*ty, y+a*ty+b*h*tx
+					xi, yi := min(max(int(px), 0), W-1), min(max(int(py), 0), H-1)
+					left = min(left, 1-glare[yi*W+xi])
+				}
+			}
+			gl = append(gl, left)
 		}
 		pg.glare = append(pg.glare, gl)
 	}
