@@ -18,13 +18,23 @@ func TestRefineCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ratios, offs []float64
-	for k := range 200 {
+	// 500 pages: over 200 the mean offset moved by ±0.005 heights with
+	// the draws alone, half the tolerance.
+	for k := range 500 {
 		r := rand.New(rand.NewPCG(9, uint64(k)))
 		p := drawParams(r)
 		p.blur, p.motion, p.noise, p.jpegQ, p.glare, p.lowres = 0, 0, 0, 0, false, 0
 		// Nominal print: no ink spread, no printer's jitter (both make the
 		// ink itself taller or shorter than the font's glyphs), no overlays.
 		p.stroke, p.jitter, p.overlay, p.guilloche = 0, 0, false, false
+		p.dim, p.wash, p.watermark = 0, false, false
+		// The pitch over the range the constants were set on, log-uniform
+		// from 5.5 to 40 px: the training mix weighs 7.5-12 px more, and
+		// RefineLine frames small lines a little high (about 0.02
+		// heights at 10 px), which is the classifier's to learn, not a
+		// reason to move the constants for every size.
+		pr := rand.New(rand.NewPCG(10, uint64(k)))
+		p.pitch = math.Exp(math.Log(5.5) + pr.Float64()*(math.Log(40)-math.Log(5.5)))
 		pg := render(r, fs, p)
 		py := ocr.NewPyramid(pg.gray)
 		for _, l := range pg.geom {

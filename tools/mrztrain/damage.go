@@ -255,3 +255,78 @@ func overlay(r *rand.Rand, fs *fonts, img []float64, W, H int, p params) {
 		img[i] *= 1 - a*float64(m)/255
 	}
 }
+
+// wash lightens img with a broad gradient of glare across the page, as a
+// window or a ceiling light reflected off a laminate washes out one side
+// of the zone, and records in glare how much of the contrast it took.
+func wash(r *rand.Rand, img, glare []float64, W, H int) {
+	th := r.Float64() * 2 * math.Pi
+	ct, st := math.Cos(th), math.Sin(th)
+	// The projection of the page on the direction, from 0 to 1.
+	var lo, hi float64
+	for _, c := range [][2]float64{{0, 0}, {float64(W), 0}, {0, float64(H)}, {float64(W), float64(H)}} {
+		t := c[0]*ct + c[1]*st
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	amp := 0.2 + 0.4*r.Float64()
+	start := 0.2 + 0.5*r.Float64() // where the wash begins
+	for y := range H {
+		for x := range W {
+			t := ((float64(x)*ct+float64(y)*st)-lo)/(hi-lo) - start
+			if t <= 0 {
+				continue
+			}
+			t = min(t/(1-start), 1)
+			g := amp * t * t * (3 - 2*t)
+			i := y*W + x
+			img[i] = 255 - (255-img[i])*(1-g)
+			glare[i] = 1 - (1-glare[i])*(1-g)
+		}
+	}
+}
+
+// darken is a dim room: the light scaled by f, then the phone's tone
+// curve lifting the shadows (gamma g < 1).
+func darken(img []float64, f, g float64) {
+	for i, v := range img {
+		v = min(max(v*f, 0), 255)
+		img[i] = 255 * math.Pow(v/255, g)
+	}
+}
+
+// watermark prints a row or two of translucent letters across the page,
+// about as tall as the MRZ's characters or taller, darker or lighter than
+// what is under them, as the watermark of a stock photo or a web
+// gallery lies over the lines.
+func watermark(r *rand.Rand, fs *fonts, img []float64, W, H int, p params) {
+	ras := vector.NewRasterizer(W, H)
+	h := p.pitch * p.aspect
+	k := r.IntN(len(fs.clutter))
+	size := h * (0.8 + 1.7*r.Float64()) / 1000
+	th := (r.Float64()*2 - 1) * 0.35
+	ct, st := math.Cos(th), math.Sin(th)
+	for range 1 + r.IntN(2) {
+		x, y := -r.Float64()*float64(W)*0.3, float64(H)*(0.15+0.85*r.Float64())
+		for x < float64(W)*1.2 {
+			c := rune(fs.clutterAlphabets[r.IntN(len(fs.clutterAlphabets))])
+			drawSegments(ras, fs.clutter[k][c], func(gx, gy float64) (float32, float32) {
+				gx, gy = gx*size, gy*size
+				return float32(x + gx*ct - gy*st), float32(y + gx*st + gy*ct)
+			})
+			adv := fs.clutterAdvance[k] * size * (1 + 0.4*r.Float64())
+			x, y = x+adv*ct, y+adv*st
+		}
+	}
+	mask := image.NewAlpha(image.Rect(0, 0, W, H))
+	ras.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
+	a := 0.1 + 0.25*r.Float64()
+	light := r.IntN(2) == 0
+	for i, m := range mask.Pix {
+		f := a * float64(m) / 255
+		if light {
+			img[i] += (255 - img[i]) * f
+		} else {
+			img[i] *= 1 - f
+		}
+	}
+}

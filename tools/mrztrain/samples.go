@@ -77,11 +77,15 @@ func pageSamples(r *rand.Rand, pg *page, p params, s *sampleSet) {
 		zone[li] = jitter(r, truth)
 	}
 	ocr.RefineZone(py, zone)
+	contrast := p.paper - p.ink
+	if p.dim > 0 {
+		contrast *= p.dim
+	}
 	for li, l := range zone {
 		cs := ocr.SampleLine(py, &l)
 		for i, c := range cs.Cells {
 			label := indexOf(pg.lines[li][i])
-			if (p.paper-p.ink)*pg.glare[li][i] < 18 {
+			if contrast*pg.glare[li][i] < 18 {
 				label = ocr.None
 			}
 			s.add(c, label)
