@@ -20,6 +20,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -48,8 +49,19 @@ func main() {
 	phone := flag.Bool("phone", false, "also read every doc_* image degraded as phone photos degrade it (generated, never stored)")
 	onlyClass := flag.String("class", "", "with -phone, generate only the phone classes whose name contains this (iterating on one class costs less)")
 	portal := flag.Bool("portal", false, "read as the portal's upload-time read does (ocr.ReadAtUsualScale) instead of the decision engine's (ocr.Read)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	flag.Parse()
 	log.SetFlags(0)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	gt, err := load(filepath.Join(*data, "images", "doc_mrz_groundtruth.json"))
 	if err != nil {
 		log.Fatal(err)

@@ -47,15 +47,18 @@ func removeCast(g *image.Gray, chroma []uint8) {
 		blk[i] = 255
 	}
 	found := false
-	for y := range h {
-		row := chroma[y*w : (y+1)*w]
-		bro := blk[(y/bs)*bw:]
-		for x, c := range row {
-			if c < bro[x/bs] {
-				bro[x/bs] = c
+	// A band of block rows per core: each writes only its own blocks.
+	inChunks(bh, func(lo, hi int) {
+		for y := lo * bs; y < min(h, hi*bs); y++ {
+			row := chroma[y*w : (y+1)*w]
+			bro := blk[(y/bs)*bw:]
+			for x, c := range row {
+				if c < bro[x/bs] {
+					bro[x/bs] = c
+				}
 			}
 		}
-	}
+	})
 	for _, c := range blk {
 		if c >= minCast {
 			found = true
@@ -71,44 +74,77 @@ func removeCast(g *image.Gray, chroma []uint8) {
 	// own chroma decides at its edge).
 	floor := blockFilter(blk, bw, bh, 1, false)
 	region := blockFilter(floor, bw, bh, 1, true)
-	for y := range h {
-		pix := g.Pix[y*g.Stride : y*g.Stride+w]
-		crow := chroma[y*w : (y+1)*w]
-		rro := region[(y/bs)*bw:]
-		for x, v := range pix {
-			r := rro[x/bs]
-			if r < minCast {
-				continue
+	inChunks(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			pix := g.Pix[y*g.Stride : y*g.Stride+w]
+			crow := chroma[y*w : (y+1)*w]
+			rro := region[(y/bs)*bw:]
+			for x, v := range pix {
+				r := rro[x/bs]
+				if r < minCast {
+					continue
+				}
+				// Each pixel loses its own chroma, up to the region's:
+				// under the band ink and paper alike lose the cast; just
+				// past its edge a neutral pixel loses nothing, so that
+				// no character is cut into a corrected and an
+				// uncorrected part. At most maxCast: a pure colour
+				// (chroma 255) would leave no paper level to stretch to.
+				pix[x] = uncast[min(crow[x], r, maxCast)][v]
 			}
-			// Each pixel loses its own chroma, up to the region's: under
-			// the band ink and paper alike lose the cast; just past its
-			// edge a neutral pixel loses nothing, so that no character is
-			// cut into a corrected and an uncorrected part.
-			// At most maxCast: a pure colour (chroma 255) would leave
-			// no paper level to stretch to.
-			c := int(min(crow[x], r, maxCast))
-			nv := (int(v) - c) * 255 / (255 - c)
-			pix[x] = uint8(min(max(nv, 0), 255))
 		}
-	}
+	})
 }
 
 // blockFilter is the least (or, grow, the greatest) value over each
-// block's neighbours within rad blocks.
+// block's neighbours within rad blocks: along the rows, then down the
+// columns of that (the square's extreme is its columns' extremes).
 func blockFilter(in []uint8, bw, bh, rad int, grow bool) []uint8 {
+	rows := make([]uint8, len(in))
+	inChunks(bh, func(lo, hi int) {
+		for by := lo; by < hi; by++ {
+			src, dst := in[by*bw:(by+1)*bw], rows[by*bw:(by+1)*bw]
+			for bx := range bw {
+				m := src[bx]
+				for _, v := range src[max(0, bx-rad):min(bw, bx+rad+1)] {
+					if grow {
+						m = max(m, v)
+					} else {
+						m = min(m, v)
+					}
+				}
+				dst[bx] = m
+			}
+		}
+	})
 	out := make([]uint8, len(in))
-	for by := range bh {
-		for bx := range bw {
-			m := in[by*bw+bx]
+	inChunks(bh, func(lo, hi int) {
+		for by := lo; by < hi; by++ {
+			dst := out[by*bw : (by+1)*bw]
+			copy(dst, rows[by*bw:(by+1)*bw])
 			for y := max(0, by-rad); y <= min(bh-1, by+rad); y++ {
-				for x := max(0, bx-rad); x <= min(bw-1, bx+rad); x++ {
-					if v := in[y*bw+x]; (v > m) == grow && v != m {
-						m = v
+				for bx, v := range rows[y*bw : (y+1)*bw] {
+					if grow {
+						dst[bx] = max(dst[bx], v)
+					} else {
+						dst[bx] = min(dst[bx], v)
 					}
 				}
 			}
-			out[by*bw+bx] = m
 		}
-	}
+	})
 	return out
 }
+
+// uncast[c][v] is gray level v with a chroma c taken off, the rest
+// stretched back to the paper's white: (v − c)·255/(255 − c), a table
+// rather than a division per pixel.
+var uncast = func() *[maxCast + 1][256]uint8 {
+	var t [maxCast + 1][256]uint8
+	for c := range t {
+		for v := range t[c] {
+			t[c][v] = uint8(min(max((v-c)*255/(255-c), 0), 255))
+		}
+	}
+	return &t
+}()

@@ -1,7 +1,9 @@
 package ocr
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"kycd/mrz"
@@ -227,6 +229,10 @@ func decode(probs [][][]float32) *decoded {
 					d.unsure = append(d.unsure, p)
 				}
 			}
+			// In reading order, not the map's.
+			slices.SortFunc(d.unsure, func(a, b pos) int {
+				return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
+			})
 		}
 	default:
 		// A valid reading far less likely than the classifier's own is not

@@ -23,8 +23,11 @@ type chain struct {
 // blobs at least 10 times as long as tall (a line of glyphs blurred into
 // one), for the hint when no zone is found.
 func detectLines(p *plane) ([]*chain, []blob) {
-	mask := inkMask(p, 16)
-	all := blobs(mask, p.w, p.h)
+	return linesOf(blobs(inkMask(p, 16), p.w, p.h))
+}
+
+// linesOf is detectLines on the blobs of a detection image's ink.
+func linesOf(all []blob) ([]*chain, []blob) {
 	var bs, bars []blob
 	for _, b := range all {
 		h, w := b.h(), b.w()

@@ -29,35 +29,35 @@ func inkGray(img image.Image, maxSide int) (*image.Gray, float64) {
 		oh = max(1, (h*maxSide+long/2)/long)
 	}
 	out := image.NewGray(image.Rect(0, 0, ow, oh))
-	sums := make([]uint32, ow)
-	counts := make([]uint32, ow)
 	colOf := make([]int, w)
 	for x := range w {
 		colOf[x] = x * ow / w
 	}
-	row, crow := make([]uint8, w), make([]uint8, w)
-	csums := make([]uint32, ow)
 	chroma := make([]uint8, ow*oh)
-	oy := 0
-	for y := range h {
-		valueRow(img, b.Min.X, b.Min.Y+y, row, crow)
-		for x, v := range row {
-			c := colOf[x]
-			sums[c] += uint32(v)
-			csums[c] += uint32(crow[x])
-			counts[c]++
-		}
-		if y == h-1 || (y+1)*oh/h != oy {
-			dst := out.Pix[oy*out.Stride : oy*out.Stride+ow]
-			cdst := chroma[oy*ow : (oy+1)*ow]
-			for i := range dst {
-				dst[i] = uint8((sums[i] + counts[i]/2) / counts[i])
-				cdst[i] = uint8((csums[i] + counts[i]/2) / counts[i])
-				sums[i], csums[i], counts[i] = 0, 0, 0
+	// Row y of img falls in row y·oh/h of out (oh ≤ h): each band of
+	// out's rows is summed from its own rows of img, a band per core.
+	inChunks(oh, func(lo, hi int) {
+		sums, csums, counts := make([]uint32, ow), make([]uint32, ow), make([]uint32, ow)
+		row, crow := make([]uint8, w), make([]uint8, w)
+		for y := (lo*h + oh - 1) / oh; y < h && y*oh/h < hi; y++ {
+			valueRow(img, b.Min.X, b.Min.Y+y, row, crow)
+			for x, v := range row {
+				c := colOf[x]
+				sums[c] += uint32(v)
+				csums[c] += uint32(crow[x])
+				counts[c]++
 			}
-			oy++
+			if oy := y * oh / h; y == h-1 || (y+1)*oh/h != oy {
+				dst := out.Pix[oy*out.Stride : oy*out.Stride+ow]
+				cdst := chroma[oy*ow : (oy+1)*ow]
+				for i := range dst {
+					dst[i] = uint8((sums[i] + counts[i]/2) / counts[i])
+					cdst[i] = uint8((csums[i] + counts[i]/2) / counts[i])
+					sums[i], csums[i], counts[i] = 0, 0, 0
+				}
+			}
 		}
-	}
+	})
 	removeCast(out, chroma)
 	return out, float64(w) / float64(ow)
 }

@@ -51,13 +51,15 @@ func (p *plane) at(x, y float64) float32 {
 func (p *plane) half() *plane {
 	w, h := max(1, p.w/2), max(1, p.h/2)
 	q := newPlane(w, h)
-	for y := range h {
-		y0, y1 := min(2*y, p.h-1), min(2*y+1, p.h-1)
-		for x := range w {
-			x0, x1 := min(2*x, p.w-1), min(2*x+1, p.w-1)
-			q.pix[y*w+x] = (p.pix[y0*p.w+x0] + p.pix[y0*p.w+x1] + p.pix[y1*p.w+x0] + p.pix[y1*p.w+x1]) / 4
+	inChunks(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			y0, y1 := min(2*y, p.h-1), min(2*y+1, p.h-1)
+			for x := range w {
+				x0, x1 := min(2*x, p.w-1), min(2*x+1, p.w-1)
+				q.pix[y*w+x] = (p.pix[y0*p.w+x0] + p.pix[y0*p.w+x1] + p.pix[y1*p.w+x0] + p.pix[y1*p.w+x1]) / 4
+			}
 		}
-	}
+	})
 	return q
 }
 

@@ -200,10 +200,10 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time, looks int) *Result {
 	// is found there, at twice that scale, for a document small in a large
 	// frame or seen at an angle (its far end smaller).
 	for finer := range looks {
-		if det, _ := detectionPlane(py, false, finer); det == nil {
+		c, pl, ct, bs, ok := zoneCands(net, py, finer)
+		if !ok {
 			break
 		}
-		c, pl, ct, bs := zoneCands(net, py, finer)
 		cands = append(cands, c...)
 		if finer == 0 {
 			// Lines of print at the usual scale only: the finer look
@@ -258,24 +258,45 @@ func readPyramid(net *Net, py *Pyramid, ref time.Time, looks int) *Result {
 // zoneCands finds the zone candidates on the detection plane of the given
 // fineness, both ways round, and ranks them by a first look at every
 // third cell. It also says how many lines of print it saw, and whether a
-// zone seems cut off by the picture's edge or barred by stripes.
-func zoneCands(net *Net, py *Pyramid, finer int) (cands []scored, printLines int, cut, bars bool) {
-	type view struct {
-		f      frame
-		chains []*chain
+// zone seems cut off by the picture's edge or barred by stripes; ok is
+// false when there is no plane that fine (see detectionPlane).
+func zoneCands(net *Net, py *Pyramid, finer int) (cands []scored, printLines int, cut, bars, ok bool) {
+	det, scale := detectionBase(py, finer)
+	if det == nil {
+		return nil, 0, false, false, false
 	}
-	var views []view
-	for _, transposed := range []bool{false, true} {
-		det, f := detectionPlane(py, transposed, finer)
-		chains, bs := detectLines(det)
-		printLines = max(printLines, len(chains))
-		cut = cut || (longChains(chains) <= maxLongChains && cutStack(chains, det))
-		bars = bars || barStack(bs)
-		views = append(views, view{f, chains})
+	type view struct {
+		f         frame
+		chains    []*chain
+		cut, bars bool
+	}
+	// The ink is found once; the view the other way round is its
+	// transpose (the threshold's square window is the same either way).
+	all, turned := blobsBothWays(inkMask(det, 16), det.w, det.h)
+	var views [2]view
+	both(func(transposed bool) {
+		bl, w, h := all, det.w, det.h
+		if transposed {
+			bl, w, h = turned, h, w
+		}
+		chains, bs := linesOf(bl)
+		v := view{f: frame{scale: scale, transposed: transposed}, chains: chains}
+		v.cut = longChains(chains) <= maxLongChains && cutStack(chains, w, h)
+		v.bars = barStack(bs)
+		if transposed {
+			views[1] = v
+		} else {
+			views[0] = v
+		}
+	})
+	for _, v := range views {
+		printLines = max(printLines, len(v.chains))
+		cut, bars = cut || v.cut, bars || v.bars
 	}
 	// Strict stacking first; when it finds nothing, lines that differ
 	// more in height (blur swells some glyphs into their neighbours).
 	for _, loose := range []bool{false, true} {
+		var todo [][]Line
 		for _, v := range views {
 			cs := zoneCandidates(v.chains, v.f, loose)
 			if len(cs) > maxCandidates {
@@ -293,18 +314,23 @@ func zoneCands(net *Net, py *Pyramid, finer int) (cands []scored, printLines int
 							lines[i] = l.reversed()
 						}
 					}
-					RefineZone(py, lines)
-					orderLines(lines)
-					// A first look at every third cell ranks the candidates.
-					cands = append(cands, classify(net, py, lines, 3))
+					todo = append(todo, lines)
 				}
 			}
 		}
+		// A first look at every third cell ranks the candidates, a
+		// candidate per core at a time.
+		cands = make([]scored, len(todo))
+		eachOf(len(todo), func(i int) {
+			RefineZone(py, todo[i])
+			orderLines(todo[i])
+			cands[i] = classify(net, py, todo[i], 3)
+		})
 		if len(cands) > 0 {
 			break
 		}
 	}
-	return cands, printLines, cut, bars
+	return cands, printLines, cut, bars, true
 }
 
 func bestScore(cands []scored) float64 {
@@ -334,6 +360,25 @@ func rank(r *Result) int {
 // side and twice the picture's own size; beyond it there is no such plane
 // (nil).
 func detectionPlane(py *Pyramid, transposed bool, finer int) (*plane, frame) {
+	p, scale := detectionBase(py, finer)
+	if p == nil {
+		return nil, frame{}
+	}
+	if transposed {
+		t := newPlane(p.h, p.w)
+		for y := range p.h {
+			for x := range p.w {
+				t.pix[x*t.w+y] = p.pix[y*p.w+x]
+			}
+		}
+		p = t
+	}
+	return p, frame{scale: scale, transposed: transposed}
+}
+
+// detectionBase is detectionPlane the right way round, and its scale
+// (detection pixels per level-0 pixel).
+func detectionBase(py *Pyramid, finer int) (*plane, float64) {
 	k, up := 0, 1
 	long := max(py.levels[0].w, py.levels[0].h)
 	for ; long > 1400 && k+1 < len(py.levels); k++ {
@@ -357,21 +402,12 @@ func detectionPlane(py *Pyramid, transposed bool, finer int) (*plane, frame) {
 		// Past the bound, or a picture so small (under 700 pixels) that
 		// a document small in it has characters of 3 pixels or less: no
 		// finer look.
-		return nil, frame{}
+		return nil, 0
 	}
 	if up > 1 {
 		p, scale = enlarge(p, up), float64(up)
 	}
-	if transposed {
-		t := newPlane(p.h, p.w)
-		for y := range p.h {
-			for x := range p.w {
-				t.pix[x*t.w+y] = p.pix[y*p.w+x]
-			}
-		}
-		p = t
-	}
-	return p, frame{scale: scale, transposed: transposed}
+	return p, scale
 }
 
 // maxFinerSide bounds the long side of a finer detection plane, and so
@@ -381,12 +417,14 @@ const maxFinerSide = 2100
 // enlarge scales p up by an integer factor, bilinearly.
 func enlarge(p *plane, k int) *plane {
 	q := newPlane(p.w*k, p.h*k)
-	for y := range q.h {
-		sy := (float64(y)+0.5)/float64(k) - 0.5
-		for x := range q.w {
-			q.pix[y*q.w+x] = p.at((float64(x)+0.5)/float64(k)-0.5, sy)
+	inChunks(q.h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			sy := (float64(y)+0.5)/float64(k) - 0.5
+			for x := range q.w {
+				q.pix[y*q.w+x] = p.at((float64(x)+0.5)/float64(k)-0.5, sy)
+			}
 		}
-	}
+	})
 	return q
 }
 
@@ -399,21 +437,30 @@ const noneScore = 0.3
 // and scores it by how much the cells look like MRZ characters.
 func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 	s := scored{lines: lines}
+	var cells, seen [][]float32
+	sampled := make([]CellSamples, len(lines))
+	eachOf(len(lines), func(i int) { sampled[i] = SampleLine(py, &lines[i]) })
+	for _, cs := range sampled {
+		cells = append(cells, cs.Cells...)
+		for k, c := range cs.Cells {
+			if k%stride == 0 {
+				seen = append(seen, c)
+			}
+		}
+		s.probs = append(s.probs, make([][]float32, len(cs.Cells)))
+		s.conts = append(s.conts, cs.Contrast)
+		s.thirds = append(s.thirds, cs.Thirds)
+	}
+	probs := forwardAll(net, seen)
 	var sum float64
 	n := 0
-	tr := NewTrace()
-	var cells [][]float32
-	for i := range lines {
-		cs := SampleLine(py, &lines[i])
-		cells = append(cells, cs.Cells...)
-		lp := make([][]float32, len(cs.Cells))
-		for k, c := range cs.Cells {
+	for i := range s.probs {
+		for k := range s.probs[i] {
 			if k%stride != 0 {
 				continue
 			}
-			p := make([]float32, None+1)
-			net.Forward(c, p, tr)
-			lp[k] = p
+			p := probs[n]
+			s.probs[i][k] = p
 			best := float32(0)
 			for _, v := range p[:None] {
 				best = max(best, v)
@@ -426,9 +473,6 @@ func classify(net *Net, py *Pyramid, lines []Line, stride int) scored {
 			sum += math.Log(float64(max(best, 1e-6)))
 			n++
 		}
-		s.probs = append(s.probs, lp)
-		s.conts = append(s.conts, cs.Contrast)
-		s.thirds = append(s.thirds, cs.Thirds)
 	}
 	s.score = sum / float64(max(n, 1))
 	if stride == 1 {

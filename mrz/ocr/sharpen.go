@@ -65,10 +65,11 @@ func sharpLines(net *Net, py *Pyramid, s *scored, sigma float64) scored {
 // their raw samples.
 func lookAgain(net *Net, py *Pyramid, s *scored, prep func(l *Line, raw [][]float32) CellSamples) scored {
 	out := scored{lines: s.lines, blur: s.blur, score: s.score}
-	tr := NewTrace()
+	raws := make([][][]float32, len(s.lines))
+	eachOf(len(s.lines), func(i int) { raws[i] = sampleRaw(py, &s.lines[i]) })
 	for i := range s.lines {
 		l := &s.lines[i]
-		raw := sampleRaw(py, l)
+		raw := raws[i]
 		// A layer's edge is judged on the samples as they are: the
 		// deconvolution's ringing is no layer (see cutCells).
 		th := make([][3]float32, len(raw))
@@ -76,13 +77,7 @@ func lookAgain(net *Net, py *Pyramid, s *scored, prep func(l *Line, raw [][]floa
 			th[k] = thirdsDepth(raw[k])
 		}
 		cs := prep(l, raw)
-		lp := make([][]float32, len(cs.Cells))
-		for k, c := range cs.Cells {
-			p := make([]float32, None+1)
-			net.Forward(c, p, tr)
-			lp[k] = p
-		}
-		out.probs = append(out.probs, lp)
+		out.probs = append(out.probs, forwardAll(net, cs.Cells))
 		out.conts = append(out.conts, cs.Contrast)
 		out.thirds = append(out.thirds, th)
 	}

@@ -49,19 +49,28 @@ func viewAverage(net *Net, py *Pyramid, s *scored) scored {
 			out.probs[i][k] = append([]float32(nil), p...)
 		}
 	}
-	tr := NewTrace()
-	p := make([]float32, None+1)
 	const n = 5
-	for _, v := range [][2]float64{{-viewShift, 0}, {viewShift, 0}, {0, -viewLift}, {0, viewLift}} {
+	shifts := [][2]float64{{-viewShift, 0}, {viewShift, 0}, {0, -viewLift}, {0, viewLift}}
+	nl := len(s.lines)
+	sampled := make([][][]float32, len(shifts)*nl)
+	eachOf(len(sampled), func(j int) {
+		l := s.lines[j%nl].shifted(shifts[j/nl][0], shifts[j/nl][1])
+		sampled[j] = SampleLine(py, &l).Cells
+	})
+	var cells [][]float32
+	for _, cs := range sampled {
+		cells = append(cells, cs...)
+	}
+	// Summed in the order the frames are listed, as one loop would.
+	probs := forwardAll(net, cells)
+	for len(probs) > 0 {
 		for i := range s.lines {
-			l := s.lines[i].shifted(v[0], v[1])
-			cs := SampleLine(py, &l)
-			for k, c := range cs.Cells {
-				net.Forward(c, p, tr)
-				for j := range p {
-					out.probs[i][k][j] += p[j]
+			for k := range out.probs[i] {
+				for j, v := range probs[k] {
+					out.probs[i][k][j] += v
 				}
 			}
+			probs = probs[len(out.probs[i]):]
 		}
 	}
 	for i := range out.probs {

@@ -173,16 +173,18 @@ func flatten(p *plane, r int) *plane {
 	copy(out.pix, p.pix)
 	squareFilter(out, r, true)
 	squareFilter(out, r, false)
-	for i, v := range p.pix {
-		paper := out.pix[i]
-		c := paper - ink.pix[i]
-		if c < wmFlat {
-			out.pix[i] = 255
-			continue
+	inChunks(len(p.pix), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v, paper := p.pix[i], out.pix[i]
+			c := paper - ink.pix[i]
+			if c < wmFlat {
+				out.pix[i] = 255
+				continue
+			}
+			k := ((paper-v)/c - wmLow) / (wmHigh - wmLow)
+			out.pix[i] = 255 * (1 - min(max(k, 0), 1))
 		}
-		k := ((paper-v)/c - wmLow) / (wmHigh - wmLow)
-		out.pix[i] = 255 * (1 - min(max(k, 0), 1))
-	}
+	})
 	return out
 }
 
@@ -192,21 +194,27 @@ func flatten(p *plane, r int) *plane {
 // is the greatest of the negated values, negated back.
 func squareFilter(p *plane, r int, grow bool) {
 	if !grow {
-		for i, v := range p.pix {
-			p.pix[i] = -v
-		}
+		negate(p.pix)
 	}
 	n := max(p.w, p.h) + 2*r
-	a, g, h := make([]float32, n), make([]float32, n), make([]float32, n)
-	for y := range p.h {
-		runMax(p.pix[y*p.w:], p.pix[y*p.w:], p.w, 1, r, a, g, h)
-	}
+	inChunks(p.h, func(lo, hi int) {
+		a, g, h := make([]float32, n), make([]float32, n), make([]float32, n)
+		for y := lo; y < hi; y++ {
+			runMax(p.pix[y*p.w:], p.pix[y*p.w:], p.w, 1, r, a, g, h)
+		}
+	})
 	p.pix = colMax(p, r)
 	if !grow {
-		for i, v := range p.pix {
-			p.pix[i] = -v
-		}
+		negate(p.pix)
 	}
+}
+
+func negate(s []float32) {
+	inChunks(len(s), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s[i] = -s[i]
+		}
+	})
 }
 
 // runMax writes to dst the greatest of src over each element's window of
@@ -247,23 +255,30 @@ func runMax(src, dst []float32, n, stride, r int, a, g, h []float32) {
 // either side, by runMax's blocks taken a row at a time (a column at a
 // time would read the plane out of cache order).
 func colMax(p *plane, r int) []float32 {
-	w, n := 2*r+1, p.h
-	m := n + 2*r
 	out := make([]float32, len(p.pix))
+	// A band of columns per core.
+	inChunks(p.w, func(lo, hi int) { colMaxBand(p, r, lo, hi, out) })
+	return out
+}
+
+// colMaxBand is colMax over columns lo … hi−1 of p, into out.
+func colMaxBand(p *plane, r, lo, hi int, out []float32) {
+	w, n, cw := 2*r+1, p.h, hi-lo
+	m := n + 2*r
 	neg := float32(math.Inf(-1))
-	// row returns padded row j of the column (the −∞ padding as nil).
+	// row returns padded row j of the band (the −∞ padding as nil).
 	row := func(j int) []float32 {
 		if j < r || j >= r+n {
 			return nil
 		}
-		return p.pix[(j-r)*p.w : (j-r+1)*p.w]
+		return p.pix[(j-r)*p.w+lo : (j-r)*p.w+hi]
 	}
-	h := make([]float32, w*p.w) // block b's maxima from the right
-	g := make([]float32, w*p.w) // block b+1's maxima from the left
+	h := make([]float32, w*cw) // block b's maxima from the right
+	g := make([]float32, w*cw) // block b+1's maxima from the left
 	for b0 := 0; b0 < n; b0 += w {
 		// h over block b (padded rows b0 … b0+w−1), backwards.
 		for t := w - 1; t >= 0; t-- {
-			dst := h[t*p.w : (t+1)*p.w]
+			dst := h[t*cw : (t+1)*cw]
 			src := row(b0 + t)
 			switch {
 			case t == w-1 || b0+t == m-1:
@@ -273,7 +288,7 @@ func colMax(p *plane, r int) []float32 {
 					copy(dst, src)
 				}
 			default:
-				next := h[(t+1)*p.w : (t+2)*p.w]
+				next := h[(t+1)*cw : (t+2)*cw]
 				if src == nil {
 					copy(dst, next)
 				} else {
@@ -285,7 +300,7 @@ func colMax(p *plane, r int) []float32 {
 		}
 		// g over block b+1, forwards.
 		for t := range w {
-			dst := g[t*p.w : (t+1)*p.w]
+			dst := g[t*cw : (t+1)*cw]
 			src := row(b0 + w + t)
 			switch {
 			case t == 0:
@@ -295,7 +310,7 @@ func colMax(p *plane, r int) []float32 {
 					copy(dst, src)
 				}
 			default:
-				prev := g[(t-1)*p.w : t*p.w]
+				prev := g[(t-1)*cw : t*cw]
 				if src == nil {
 					copy(dst, prev)
 				} else {
@@ -307,19 +322,18 @@ func colMax(p *plane, r int) []float32 {
 		}
 		// Output rows b0 … b0+w−1: window [i, i+2r] in padded rows.
 		for t := 0; t < w && b0+t < n; t++ {
-			dst := out[(b0+t)*p.w : (b0+t+1)*p.w]
-			hr := h[t*p.w : (t+1)*p.w]
+			dst := out[(b0+t)*p.w+lo : (b0+t)*p.w+hi]
+			hr := h[t*cw : (t+1)*cw]
 			if t == 0 {
 				copy(dst, hr)
 				continue
 			}
-			gr := g[(t-1)*p.w : t*p.w]
+			gr := g[(t-1)*cw : t*cw]
 			for x := range dst {
 				dst[x] = max(hr[x], gr[x])
 			}
 		}
 	}
-	return out
 }
 
 func fill(s []float32, v float32) {

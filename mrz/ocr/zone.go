@@ -87,11 +87,11 @@ func zoneCandidates(cs []*chain, f frame, loose bool) []candidate {
 // cutStack tells whether two long lines of print, one above the other
 // as an MRZ's, run into the edge of the detection image: a zone cut off
 // by the frame, which zoneCandidates cannot fit.
-func cutStack(cs []*chain, p *plane) bool {
+func cutStack(cs []*chain, w, h int) bool {
 	touches := func(c *chain) bool {
 		for _, b := range []*blob{&c.blobs[0], &c.blobs[len(c.blobs)-1]} {
 			m := c.pitch
-			if float64(b.x0) < m || float64(b.y0) < m || float64(b.x1) > float64(p.w)-1-m || float64(b.y1) > float64(p.h)-1-m {
+			if float64(b.x0) < m || float64(b.y0) < m || float64(b.x1) > float64(w)-1-m || float64(b.y1) > float64(h)-1-m {
 				return true
 			}
 		}
