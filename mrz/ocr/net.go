@@ -44,6 +44,25 @@ var Layers = []int{CellH, CellW, Conv1, Conv2, Hidden, None + 1}
 // and W[3] the dense layers, out×in row-major. B are the biases.
 type Net struct {
 	W, B [][]float32
+	// hiddenT is W[2] turned in×out, for the vector unit (denseT); set
+	// only on a net whose weights no longer change (see freeze).
+	hiddenT []float32
+}
+
+// freeze prepares n for reading on the vector unit; n's weights must not
+// change afterwards (the embedded model's never do; a net in training
+// does, and runs the plain loops).
+func (n *Net) freeze() {
+	if !hasAccum24 || Hidden%24 != 0 {
+		return
+	}
+	t := make([]float32, flat*Hidden)
+	for o := range Hidden {
+		for i := range flat {
+			t[i*Hidden+o] = n.W[2][o*flat+i]
+		}
+	}
+	n.hiddenT = t
 }
 
 // shapes are the (len W, len B) of each layer.
@@ -86,7 +105,12 @@ var (
 
 // model returns the embedded classifier.
 func model() (*Net, error) {
-	defaultNetOnce.Do(func() { defaultNet, defaultNetErr = DecodeNet(modelBin) })
+	defaultNetOnce.Do(func() {
+		defaultNet, defaultNetErr = DecodeNet(modelBin)
+		if defaultNetErr == nil {
+			defaultNet.freeze()
+		}
+	})
 	return defaultNet, defaultNetErr
 }
 
@@ -161,6 +185,9 @@ type Trace struct {
 	A2     []int32
 	H      []float32 // hidden units after ReLU
 	Logits []float32
+	// scratch of the vector unit's convolution, kept rather than zeroed
+	// on the stack at every call
+	acc *accumScratch
 }
 
 // NewTrace allocates the activations of one pass.
@@ -183,11 +210,18 @@ func (n *Net) Forward(x []float32, probs []float32, tr *Trace) {
 	if tr == nil {
 		tr = NewTrace()
 	}
-	conv3(x, CellH, CellW, 1, n.W[0], n.B[0], Conv1, tr.C1)
+	if tr.acc == nil {
+		tr.acc = new(accumScratch)
+	}
+	conv3(x, CellH, CellW, 1, n.W[0], n.B[0], Conv1, tr.C1, tr.acc)
 	pool2(tr.C1, CellH, CellW, Conv1, tr.P1, tr.A1)
-	conv3(tr.P1, h1, w1, Conv1, n.W[1], n.B[1], Conv2, tr.C2)
+	conv3(tr.P1, h1, w1, Conv1, n.W[1], n.B[1], Conv2, tr.C2, tr.acc)
 	pool2(tr.C2, h1, w1, Conv2, tr.P2, tr.A2)
-	dense(tr.P2, n.W[2], n.B[2], tr.H, true)
+	if n.hiddenT != nil {
+		denseT(tr.P2, n.hiddenT, n.B[2], tr.H)
+	} else {
+		dense(tr.P2, n.W[2], n.B[2], tr.H, true)
+	}
 	dense(tr.H, n.W[3], n.B[3], tr.Logits, false)
 	Softmax(tr.Logits, probs)
 }
@@ -198,7 +232,12 @@ func (n *Net) Forward(x []float32, probs []float32, tr *Trace) {
 // channel: convScatter's order), so the result is the same bit for bit
 // however the loops run; paper and inactive units are exact zeros, most
 // of a cell, and adding a zero product changes no sum.
-func conv3(in []float32, h, w, ci int, wt, b []float32, co int, out []float32) {
+func conv3(in []float32, h, w, ci int, wt, b []float32, co int, out []float32, sc *accumScratch) {
+	if (co == 12 || co == 24) && ci <= maxAccumIn && h*w <= maxAccumPixels && h*w*ci <= maxAccumInputs &&
+		hasAccum24 && len(wt) >= 9*ci*co && len(b) >= co && sc != nil {
+		convAccum(in, h, w, ci, wt, b, co, out, sc)
+		return
+	}
 	if co%12 != 0 {
 		convScatter(in, h, w, ci, wt, b, co, out)
 		return
@@ -243,6 +282,75 @@ func conv3(in []float32, h, w, ci int, wt, b []float32, co int, out []float32) {
 				d[6], d[7], d[8], d[9], d[10], d[11] = max(a6, 0), max(a7, 0), max(a8, 0), max(a9, 0), max(a10, 0), max(a11, 0)
 			}
 		}
+	}
+}
+
+// The bounds of convAccum's lists: input channels, input pixels, and
+// input values (both layers of the net are within them).
+const (
+	maxAccumIn     = 16
+	maxAccumPixels = CellH * CellW
+	maxAccumInputs = 1024
+)
+
+// accumScratch holds convAccum's lists.
+type accumScratch struct {
+	start [maxAccumPixels + 1]int32
+	nzv   [maxAccumInputs]float32
+	nzc   [maxAccumInputs]int32
+	vals  [9 * maxAccumIn]float32
+	idx   [9 * maxAccumIn]int32
+}
+
+// convAccum is conv3 with 12 or 24 outputs summed on the vector unit
+// (see accum24): per output pixel, the non-zero inputs of its 3×3
+// neighbourhood in conv3's order, and the rows of weights they take.
+func convAccum(in []float32, h, w, ci int, wt, b []float32, co int, out []float32, sc *accumScratch) {
+	acc := accum24
+	if co == 12 {
+		acc = accum12
+	}
+	// Each input pixel's non-zero channels, once: nine outputs read them.
+	m := int32(0)
+	for p := range h * w {
+		sc.start[p] = m
+		for c, v := range in[p*ci : (p+1)*ci] {
+			if v != 0 {
+				sc.nzv[m], sc.nzc[m] = v, int32(c)
+				m++
+			}
+		}
+	}
+	sc.start[h*w] = m
+	for oy := range h {
+		for ox := range w {
+			n := 0
+			for y := max(0, oy-1); y <= min(h-1, oy+1); y++ {
+				for x := max(0, ox-1); x <= min(w-1, ox+1); x++ {
+					// Row (ky·3+kx)·ci + c of the weights, < 9·ci.
+					tap := int32(((y+1-oy)*3 + (x + 1 - ox)) * ci)
+					p := y*w + x
+					for j := sc.start[p]; j < sc.start[p+1]; j++ {
+						sc.vals[n], sc.idx[n] = sc.nzv[j], tap+sc.nzc[j]
+						n++
+					}
+				}
+			}
+			dst := out[(oy*w+ox)*co : (oy*w+ox+1)*co]
+			copy(dst, b[:co])
+			acc(dst, wt, sc.vals[:n], sc.idx[:n], co)
+			relu(dst)
+		}
+	}
+}
+
+// relu sets the negative values of s to zero (without a branch: which
+// way a sum goes is a coin toss the processor cannot guess; a negative
+// zero becomes a positive one, which no later layer can tell apart).
+func relu(s []float32) {
+	for i, v := range s {
+		b := math.Float32bits(v)
+		s[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 	}
 }
 
@@ -294,26 +402,31 @@ func pool2(in []float32, h, w, c int, out []float32, arg []int32) {
 	oh, ow := (h+1)/2, (w+1)/2
 	for oy := range oh {
 		for ox := range ow {
-			for ch := range c {
-				best, bi := float32(math.Inf(-1)), int32(0)
-				for dy := range 2 {
-					y := 2*oy + dy
-					if y >= h {
-						break
-					}
-					for dx := range 2 {
-						x := 2*ox + dx
-						if x >= w {
-							break
+			k := (oy*ow + ox) * c
+			dst, at := out[k:k+c], arg[k:k+c]
+			// The block's pixels in order, every channel at once; a
+			// later pixel wins only when strictly greater, so each
+			// channel keeps its first maximum, as a channel at a time
+			// would.
+			first := true
+			for y := 2 * oy; y < min(2*oy+2, h); y++ {
+				for x := 2 * ox; x < min(2*ox+2, w); x++ {
+					i := (y*w + x) * c
+					src := in[i : i+c]
+					if first {
+						copy(dst, src)
+						for ch := range at {
+							at[ch] = int32(i + ch)
 						}
-						i := (y*w+x)*c + ch
-						if in[i] > best {
-							best, bi = in[i], int32(i)
+						first = false
+						continue
+					}
+					for ch, v := range src {
+						if v > dst[ch] {
+							dst[ch], at[ch] = v, int32(i+ch)
 						}
 					}
 				}
-				k := (oy*ow+ox)*c + ch
-				out[k], arg[k] = best, bi
 			}
 		}
 	}
@@ -340,6 +453,28 @@ func dense(in, wt, b, out []float32, relu bool) {
 			s = 0
 		}
 		out[o] = s
+	}
+}
+
+// denseT is dense with ReLU from weights turned in×out (wt), 24 outputs
+// at a time on the vector unit: each output sums its bias and then its
+// products over the non-zero inputs in order, as dense does.
+func denseT(in, wt, b, out []float32) {
+	var vals [flat]float32
+	var idx [flat]int32
+	n := 0
+	for i, v := range in[:flat] {
+		if v != 0 {
+			vals[n], idx[n] = v, int32(i)
+			n++
+		}
+	}
+	no := len(out)
+	for g := 0; g+24 <= no; g += 24 {
+		dst := out[g : g+24]
+		copy(dst, b[g:g+24])
+		accum24(dst, wt[g:], vals[:n], idx[:n], no)
+		relu(dst)
 	}
 }
 

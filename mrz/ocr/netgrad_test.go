@@ -91,11 +91,18 @@ func benchNet() (*Net, []float32) {
 }
 
 func BenchmarkForward(b *testing.B) {
-	n, x := benchNet()
-	p := make([]float32, None+1)
-	tr := NewTrace()
-	for b.Loop() {
-		n.Forward(x, p, tr)
+	for _, frozen := range []bool{false, true} {
+		b.Run(map[bool]string{false: "training", true: "frozen"}[frozen], func(b *testing.B) {
+			n, x := benchNet()
+			if frozen {
+				n.freeze()
+			}
+			p := make([]float32, None+1)
+			tr := NewTrace()
+			for b.Loop() {
+				n.Forward(x, p, tr)
+			}
+		})
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// TestConvMatchesScatter: the convolution summed twelve outputs at a
-// time in registers gives the scattered sums bit for bit (zero's sign
-// aside, which no later layer can tell).
+// TestConvMatchesScatter: the convolution summed on the vector unit, or
+// twelve outputs at a time in registers, gives the scattered sums bit
+// for bit (zero's sign aside, which no later layer can tell).
 func TestConvMatchesScatter(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct{ h, w, ci, co int }{
@@ -33,13 +33,104 @@ func TestConvMatchesScatter(t *testing.T) {
 					in[i] = r.Float32() * 3
 				}
 			}
-			fast := make([]float32, tc.h*tc.w*tc.co)
-			plain := make([]float32, len(fast))
-			conv3(in, tc.h, tc.w, tc.ci, wt, b, tc.co, fast)
+			plain := make([]float32, tc.h*tc.w*tc.co)
 			convScatter(in, tc.h, tc.w, tc.ci, wt, b, tc.co, plain)
-			for i := range fast {
-				if fast[i] != plain[i] {
-					t.Fatalf("%+v trial %d: output %d is %v, scattered %v", tc, trial, i, fast[i], plain[i])
+			// With scratch: the vector unit where there is one; without,
+			// twelve sums in registers.
+			for _, sc := range []*accumScratch{new(accumScratch), nil} {
+				fast := make([]float32, len(plain))
+				conv3(in, tc.h, tc.w, tc.ci, wt, b, tc.co, fast, sc)
+				for i := range fast {
+					if fast[i] != plain[i] {
+						t.Fatalf("%+v trial %d (scratch %v): output %d is %v, scattered %v", tc, trial, sc != nil, i, fast[i], plain[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFrozenForwardMatches: the frozen net (its dense layer on the vector
+// unit) gives the training net's probabilities bit for bit, and
+// accum24 its plain loop's sums.
+func TestFrozenForwardMatches(t *testing.T) {
+	n, _ := benchNet()
+	f, _ := benchNet()
+	f.freeze()
+	if hasAccum24 && f.hiddenT == nil {
+		t.Fatal("the vector unit is there but the net did not freeze")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	p, q := make([]float32, None+1), make([]float32, None+1)
+	for trial := range 200 {
+		x := make([]float32, CellW*CellH)
+		for i := range x {
+			if r.IntN(10) < 1+trial%8 {
+				x[i] = r.Float32()
+			}
+		}
+		n.Forward(x, p, nil)
+		f.Forward(x, q, nil)
+		for i := range p {
+			if math.Float32bits(p[i]) != math.Float32bits(q[i]) {
+				t.Fatalf("trial %d: output %d is %v frozen, %v training", trial, i, q[i], p[i])
+			}
+		}
+	}
+	for _, stride := range []int{24, 40} {
+		w := make([]float32, 30*stride)
+		for i := range w {
+			w[i] = float32(r.NormFloat64())
+		}
+		for n := range 31 {
+			vals, idx := make([]float32, n), make([]int32, n)
+			for i := range n {
+				vals[i], idx[i] = float32(r.NormFloat64()), int32(r.IntN(30))
+			}
+			a, b := make([]float32, 24), make([]float32, 24)
+			for i := range a {
+				a[i] = float32(r.NormFloat64())
+				b[i] = a[i]
+			}
+			accum24(a, w, vals, idx, stride)
+			accum24Go(b, w, vals, idx, stride)
+			for i := range a {
+				if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+					t.Fatalf("stride %d, %d terms: lane %d is %v, plain loop %v", stride, n, i, a[i], b[i])
+				}
+			}
+		}
+	}
+}
+
+// TestPoolMatchesChannelwise: pooling every channel of a pixel at once
+// keeps each channel's first maximum and where it was, as pooling one
+// channel at a time does.
+func TestPoolMatchesChannelwise(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, tc := range []struct{ h, w, c int }{{CellH, CellW, Conv1}, {h1, w1, Conv2}, {3, 5, 2}, {1, 1, 4}} {
+		in := make([]float32, tc.h*tc.w*tc.c)
+		for i := range in {
+			in[i] = float32(r.IntN(4)) // ties, often
+		}
+		oh, ow := (tc.h+1)/2, (tc.w+1)/2
+		out, arg := make([]float32, oh*ow*tc.c), make([]int32, oh*ow*tc.c)
+		pool2(in, tc.h, tc.w, tc.c, out, arg)
+		for oy := range oh {
+			for ox := range ow {
+				for ch := range tc.c {
+					best, bi := float32(math.Inf(-1)), int32(0)
+					for y := 2 * oy; y < min(2*oy+2, tc.h); y++ {
+						for x := 2 * ox; x < min(2*ox+2, tc.w); x++ {
+							if i := (y*tc.w+x)*tc.c + ch; in[i] > best {
+								best, bi = in[i], int32(i)
+							}
+						}
+					}
+					k := (oy*ow+ox)*tc.c + ch
+					if out[k] != best || arg[k] != bi {
+						t.Fatalf("%+v (%d,%d) channel %d: %v at %d, want %v at %d", tc, ox, oy, ch, out[k], arg[k], best, bi)
+					}
 				}
 			}
 		}
