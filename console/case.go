@@ -197,7 +197,11 @@ func (c *console) fillEvidence(r *http.Request, d *casePage) error {
 		}
 	}
 	d.Faces = faceViews(caseURL(env(r), d.Req.ID), pr)
-	d.Readings = readings(pr, caps)
+	addr, err := c.store.FindAddressRead(r.Context(), d.Req)
+	if err != nil {
+		return err
+	}
+	d.Readings = readings(pr, caps, addr)
 	d.FaceMatch = faceMatch(pr)
 	d.Duplicates = duplicates(pr)
 	d.Screenings = d.Req.Screenings

@@ -17,11 +17,16 @@ type readingView struct {
 	Raw        string // as recorded: the number masked to its last four
 	Confidence string
 	Fields     string // the fields the decision took from it
+	// Address is the holder's address the engine read from a licence's
+	// barcode, whole (kept sealed, apart from the raw text, where the
+	// street is starred out), as envelope lines.
+	Address []string
 }
 
 // readings lists, for each document image the engine read something
-// from, what it read (decision.Readings).
-func readings(pr map[string]any, caps []kyc.Capture) []readingView {
+// from, what it read (decision.Readings), and the address read (nil:
+// none) on its image's reading.
+func readings(pr map[string]any, caps []kyc.Capture, addr *kyc.DocumentAddress) []readingView {
 	all := decision.Readings(pr)
 	var out []readingView
 	for _, c := range caps {
@@ -55,6 +60,9 @@ func readings(pr map[string]any, caps []kyc.Capture) []readingView {
 			}
 		default:
 			continue
+		}
+		if addr != nil && addr.CaptureID == c.ID {
+			v.Address = addr.Lines()
 		}
 		out = append(out, v)
 	}

@@ -20,7 +20,9 @@ func TestReadings(t *testing.T) {
 			"raw": "@\n\x1e\rANSI 636000100002DL00410278ZV03190008DLDAQ*****5789\nDCSSAMPLE\n", "ecLevel": 3.0,
 			"codewordsCorrected": 2.0, "codewordsErased": 0.0, "fields": []any{"familyName", "documentNumber"}}},
 	}}}}}
-	got := readings(pr, caps)
+	addr := &kyc.DocumentAddress{Street: "2300 WEST BROAD STREET", City: "RICHMOND", State: "VA", PostalCode: "232690000",
+		Country: "USA", Source: "pdf417_aamva", CaptureID: "cap_back"}
+	got := readings(pr, caps, addr)
 	if len(got) != 1 {
 		t.Fatalf("readings: %+v", got)
 	}
@@ -29,11 +31,14 @@ func TestReadings(t *testing.T) {
 		r.Fields != "familyName, documentNumber" || !strings.Contains(r.Confidence, "2 codewords corrected") {
 		t.Errorf("reading: %+v", r)
 	}
+	if want := "2300 WEST BROAD STREET|RICHMOND, VA 232690000|USA"; strings.Join(r.Address, "|") != want {
+		t.Errorf("address lines %q, want %q", r.Address, want)
+	}
 	pr["signals"].([]any)[0].(map[string]any)["data"].(map[string]any)["reads"] = []any{map[string]any{"captureId": "cap_front",
 		"reading": map[string]any{"source": "mrz", "format": "TD3", "raw": []any{"P<UTOERIKSSON<<ANNA", "*****02C36UTO"},
 			"minConfidence": 0.41, "fields": []any{}}}}
-	got = readings(pr, caps)
-	if len(got) != 1 || got[0].Raw != "P<UTOERIKSSON<<ANNA\n*****02C36UTO" || got[0].Fields != "none (the reading was not used)" ||
+	got = readings(pr, caps, addr) // the address belongs to another image
+	if len(got) != 1 || got[0].Address != nil || got[0].Raw != "P<UTOERIKSSON<<ANNA\n*****02C36UTO" || got[0].Fields != "none (the reading was not used)" ||
 		!strings.Contains(got[0].Confidence, "0.41") || got[0].Source != "Machine-readable zone (TD3)" {
 		t.Errorf("zone reading: %+v", got)
 	}

@@ -158,6 +158,7 @@ func (e *Auto) Decide(ctx context.Context, in Input) (Result, error) {
 	signals = append(signals, e.documentSignals(docs, docLooks, reads, work, docIdx, selfieIdx, in.Captures, frames, framesMissing)...)
 	res := apply(pol, r.Environment, signals)
 	res.Screenings, res.Faces, res.DocumentNumberRead = results, faces, readNumber
+	res.AddressRead = addressRead(reads)
 	if r.Environment == kyc.Sandbox {
 		if err := sandboxOutcome(&res, a, r); err != nil {
 			return Result{}, err

@@ -78,6 +78,25 @@ func barcodeData(c *aamva.Card) *MRZData {
 	}
 }
 
+// addressRead is the address on the licence or card the engine took its
+// data from (DocumentDataSignal's choice: a barcode only when no MRZ was
+// read), nil when there is none or it states no address.
+func addressRead(reads []DocumentRead) *kyc.DocumentAddress {
+	if bestRead(reads) != nil {
+		return nil
+	}
+	code := bestBarcode(reads)
+	if code == nil {
+		return nil
+	}
+	c := code.Barcode.Card
+	if c.Street == "" && c.Street2 == "" && c.City == "" && c.State == "" && c.PostalCode == "" {
+		return nil
+	}
+	return &kyc.DocumentAddress{Street: c.Street, Street2: c.Street2, City: c.City, State: c.State,
+		PostalCode: c.PostalCode, Country: c.Country, Source: "pdf417_aamva", CaptureID: code.CaptureID}
+}
+
 // barcodeSummary is what the signal records of the barcode: which fields
 // came from it and how it was read. processingResult is stored in clear,
 // so the number is masked and the street address is not recorded (only

@@ -51,6 +51,11 @@ type Result struct {
 	// MRZ ("" when none was read), for the processing job to record with
 	// the decision: the duplicate check of later requests compares it.
 	DocumentNumberRead string
+	// AddressRead is the holder's address read from the document the
+	// engine took its data from (a licence's barcode; nil for an MRZ or
+	// nothing read), for the processing job to record sealed: personal
+	// data, which Processing (stored in clear) does not carry.
+	AddressRead *kyc.DocumentAddress
 }
 
 // Engine decides a request. An error means the engine could not decide

@@ -3,6 +3,7 @@ package kyc
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -324,6 +325,60 @@ type DocumentData struct {
 	DocumentNumber string `json:"documentNumber"`
 	ExpiryDate     string `json:"expiryDate"`    // YYYY-MM-DD
 	MRZ            string `json:"mrz,omitempty"` // lines separated by newlines
+}
+
+// DocumentAddress is the holder's address as the engine read it from a
+// document (a driving licence's PDF417 barcode: AAMVA DAG, DAH, DAI,
+// DAJ, DAK, DCG). It is personal data: stored sealed under the
+// applicant's key, never in processingResult, and shown to those who may
+// see document details.
+type DocumentAddress struct {
+	Street     string `json:"street"`
+	Street2    string `json:"street2,omitempty"`
+	City       string `json:"city"`
+	State      string `json:"state"`
+	PostalCode string `json:"postalCode"`
+	Country    string `json:"country"`
+	// Source is what it was read from ("pdf417_aamva"), CaptureID the
+	// document image.
+	Source    string `json:"source"`
+	CaptureID string `json:"captureId"`
+}
+
+// Reading is the address in the shape of a document reading's
+// "address" (the API, report.json).
+func (a *DocumentAddress) Reading() map[string]any {
+	m := map[string]any{"street": a.Street, "city": a.City, "state": a.State, "postalCode": a.PostalCode, "country": a.Country}
+	if a.Street2 != "" {
+		m["street2"] = a.Street2
+	}
+	return m
+}
+
+// Lines is the address as printed on an envelope: street lines, then
+// city, state and postal code, then the country.
+func (a *DocumentAddress) Lines() []string {
+	var out []string
+	for _, l := range []string{a.Street, a.Street2} {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	region := strings.TrimSpace(a.State + " " + a.PostalCode)
+	town := a.City
+	switch {
+	case town != "" && region != "":
+		town += ", " + region
+	case town == "":
+		town = region
+	}
+	if town != "" {
+		out = append(out, town)
+	}
+	if a.Country != "" {
+		out = append(out, a.Country)
+	}
+	return out
 }
 
 // Validate checks the portal's document form; field names are as the

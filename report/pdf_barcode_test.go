@@ -46,6 +46,10 @@ func TestKYCPDFReadings(t *testing.T) {
 		{"barcode", map[string]any{"source": "pdf417_aamva", "raw": "@\n\x1e\rANSI 636000100002DL00410278ZV03190008DLDAQ*****5789\nDCSSAMPLE\n",
 			"ecLevel": 3.0, "codewordsCorrected": 2.0, "codewordsErased": 0.0, "fields": []any{}},
 			[]string{"Read: barcode text", "DAQ*****5789", "DCSSAMPLE", "PDF417 level 3, 2 codewords corrected, 0 erased", "none (the reading was not used)"}},
+		{"barcode-address", map[string]any{"source": "pdf417_aamva", "raw": "@\n\x1e\rANSI 636000100002DL00410278ZV03190008DLDAQ*****5789\nDAG**********************\n",
+			"ecLevel": 3.0, "codewordsCorrected": 0.0, "codewordsErased": 0.0, "fields": []any{"familyName", "address"},
+			"address": map[string]any{"street": "2300 WEST BROAD STREET", "city": "RICHMOND", "state": "VA", "postalCode": "232690000", "country": "USA"}},
+			[]string{"Read: address", "2300 WEST BROAD STREET", "RICHMOND, VA 232690000", "USA"}},
 	} {
 		rep := typicalKYC(t)
 		if rep.Captures[0].Kind != "document" {

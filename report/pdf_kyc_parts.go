@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"codeberg.org/go-pdf/fpdf"
+
+	"kycd/kyc"
 )
 
 // The printed box of a thumbnail, in millimetres.
@@ -279,6 +281,14 @@ func readingRows(t *table, r map[string]any) {
 		return
 	}
 	t.kv("Read: fields taken", taken, false)
+	if a, ok := r["address"].(map[string]any); ok {
+		addr := kyc.DocumentAddress{Street: text(a["street"]), City: text(a["city"]), State: text(a["state"]),
+			PostalCode: text(a["postalCode"]), Country: text(a["country"])}
+		if s, ok := a["street2"].(string); ok {
+			addr.Street2 = s
+		}
+		t.kv("Read: address", strings.Join(addr.Lines(), "\n"), false)
+	}
 }
 
 // rawText is a reading's raw text: lines joined by line breaks, the

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"strings"
 
 	"kycd/kyc"
@@ -40,6 +41,13 @@ func (rep *KYCReport) maskPersonalData() {
 		c := &rep.Captures[i]
 		if c.Kind == "document" {
 			delete(rep.Thumbnails, c.ID)
+		}
+		// The holder's address read from a licence goes (the reading's
+		// fields still say an address was taken from it).
+		if _, ok := c.Reading["address"]; ok {
+			m := maps.Clone(c.Reading)
+			delete(m, "address")
+			c.Reading = m
 		}
 		// The address the image came from is personal data too: its
 		// network is kept, the host is not.

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,6 +90,20 @@ func (s *Server) handleKYCCaptures(kind string) handlerFunc {
 			return err
 		}
 		readings := decision.Readings(req.ProcessingResult)
+		if kind != "selfie" {
+			// The address read from a licence is kept sealed, apart
+			// from processingResult: it joins its image's reading here.
+			addr, err := s.store.FindAddressRead(r.Context(), req)
+			if err != nil {
+				return err
+			}
+			if addr != nil && readings[addr.CaptureID] != nil {
+				// A copy: the reading is processingResult's own map.
+				m := maps.Clone(readings[addr.CaptureID])
+				m["address"] = addr.Reading()
+				readings[addr.CaptureID] = m
+			}
+		}
 		out := make([]captureJSON, len(caps))
 		for i, c := range caps {
 			out[i] = s.toCaptureJSON(c)

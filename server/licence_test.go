@@ -161,3 +161,53 @@ func topPart(t *testing.T, raw []byte, share float64) []byte {
 	}
 	return out.Bytes()
 }
+
+// TestLiveLicenceAddressRecorded: the holder's address read from the
+// licence's barcode is recorded sealed and shown whole where document
+// details are shown (the image's reading in /documents, report.json in
+// full), never in processingResult (stored in clear: the street starred
+// out) nor in a masked report. (Sealing and erasure: store's
+// TestAddressRead.)
+func TestLiveLicenceAddressRecorded(t *testing.T) {
+	e := liveEngineEnv(t)
+	got := e.submitLicence(t, sampleJSON, sampleBack)
+	id := got["id"].(string)
+	const street = "2300 WEST BROAD STREET"
+	prJSON := string(e.call("GET", "/v1/kyc-requests/"+id, e.A.LiveKey, "").body)
+	if strings.Contains(prJSON, street) || strings.Contains(prJSON, "WEST BROAD") {
+		t.Errorf("processingResult (stored in clear) carries the street: %s", prJSON)
+	}
+	docs := e.call("GET", "/v1/kyc-requests/"+id+"/documents", e.A.LiveKey, "").json(t)
+	var addr map[string]any
+	for _, d := range docs["data"].([]any) {
+		reading, _ := d.(map[string]any)["reading"].(map[string]any)
+		if a, ok := reading["address"].(map[string]any); ok {
+			if reading["source"] != "pdf417_aamva" || d.(map[string]any)["side"] != "back" {
+				t.Errorf("address on the wrong reading: %v", d)
+			}
+			addr = a
+		}
+	}
+	if addr["street"] != street || addr["city"] != "RICHMOND" || addr["state"] != "VA" || addr["country"] != "USA" ||
+		!strings.HasPrefix(addr["postalCode"].(string), "23269") {
+		t.Fatalf("address read: %v", addr)
+	}
+	report := func() string {
+		return string(e.call("GET", "/v1/kyc-requests/"+id+"/report.json", e.A.LiveKey, "").body)
+	}
+	if rep := report(); !strings.Contains(rep, `"street":"`+street+`"`) {
+		t.Errorf("report.json in full lacks the address: %s", rep)
+	}
+	if err := e.store.InTx(t.Context(), func(tx *store.Tx) error {
+		r, err := tx.FindKYCRequestByID(id)
+		if err != nil {
+			return err
+		}
+		return tx.SetReportPersonalData(r.OrganizationID, kyc.PersonalDataMasked)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := report(); strings.Contains(rep, "WEST BROAD") || strings.Contains(rep, `"street":`) {
+		t.Errorf("a masked report carries the address: %s", rep)
+	}
+}

@@ -265,10 +265,11 @@ func (tx *Tx) eraseRequest(er *kyc.ErasedRequest, rec *kyc.ErasureReceipt) error
 		// The request row stays as the tombstone: ids, dates, status,
 		// decision, reason codes. What identified or described the person
 		// goes: document details and number, metadata, results that
-		// quote the document, screening results naming the person,
+		// quote the document, the address read from it, screening
+		// results naming the person,
 		// reviewer notes (free text) and the sealed portal link.
 		`UPDATE kyc_requests SET document_data = NULL, document_number = NULL, document_number_read = NULL,
-			document_key_id = NULL, metadata = '{}', processing_result = NULL, screenings = NULL, reviewer_note = NULL,
+			document_key_id = NULL, address_read = NULL, address_read_key_id = NULL, metadata = '{}', processing_result = NULL, screenings = NULL, reviewer_note = NULL,
 			pending_review = NULL, portal_token_sealed = NULL, portal_token_key_id = NULL WHERE id = ?`,
 	} {
 		if _, err := tx.exec(q, er.ID); err != nil {

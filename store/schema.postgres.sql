@@ -1,7 +1,7 @@
 -- The current PostgreSQL schema, generated from migrations/postgres/ by
 -- `KYCD_TEST_POSTGRES=postgres://… go test ./store -run TestSchemaPostgres -update`.
 -- Read it; change the schema with a new numbered migration for both engines.
--- kycd_schema version = 33
+-- kycd_schema version = 34
 
 CREATE OR REPLACE FUNCTION kycd_refuse()
  RETURNS trigger
@@ -610,6 +610,9 @@ CREATE TABLE kyc_requests (
   escalated_by text COLLATE "C",
   escalation_reason text COLLATE "C",
   review_reason_codes text COLLATE "C",
+  address_read text COLLATE "C",
+  address_read_key_id bigint,
+  CONSTRAINT kyc_requests_address_read_key_id_fkey FOREIGN KEY (address_read_key_id) REFERENCES data_keys(id) DEFERRABLE,
   CONSTRAINT kyc_requests_applicant_id_fkey FOREIGN KEY (applicant_id) REFERENCES applicants(id) DEFERRABLE,
   CONSTRAINT kyc_requests_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL DEFERRABLE,
   CONSTRAINT kyc_requests_attempt_check CHECK ((attempt >= 1)),

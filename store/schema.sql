@@ -1,6 +1,6 @@
 -- The current schema, generated from migrations/ by `go test ./store -run TestSchema -update`.
 -- Read it; change the schema with a new numbered migration.
--- PRAGMA user_version = 33
+-- PRAGMA user_version = 34
 
 CREATE TRIGGER aml_match_decisions_no_update BEFORE UPDATE ON aml_match_decisions
   BEGIN SELECT RAISE(ABORT, 'aml_match_decisions is append-only'); END;
@@ -456,7 +456,7 @@ CREATE TABLE kyc_requests (
   decided_at            TEXT,
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
-, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT, escalated_at TEXT, escalated_by TEXT REFERENCES users (id) ON DELETE SET NULL, escalation_reason TEXT, review_reason_codes TEXT) STRICT;
+, document_data TEXT, document_number TEXT, pending_review TEXT, review_reason_code TEXT, document_key_id INTEGER REFERENCES data_keys (id), locale TEXT, portal_token_sealed BLOB, portal_token_key_id INTEGER REFERENCES data_keys (id), portal_opened_at TEXT, reason_codes TEXT, document_number_read TEXT, assignee_id TEXT REFERENCES users (id) ON DELETE SET NULL, assigned_at TEXT, decided_by TEXT CHECK (decided_by IN ('engine', 'person', 'api')), attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1), overdue_at TEXT, escalated_at TEXT, escalated_by TEXT REFERENCES users (id) ON DELETE SET NULL, escalation_reason TEXT, review_reason_codes TEXT, address_read TEXT, address_read_key_id INTEGER REFERENCES data_keys (id)) STRICT;
 
 CREATE TABLE kyc_resubmissions (
   id                TEXT PRIMARY KEY,                          -- rsb_<ulid>

@@ -144,6 +144,9 @@ func (s *Service) runProcess(ctx context.Context, j store.Job) error {
 				return err
 			}
 		}
+		if err := tx.SetAddressRead(r, res.AddressRead); err != nil {
+			return err
+		}
 		return s.move(tx, r, kyc.ActionAutoDecide, to, systemActor, &reason)
 	})
 }
