@@ -35,6 +35,9 @@ type exportRequestJSON struct {
 	// are data held about them too.
 	Tags     []string      `json:"tags"`
 	Comments []commentJSON `json:"comments"`
+	// AddressRead is the holder's address the engine read from a
+	// licence's barcode (kept sealed, apart from the request), or null.
+	AddressRead *kyc.DocumentAddress `json:"addressRead"`
 }
 
 type exportCaptureJSON struct {
@@ -161,6 +164,9 @@ func (x Exporter) Export(ctx context.Context, a *kyc.Applicant) ([]byte, error) 
 			return nil, err
 		}
 		if er.Tags, err = x.Store.FindTags(ctx, org, env, kyc.SubjectKYCRequest, req.ID); err != nil {
+			return nil, err
+		}
+		if er.AddressRead, err = x.Store.FindAddressRead(ctx, req); err != nil {
 			return nil, err
 		}
 		cs, err := x.Store.FindComments(ctx, org, env, kyc.SubjectKYCRequest, req.ID)

@@ -1,10 +1,13 @@
 package server_test
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"image"
 	"image/draw"
 	"image/png"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -191,6 +194,33 @@ func TestLiveLicenceAddressRecorded(t *testing.T) {
 	if addr["street"] != street || addr["city"] != "RICHMOND" || addr["state"] != "VA" || addr["country"] != "USA" ||
 		!strings.HasPrefix(addr["postalCode"].(string), "23269") {
 		t.Fatalf("address read: %v", addr)
+	}
+	// The data subject's export holds it too.
+	exp := e.call("GET", "/v1/applicants/"+got["applicantId"].(string)+"/export", e.A.LiveKey, "")
+	zr, err := zip.NewReader(bytes.NewReader(exp.body), int64(len(exp.body)))
+	if err != nil {
+		t.Fatalf("export: %d %v", exp.status, err)
+	}
+	var exported struct {
+		Requests []struct {
+			AddressRead *kyc.DocumentAddress `json:"addressRead"`
+		} `json:"requests"`
+	}
+	for _, f := range zr.File {
+		if f.Name == "export.json" {
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(rc)
+			rc.Close()
+			if err := json.Unmarshal(b, &exported); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(exported.Requests) != 1 || exported.Requests[0].AddressRead == nil || exported.Requests[0].AddressRead.Street != street {
+		t.Errorf("export.json lacks the address read: %+v", exported)
 	}
 	report := func() string {
 		return string(e.call("GET", "/v1/kyc-requests/"+id+"/report.json", e.A.LiveKey, "").body)
