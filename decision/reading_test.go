@@ -143,3 +143,27 @@ func FuzzReading(f *testing.F) {
 		}
 	})
 }
+
+// TestJoinAddress: the address joins its image's reading as a copy,
+// leaving processingResult's own map (stored in clear) without it; an
+// address of an image without a reading, or none, changes nothing.
+func TestJoinAddress(t *testing.T) {
+	pr := map[string]any{"signals": []any{map[string]any{"name": SigDocumentData, "data": map[string]any{"reads": []any{
+		map[string]any{"captureId": "cap_back", "reading": map[string]any{"source": "pdf417_aamva", "fields": []any{"address"}}}}}}}}
+	readings := Readings(pr)
+	own := readings["cap_back"]
+	JoinAddress(readings, nil)
+	JoinAddress(readings, &kyc.DocumentAddress{Street: "1 ELSEWHERE", CaptureID: "cap_front"})
+	if len(readings) != 1 || readings["cap_back"]["address"] != nil {
+		t.Fatalf("joined where it does not belong: %v", readings)
+	}
+	JoinAddress(readings, &kyc.DocumentAddress{Street: "2300 WEST BROAD STREET", City: "RICHMOND", State: "VA",
+		PostalCode: "232690000", Country: "USA", CaptureID: "cap_back"})
+	a, _ := readings["cap_back"]["address"].(map[string]any)
+	if a["street"] != "2300 WEST BROAD STREET" || a["postalCode"] != "232690000" || readings["cap_back"]["source"] != "pdf417_aamva" {
+		t.Errorf("joined reading: %v", readings["cap_back"])
+	}
+	if _, leaked := own["address"]; leaked {
+		t.Errorf("processingResult's own reading was changed: %v", own)
+	}
+}

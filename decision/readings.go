@@ -1,5 +1,11 @@
 package decision
 
+import (
+	"maps"
+
+	"kycd/kyc"
+)
+
 // Readings finds, in a request's processingResult, what the
 // engine read from each document capture (the document_data signal's
 // reads[].reading: raw MRZ lines or barcode text, their confidence and
@@ -24,4 +30,17 @@ func Readings(processing map[string]any) map[string]map[string]any {
 		}
 	}
 	return out
+}
+
+// JoinAddress adds the address the engine read (kept sealed, apart from
+// processingResult; nil: none) to its image's reading in readings, as
+// "address". The reading is replaced by a copy: the maps Readings returns
+// are processingResult's own.
+func JoinAddress(readings map[string]map[string]any, addr *kyc.DocumentAddress) {
+	if addr == nil || readings[addr.CaptureID] == nil {
+		return
+	}
+	m := maps.Clone(readings[addr.CaptureID])
+	m["address"] = addr.Reading()
+	readings[addr.CaptureID] = m
 }

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"time"
 
 	"kycd/decision"
@@ -244,18 +243,13 @@ func BuildKYC(ctx context.Context, st *store.Store, orgID string, env kyc.Enviro
 	}
 	readings := decision.Readings(r.ProcessingResult)
 	// The address read from a licence is kept sealed, apart from
-	// processingResult: it joins its image's reading (a copy, the
-	// reading being processingResult's own map); a masked report leaves
-	// it out (maskPersonalData).
+	// processingResult: it joins its image's reading; a masked report
+	// leaves it out (maskPersonalData).
 	addr, err := st.FindAddressRead(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	if addr != nil && readings[addr.CaptureID] != nil {
-		m := maps.Clone(readings[addr.CaptureID])
-		m["address"] = addr.Reading()
-		readings[addr.CaptureID] = m
-	}
+	decision.JoinAddress(readings, addr)
 	for _, c := range caps {
 		full, err := st.FindCaptureData(ctx, c.ID)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -97,12 +96,7 @@ func (s *Server) handleKYCCaptures(kind string) handlerFunc {
 			if err != nil {
 				return err
 			}
-			if addr != nil && readings[addr.CaptureID] != nil {
-				// A copy: the reading is processingResult's own map.
-				m := maps.Clone(readings[addr.CaptureID])
-				m["address"] = addr.Reading()
-				readings[addr.CaptureID] = m
-			}
+			decision.JoinAddress(readings, addr)
 		}
 		out := make([]captureJSON, len(caps))
 		for i, c := range caps {

@@ -2,10 +2,10 @@ package ocr
 
 import "golang.org/x/sys/cpu"
 
-// hasAccum24 tells whether accum24 runs on the vector unit (AVX, which
-// every x86-64 machine of the last decade has, the operating system
-// permitting).
-var hasAccum24 = cpu.X86.HasAVX
+// hasVectorSums tells whether accum24 and accum12 run on the vector unit
+// (AVX, which every x86-64 machine of the last decade has, the operating
+// system permitting).
+var hasVectorSums = cpu.X86.HasAVX
 
 //go:noescape
 func accum24AVX(dst *float32, w *float32, vals *float32, idx *int32, n int, stride int)
@@ -14,7 +14,7 @@ func accum24AVX(dst *float32, w *float32, vals *float32, idx *int32, n int, stri
 // idx[i]·stride+24 must be within w: the callers' loops guarantee it
 // rather than a check per entry, which would cost a tenth of the work.
 func accum24(dst, w, vals []float32, idx []int32, stride int) {
-	if !hasAccum24 {
+	if !hasVectorSums {
 		accum24Go(dst, w, vals, idx, stride)
 		return
 	}
@@ -31,7 +31,7 @@ func accum12AVX(dst *float32, w *float32, vals *float32, idx *int32, n int, stri
 
 // accum12 is accum24 for 12 lanes.
 func accum12(dst, w, vals []float32, idx []int32, stride int) {
-	if !hasAccum24 {
+	if !hasVectorSums {
 		accum12Go(dst, w, vals, idx, stride)
 		return
 	}

@@ -2,7 +2,7 @@
 
 package ocr
 
-const hasAccum24 = false
+const hasVectorSums = false
 
 func accum24(dst, w, vals []float32, idx []int32, stride int) {
 	accum24Go(dst, w, vals, idx, stride)

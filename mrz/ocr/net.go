@@ -53,7 +53,7 @@ type Net struct {
 // change afterwards (the embedded model's never do; a net in training
 // does, and runs the plain loops).
 func (n *Net) freeze() {
-	if !hasAccum24 || Hidden%24 != 0 {
+	if !hasVectorSums || Hidden%24 != 0 {
 		return
 	}
 	t := make([]float32, flat*Hidden)
@@ -234,7 +234,7 @@ func (n *Net) Forward(x []float32, probs []float32, tr *Trace) {
 // of a cell, and adding a zero product changes no sum.
 func conv3(in []float32, h, w, ci int, wt, b []float32, co int, out []float32, sc *accumScratch) {
 	if (co == 12 || co == 24) && ci <= maxAccumIn && h*w <= maxAccumPixels && h*w*ci <= maxAccumInputs &&
-		hasAccum24 && len(wt) >= 9*ci*co && len(b) >= co && sc != nil {
+		hasVectorSums && len(wt) >= 9*ci*co && len(b) >= co && sc != nil {
 		convAccum(in, h, w, ci, wt, b, co, out, sc)
 		return
 	}
@@ -242,8 +242,8 @@ func conv3(in []float32, h, w, ci int, wt, b []float32, co int, out []float32, s
 		convScatter(in, h, w, ci, wt, b, co, out)
 		return
 	}
-	// Twelve outputs at a time summed in registers rather than in
-	// memory: the convolutions' time is most of the reader's.
+	// Without the vector unit (or its scratch: a net in training),
+	// twelve outputs at a time summed in registers rather than in memory.
 	for oy := range h {
 		for ox := range w {
 			dst := out[(oy*w+ox)*co : (oy*w+ox+1)*co]

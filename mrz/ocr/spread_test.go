@@ -57,7 +57,7 @@ func TestFrozenForwardMatches(t *testing.T) {
 	n, _ := benchNet()
 	f, _ := benchNet()
 	f.freeze()
-	if hasAccum24 && f.hiddenT == nil {
+	if hasVectorSums && f.hiddenT == nil {
 		t.Fatal("the vector unit is there but the net did not freeze")
 	}
 	r := rand.New(rand.NewPCG(9, 10))
