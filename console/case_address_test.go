@@ -47,7 +47,7 @@ func TestCaseShowsAddressRead(t *testing.T) {
 	if pg.status != 200 {
 		t.Fatalf("case: %d", pg.status)
 	}
-	if txt := pg.text(); !strings.Contains(txt, "Address read: 2300 WEST BROAD STREET") || !strings.Contains(txt, "RICHMOND, VA 232690000") {
+	if txt := pg.text(); !strings.Contains(txt, "Address read from the barcode: 2300 WEST BROAD STREET") || !strings.Contains(txt, "RICHMOND, VA 232690000") {
 		t.Errorf("the reviewer's case page lacks the address read:\n%s", txt)
 	}
 	b = e.browser()
