@@ -84,7 +84,8 @@ func both(f func(bool)) {
 func forwardAll(net *Net, cells [][]float32) [][]float32 {
 	out := make([][]float32, len(cells))
 	inChunks(len(cells), func(lo, hi int) {
-		tr := NewTrace()
+		tr := traces.Get().(*Trace)
+		defer traces.Put(tr)
 		for i := lo; i < hi; i++ {
 			out[i] = make([]float32, None+1)
 			net.Forward(cells[i], out[i], tr)
@@ -92,3 +93,9 @@ func forwardAll(net *Net, cells [][]float32) [][]float32 {
 	})
 	return out
 }
+
+// traces keeps the classifier's scratch between calls: a read makes
+// thousands of forwardAll calls, and a trace with its scratch is some
+// 30 KB to allocate and clear each time. Forward overwrites every part
+// of a trace it reads, so a reused one gives the same probabilities.
+var traces = sync.Pool{New: func() any { return NewTrace() }}
