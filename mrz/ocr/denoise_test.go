@@ -29,11 +29,7 @@ func TestReadDimDenoised(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads several photos")
 	}
-	dir, gt := loadTruth(t)
-	want := map[string][]string{}
-	for _, g := range gt {
-		want[g.Image] = g.MRZ
-	}
+	dir, want := truthByImage(t)
 	ref := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		image string

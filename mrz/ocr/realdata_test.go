@@ -46,6 +46,16 @@ func loadTruth(t *testing.T) (string, []groundTruth) {
 	return filepath.Dir(path), gt
 }
 
+// truthByImage is loadTruth as each image's expected lines, by file name.
+func truthByImage(t *testing.T) (dir string, want map[string][]string) {
+	dir, gt := loadTruth(t)
+	want = map[string][]string{}
+	for _, g := range gt {
+		want[g.Image] = g.MRZ
+	}
+	return dir, want
+}
+
 func decodeFile(t testing.TB, path string) image.Image {
 	f, err := os.Open(path)
 	if err != nil {
