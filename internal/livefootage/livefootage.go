@@ -28,10 +28,14 @@ type Person struct {
 	Moves    map[string]string
 }
 
-// People: p1's chin-up frame is left out: its descriptor is too far from
-// his straight frame (see package liveness).
+// People: p1's chin-up frame is left out, its descriptor too far from his
+// straight frame (see package liveness); so is his left turn, 0.59 from
+// the straight frame as shot but 0.61 once LitPose lights both with the
+// screen's white, past face.MatchThreshold (0.60): every session it
+// answered failed same_person, so a test drawing sessions until a
+// genuine one passed could run out of draws (CI did, 8 in a row).
 var People = []Person{
-	{"live_p1_03_frontal", map[string]string{"turn_left": "live_p1_05_left", "turn_right": "live_p1_01_right", "look_down": "live_p1_07_down"}},
+	{"live_p1_03_frontal", map[string]string{"turn_right": "live_p1_01_right", "look_down": "live_p1_07_down"}},
 	{"live_p2_01_frontal", map[string]string{"look_up": "live_p2_02_up", "move_closer": "live_p2_04_closer", "turn_left": "live_p2_07_left"}},
 }
 
