@@ -34,7 +34,7 @@ func DocumentKinds(country string) []DocumentKind {
 			Formats: []string{"AAMVA_DL_ID_01", "AAMVA_DL_ID_02", "AAMVA_DL_ID_03", "AAMVA_DL_ID_04", "AAMVA_DL_ID_05",
 				"AAMVA_DL_ID_06", "AAMVA_DL_ID_07", "AAMVA_DL_ID_08", "AAMVA_DL_ID_09", "AAMVA_DL_ID_10"},
 			Sides: []string{"front", "back"}, Jurisdictions: aamva.Jurisdictions(alpha3),
-			Note: "The PDF417 barcode on the back is read when the request is decided; a barcode whose AAMVA header or fields do not validate is not used and a reviewer decides."}
+			Note: "The PDF417 barcode on the back is read at upload and again when the request is decided; a barcode whose AAMVA header or fields do not validate is not used and a reviewer decides."}
 	}
 	all := []DocumentKind{
 		{DocumentType: "passport", Reading: "automatic", Source: "mrz", Formats: mrzFormats["passport"], Sides: []string{"front"},
