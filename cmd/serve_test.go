@@ -83,6 +83,21 @@ func startServe(t *testing.T, db string, args ...string) *proc {
 	return p
 }
 
+// logs reports whether the log shows s within 10 s. The server writes a
+// request's log line after its response, from another process read
+// through a pipe: a fixed 50 ms wait could miss it on a loaded machine
+// (the child or the pipe reader not scheduled in time), so this polls.
+func (p *proc) logs(s string) bool {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(p.log(), s) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 func (p *proc) wait(t *testing.T) error {
 	t.Helper()
 	select {
@@ -134,8 +149,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	time.Sleep(50 * time.Millisecond) // the log line is written after the response
-	if id := res.Header.Get("X-Request-Id"); id == "" || !strings.Contains(p.log(), `"request_id":"`+id+`"`) {
+	if id := res.Header.Get("X-Request-Id"); id == "" || !p.logs(`"request_id":"`+id+`"`) {
 		t.Errorf("request id %q not in the log", id)
 	}
 	// A request net/http refuses itself (no Host) is answered in the
@@ -154,9 +168,8 @@ func TestServe(t *testing.T) {
 	}
 	badBody, _ := io.ReadAll(bad.Body)
 	bad.Body.Close()
-	time.Sleep(50 * time.Millisecond)
 	if id := bad.Header.Get("X-Request-Id"); bad.StatusCode != 400 || bad.Header.Get("Content-Type") != "application/json" ||
-		!strings.Contains(string(badBody), `"VALIDATION_ERROR"`) || id == "" || !strings.Contains(p.log(), `"request_id":"`+id+`"`) {
+		!strings.Contains(string(badBody), `"VALIDATION_ERROR"`) || id == "" || !p.logs(`"request_id":"`+id+`"`) {
 		t.Errorf("no Host: %d %v %s", bad.StatusCode, bad.Header, badBody)
 	}
 
