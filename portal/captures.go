@@ -99,7 +99,7 @@ func (p *portal) handleCaptureCreate(w http.ResponseWriter, r *http.Request) err
 	var view *mrzView
 	if c.Kind == "document" {
 		err := p.gate.Run(r.Context(), img.Width, img.Height, func() error {
-			res, err := readDocument(img.Data, time.Now())
+			res, err := readDocument(img.Data, p.store.Now())
 			if err == nil {
 				view = viewOf(res)
 			}

@@ -102,7 +102,7 @@ func (p *portal) confirmFromRead(ctx context.Context, token, captureID string, d
 	}
 	var res *ocr.Result
 	err = p.gate.Run(ctx, c.Width, c.Height, func() error {
-		res, err = readDocument(c.Data, time.Now())
+		res, err = readDocument(c.Data, p.store.Now())
 		return err
 	})
 	if err != nil {
